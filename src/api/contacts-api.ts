@@ -1,0 +1,52 @@
+/**
+ * What the pipeline needs of the platform: one method per operation of the spec. `ApiClient`
+ * (client.ts) implements it over HTTP; the pipeline depends only on this interface.
+ */
+import type { AttachmentType } from '../limits.js';
+import type { ApiOperation, Contact, ContactPage } from './wire-types.js';
+
+export interface SendOptions {
+  /** Cancel an active survey of the contact. @default false */
+  forceCancelSurvey?: boolean;
+}
+
+/** Counts per operation, for reports and benchmarks. Retries and 429s are counted apart. */
+export interface OperationCount {
+  /** HTTP requests sent, retries included. */
+  requests: number;
+  /** Requests that were retries of an earlier one. */
+  retries: number;
+  /** 429 answers received. */
+  rateLimited: number;
+}
+
+export interface CallStats {
+  byOperation: Record<ApiOperation, OperationCount>;
+  /** Sum of `requests` over every operation. */
+  total(): number;
+}
+
+export interface ContactsApi {
+  /** Operation 1, one page (1-based). */
+  searchContactsPage(field: string, value: string, page?: number): Promise<ContactPage>;
+  /** Operation 1, every page, built from the base URL (never from `links`), capped. */
+  searchContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined>;
+  /** Operation 2. */
+  getContact(id: string): Promise<Contact>;
+  /** Operation 3; only the named fields change. At most 30. Returns nothing: never trust the id of the answer. */
+  updateContact(id: string, fields: Record<string, string>): Promise<void>;
+  /** Operation 4. At most 10 tags. */
+  addTags(id: string, tags: readonly string[]): Promise<void>;
+  /** Operation 5. At most 10 tags. */
+  removeTags(id: string, tags: readonly string[]): Promise<void>;
+  /** Operation 6. At most 30 fields. Throws `OutcomeUnknownError` when it may have been created. */
+  createContact(fields: Record<string, string>): Promise<{ id: string }>;
+  /** Operation 7. Throws `OutcomeUnknownError` when it may have been delivered. */
+  sendText(id: string, text: string, options?: SendOptions): Promise<void>;
+  /** Operation 8. */
+  sendAttachment(id: string, type: AttachmentType, url: string, options?: SendOptions): Promise<void>;
+  /** Operation 9. At most 10 replies of at most 20 characters. */
+  sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<void>;
+  /** Calls made through this client so far. */
+  readonly stats: CallStats;
+}

@@ -1,0 +1,113 @@
+/**
+ * Normalised configuration: what the code uses after `jobs.yaml` was parsed, interpolated,
+ * defaulted and checked. The input shape (what a user writes) is the zod schema in schema.ts.
+ */
+import type { ChannelType } from '../api/wire-types.js';
+import type { Rate } from '../limits.js';
+
+export interface Connection {
+  /** Key under `connections:` in jobs.yaml. */
+  name: string;
+  /** API root; request paths start with `/v1/`. No trailing slash. */
+  baseUrl: string;
+  /** Channel token. Never logged, reported or put in an error message. */
+  token: string;
+  channelType: ChannelType;
+  rateLimits: { contacts: Rate; messages: Rate; redis?: string };
+  /** Allow `http://` to a host other than loopback. @default false */
+  allowInsecure: boolean;
+}
+
+export type Transform =
+  | { kind: 'trim' }
+  | { kind: 'lowercase' }
+  | { kind: 'uppercase' }
+  /** E.164 through libphonenumber-js; `defaultCountry` is an ISO 3166 alpha-2 code. */
+  | { kind: 'phone'; defaultCountry?: string }
+  | { kind: 'email' }
+  /** Replace a value found in `map`; values not in it are kept. */
+  | { kind: 'map'; map: Record<string, string> };
+
+export type FieldSource =
+  | { kind: 'column'; column: string }
+  | { kind: 'value'; value: string }
+  /** `{{column}}` placeholders; `columns` lists them in order of appearance. */
+  | { kind: 'template'; template: string; columns: string[] };
+
+export interface FieldSpec {
+  /** Custom field name on the platform. */
+  name: string;
+  source: FieldSource;
+  /** Applied in order. `trim` is first unless the user set `trim: false`. */
+  transforms: Transform[];
+  /** Used when the value is empty after the transforms. */
+  default?: string;
+}
+
+export type JobMode = 'upsert' | 'create' | 'update' | 'message';
+export type OnDuplicate = 'fail' | 'oldest' | 'newest' | 'all';
+
+export interface InputSpec {
+  /** Path of the CSV, resolved against the directory of jobs.yaml. */
+  path: string;
+  /** One character, or `auto` to detect `,` `;` tab `|` from the header. */
+  delimiter: string;
+  /** A label iconv-lite knows: utf-8, latin1, windows-1252, utf-16le... */
+  encoding: string;
+}
+
+export interface TagSpec {
+  /** Column holding the row's tags, split by `separator`. */
+  column?: string;
+  separator: string;
+  /** Added to every row. */
+  static: string[];
+  /** Removed from every row's contact (when present). */
+  remove: string[];
+}
+
+export interface MatchSpec {
+  /** Page through this field = value once to build the key index instead of a search per row. */
+  prefetch?: { field: string; value: string };
+}
+
+export interface MessageSpec {
+  when: 'created' | 'updated' | 'changed' | 'always';
+  type: 'text' | 'image' | 'video' | 'audio' | 'file' | 'quick_reply';
+  text?: string;
+  url?: string;
+  quickReplies: string[];
+  forceCancelSurvey: boolean;
+  repeat: boolean;
+  /** For `mode: message`: column holding the contact id. */
+  contactIdColumn?: string;
+}
+
+export interface Job {
+  name: string;
+  connection: Connection;
+  input: InputSpec;
+  key: { column: string; field: string };
+  mode: JobMode;
+  onDuplicate: OnDuplicate;
+  /** The key field is not in this list; the mapper writes it on create. */
+  fields: FieldSpec[];
+  /** `ignore`: an empty cell leaves the platform's value alone; `clear`: writes "". */
+  emptyValues: 'ignore' | 'clear';
+  tags: TagSpec;
+  match: MatchSpec;
+  message?: MessageSpec;
+  /** State store path (resolved), or false. */
+  state: string | false;
+  /** Rows in flight at once. @default 8 */
+  concurrency: number;
+  /** Abort when failed rows exceed this count or fraction. */
+  maxErrors?: { count: number } | { percent: number };
+}
+
+export interface JobsFile {
+  /** Absolute path of the jobs file, for messages. */
+  path: string;
+  connections: Record<string, Connection>;
+  jobs: Job[];
+}

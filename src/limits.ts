@@ -1,0 +1,35 @@
+/**
+ * Limits of the Contacts and Messaging API v1 (spec section 8). Every part of the code that
+ * chunks, checks or emulates a limit reads it from here, so a change of the platform is one edit.
+ */
+
+/** Custom field assignments accepted by one create or update call. */
+export const MAX_FIELDS_PER_CALL = 30;
+/** Tags accepted by one add-tags or remove-tags call. */
+export const MAX_TAGS_PER_CALL = 10;
+/** Quick replies accepted in one message. */
+export const MAX_QUICK_REPLIES = 10;
+/** Characters of one quick reply. */
+export const MAX_QUICK_REPLY_LENGTH = 20;
+/** Contacts per page of `GET /v1/contact/by_custom_field`. */
+export const SEARCH_PAGE_SIZE = 10;
+/** Messages per send call. */
+export const MAX_MESSAGES_PER_CALL = 1;
+
+/** Attachment types of the Messages API (operation 8). */
+export const ATTACHMENT_TYPES = ['image', 'video', 'audio', 'file'] as const;
+export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
+
+/** A rate: at most `limit` calls in any window of `periodMs` milliseconds. */
+export interface Rate {
+  readonly limit: number;
+  readonly periodMs: number;
+}
+
+/** Contacts API: 100 calls per minute per channel token (spec section 8). */
+export const DEFAULT_CONTACTS_RATE: Rate = { limit: 100, periodMs: 60_000 };
+/** Messages API: 25 requests per second per channel token (spec section 8). */
+export const DEFAULT_MESSAGES_RATE: Rate = { limit: 25, periodMs: 1_000 };
+
+/** The two budgets the platform keeps per channel. */
+export type ApiGroup = 'contacts' | 'messages';

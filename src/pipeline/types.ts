@@ -1,0 +1,84 @@
+/**
+ * The records that flow through the pipeline: source -> map -> match -> plan -> write -> report.
+ */
+
+/** A data row as read from the CSV. */
+export interface SourceRow {
+  kind: 'row';
+  /** Physical line of the row's first line in the file (header = line 1). */
+  line: number;
+  /** Cells by header name. */
+  values: Record<string, string>;
+  /** Cells in file order, for rejected.csv. */
+  cells: string[];
+}
+
+/** A row the reader could not parse; it becomes a failed row and the file goes on. */
+export interface MalformedRow {
+  kind: 'malformed';
+  line: number;
+  code: RowErrorCode;
+  message: string;
+  /** What could be read of the row, for rejected.csv. */
+  cells: string[];
+}
+
+export type SourceRecord = SourceRow | MalformedRow;
+
+/** Stable codes of row failures, in reports (`error_code`). */
+export type RowErrorCode =
+  | 'CSV_UNCLOSED_QUOTE'
+  | 'CSV_COLUMN_COUNT'
+  | 'CSV_INVALID_BYTES'
+  | 'CSV_MALFORMED'
+  | 'KEY_MISSING'
+  | 'INVALID_EMAIL'
+  | 'INVALID_PHONE'
+  | 'TOO_MANY_FIELDS'
+  | 'DUPLICATE_CONTACTS'
+  | 'MESSAGE_INVALID'
+  | 'API_ERROR'
+  | 'OUTCOME_UNKNOWN'
+  | 'ABORTED';
+
+/** A row mapped to what the platform should hold. */
+export interface ContactDraft {
+  line: number;
+  /** Normalised key value (written to `keyField`). */
+  key: string;
+  keyField: string;
+  /** Custom field name -> value, key field excluded. Empty cells are absent unless `clear`. */
+  fields: Record<string, string>;
+  /** Tags the contact must have, deduplicated, in first-seen order. */
+  tagsToAdd: string[];
+  /** Tags the contact must not have. */
+  tagsToRemove: string[];
+  /** Columns and mapped fields, for message templates. */
+  templateValues: Record<string, string>;
+}
+
+export interface RowError {
+  line: number;
+  code: RowErrorCode;
+  message: string;
+}
+
+export type MapResult = { ok: true; draft: ContactDraft } | { ok: false; error: RowError };
+
+export type RowOutcome = 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed';
+
+/** One line of results.csv. */
+export interface RowResult {
+  line: number;
+  key: string;
+  outcome: RowOutcome;
+  contactId: string;
+  fieldsChanged: string[];
+  tagsAdded: string[];
+  tagsRemoved: string[];
+  apiCalls: number;
+  errorCode: string;
+  errorMessage: string;
+  /** Input cells, for rejected.csv. */
+  cells: string[];
+}
