@@ -29,7 +29,10 @@ export interface CallStats {
 export interface ContactsApi {
   /** Operation 1, one page (1-based). */
   searchContactsPage(field: string, value: string, page?: number): Promise<ContactPage>;
-  /** Operation 1, every page, built from the base URL (never from `links`), capped. */
+  /**
+   * Operation 1, every page, built from the base URL (never from `links`), capped. Yields once per
+   * request made, so a search with no match yields one empty list.
+   */
   searchContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined>;
   /** Operation 2. */
   getContact(id: string): Promise<Contact>;
