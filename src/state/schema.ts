@@ -1,0 +1,105 @@
+/**
+ * The state store's tables and how a file gets from any earlier version to the current one.
+ * A migration is never edited once released: a change is a new migration at the end.
+ */
+import type Database from 'better-sqlite3';
+import { StateStoreError, resetCommand } from './state-store-error.js';
+
+export interface Migration {
+  /** 1, 2, 3... in order; recorded in `schema_version` once applied. */
+  readonly version: number;
+  readonly description: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'meta, contacts, pending creates, messages, runs',
+    sql: `
+      -- job, key_field, created_at: which job and key field the keys of this file belong to.
+      CREATE TABLE meta (
+        name  TEXT PRIMARY KEY NOT NULL,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+
+      -- What the platform confirmed for each key. fields_json: custom field -> value written;
+      -- tags_json: tags known present; draft_hash: NULL when the last write was partial.
+      CREATE TABLE contacts (
+        key         TEXT PRIMARY KEY NOT NULL,
+        contact_id  TEXT NOT NULL,
+        fields_json TEXT NOT NULL,
+        tags_json   TEXT NOT NULL,
+        draft_hash  TEXT,
+        updated_at  INTEGER NOT NULL
+      ) WITHOUT ROWID;
+
+      -- Keys whose create was (about to be) sent without a confirmed answer yet: a later run
+      -- searches them before creating. Apart from contacts because such a key has no id yet.
+      CREATE TABLE pending_creates (
+        key       TEXT PRIMARY KEY NOT NULL,
+        marked_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+
+      -- Messages sent (or maybe sent) to a contact, by hash of the rendered message.
+      CREATE TABLE messages (
+        contact_id   TEXT NOT NULL,
+        message_hash TEXT NOT NULL,
+        status       TEXT NOT NULL CHECK (status IN ('sent', 'unknown')),
+        recorded_at  INTEGER NOT NULL,
+        PRIMARY KEY (contact_id, message_hash)
+      ) WITHOUT ROWID;
+
+      -- One row per run; finished_at stays NULL for a run that was killed.
+      CREATE TABLE runs (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        job         TEXT NOT NULL,
+        started_at  INTEGER NOT NULL,
+        argv        TEXT NOT NULL,
+        full        INTEGER NOT NULL CHECK (full IN (0, 1)),
+        finished_at INTEGER,
+        rows_json   TEXT,
+        exit_code   INTEGER
+      );
+    `,
+  },
+];
+
+/** The version a file has once `migrate` ran. */
+export const SCHEMA_VERSION: number = MIGRATIONS.length;
+
+/**
+ * Brings the file to `SCHEMA_VERSION` in one write transaction: a kill during a migration leaves
+ * the file at its earlier version, and two processes opening it at once migrate it once.
+ * Returns the version the file had before.
+ */
+export function migrate(db: Database.Database, path: string, job: string, now: number): number {
+  const run = db.transaction((): number => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_version (
+      version     INTEGER PRIMARY KEY NOT NULL,
+      description TEXT NOT NULL,
+      applied_at  INTEGER NOT NULL
+    )`);
+    const row = db.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_version').get();
+    const current = row?.version ?? 0;
+    if (current > SCHEMA_VERSION) {
+      throw new StateStoreError(
+        'STATE_SCHEMA_TOO_NEW',
+        path,
+        `${path}: this state file has schema version ${current}, written by a newer contact-sync ` +
+          `(this one knows up to ${SCHEMA_VERSION}). Run the newer contact-sync, or start the state ` +
+          `afresh with \`${resetCommand(job)}\`.`,
+      );
+    }
+    const record = db.prepare<[number, string, number]>(
+      'INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)',
+    );
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.description, now);
+    }
+    return current;
+  });
+  return run.immediate();
+}

@@ -1,0 +1,499 @@
+/**
+ * The per-job memory of what the platform confirmed: key -> contact id, the field values and tags
+ * last written, the hash of the last draft written in full, creates and messages whose outcome is
+ * not known, and a journal of runs. It lets a nightly run skip unchanged rows with no API call and
+ * update changed ones by id with no search.
+ *
+ * Durability: the file is in WAL mode. A committed transaction is in the WAL (handed to the
+ * kernel by write(2)) before the commit returns, so a kill of the process at any instant loses no
+ * committed transaction and never leaves a half-written one: each method below is one
+ * transaction. `synchronous = NORMAL` skips the fsync per commit; it only risks the last commits
+ * on a power loss or kernel crash, and the file stays consistent even then. Losing a confirmed
+ * write costs a search on the next run, nothing more, so NORMAL is enough for it. Losing a
+ * "create pending" or a message mark could duplicate a contact or a message, so those two
+ * records commit with `synchronous = FULL` (fsync of the WAL before the call returns).
+ */
+import Database from 'better-sqlite3';
+import { migrate, SCHEMA_VERSION } from './schema.js';
+import { prepareStateFile, removeStateFiles } from './state-file.js';
+import { StateStoreError, resetCommand } from './state-store-error.js';
+
+export interface StateStoreOptions {
+  /** The job that owns the file; recorded in the file and shown by `state show`. */
+  readonly job: string;
+  /**
+   * The custom field whose values are the keys. A file recorded for another key field is refused
+   * (its keys would name other contacts).
+   */
+  readonly keyField: string;
+  /** Clock for `updatedAt` and the like, in milliseconds since the Unix epoch. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** What the platform confirmed for one key. */
+export interface KnownContact {
+  readonly key: string;
+  readonly contactId: string;
+  /** Custom field name -> value last confirmed written, merged over every write to this contact. */
+  readonly fields: Readonly<Record<string, string>>;
+  /** Tags confirmed present (added and not removed since), sorted. */
+  readonly tags: readonly string[];
+  /** `draftHash` of the last draft written in full; null when the last write was partial. */
+  readonly draftHash: string | null;
+  /** When the last write was confirmed, ms since the Unix epoch. */
+  readonly updatedAt: number;
+}
+
+/** What one confirmed write (or the writes of one row) did to a contact. */
+export interface ConfirmedWrite {
+  /** The contact written. The id a create returned; never the id an update answered. */
+  readonly contactId: string;
+  /** Fields just written; merged over the fields known for this contact. @default {} */
+  readonly fields?: Readonly<Record<string, string>>;
+  /** Tags just added. @default [] */
+  readonly tagsAdded?: readonly string[];
+  /** Tags just removed; they leave the known set. @default [] */
+  readonly tagsRemoved?: readonly string[];
+  /**
+   * `draftHash(draft)` when every operation of the row's draft was confirmed, else null: a null
+   * hash makes the next run compare the row again instead of calling it unchanged.
+   */
+  readonly draftHash: string | null;
+}
+
+/** A contact as just read from the platform (with our confirmed writes applied). */
+export interface ObservedContact {
+  readonly contactId: string;
+  /** Every custom field of the contact; replaces the known fields. */
+  readonly fields: Readonly<Record<string, string>>;
+  /** Every tag of the contact; replaces the known tags. */
+  readonly tags: readonly string[];
+  /** As in `ConfirmedWrite`. */
+  readonly draftHash: string | null;
+}
+
+/** `sent`: the platform accepted it. `unknown`: it may have been delivered (or is being sent). */
+export type MessageStatus = 'sent' | 'unknown';
+
+/** Counts of rows by outcome (and `total`), as in summary.json. */
+export type RunRowCounts = Readonly<Record<string, number>>;
+
+export interface RunStart {
+  readonly job: string;
+  /** ms since the Unix epoch. @default now() */
+  readonly startedAt?: number;
+  /** The command line, shortened, with no token or other secret: the caller strips them. */
+  readonly argv: string;
+  /** `--full`: hashes ignored, every row compared with the platform. */
+  readonly full: boolean;
+}
+
+export interface RunFinish {
+  /** ms since the Unix epoch. @default now() */
+  readonly finishedAt?: number;
+  readonly rows: RunRowCounts;
+  readonly exitCode: number;
+}
+
+export interface RunRecord {
+  readonly id: number;
+  readonly job: string;
+  readonly startedAt: number;
+  readonly argv: string;
+  readonly full: boolean;
+  /** False for a run still going, or killed before `finishRun`. */
+  readonly finished: boolean;
+  readonly finishedAt: number | null;
+  readonly rows: RunRowCounts | null;
+  readonly exitCode: number | null;
+}
+
+/** What `contact-sync state show` prints. */
+export interface StateSummary {
+  readonly path: string;
+  readonly job: string;
+  readonly keyField: string;
+  readonly schemaVersion: number;
+  /** Keys with a known contact. */
+  readonly keys: number;
+  readonly pendingCreates: number;
+  /** Messages recorded as sent or maybe sent. */
+  readonly messages: number;
+  /** The latest run, finished or not. */
+  readonly lastRun: RunRecord | undefined;
+  readonly lastFinishedRun: RunRecord | undefined;
+}
+
+interface ContactRow {
+  key: string;
+  contact_id: string;
+  fields_json: string;
+  tags_json: string;
+  draft_hash: string | null;
+  updated_at: number;
+}
+
+interface RunRow {
+  id: number;
+  job: string;
+  started_at: number;
+  argv: string;
+  full: number;
+  finished_at: number | null;
+  rows_json: string | null;
+  exit_code: number | null;
+}
+
+type ContactParams = [key: string, contactId: string, fieldsJson: string, tagsJson: string, draftHash: string | null, updatedAt: number];
+
+export class StateStore {
+  readonly #db: Database.Database;
+  readonly #now: () => number;
+  readonly #getContact: Database.Statement<[string], ContactRow>;
+  readonly #upsertContact: Database.Statement<ContactParams>;
+  readonly #deleteContact: Database.Statement<[string]>;
+  readonly #listContacts: Database.Statement<[number], ContactRow>;
+  readonly #markPending: Database.Statement<[string, number]>;
+  readonly #clearPending: Database.Statement<[string]>;
+  readonly #isPending: Database.Statement<[string], { one: number }>;
+  readonly #listPending: Database.Statement<[], { key: string }>;
+  readonly #getMessage: Database.Statement<[string, string], { status: MessageStatus }>;
+  readonly #upsertMessage: Database.Statement<[string, string, MessageStatus, number]>;
+  readonly #deleteMessage: Database.Statement<[string, string]>;
+  readonly #insertRun: Database.Statement<[string, number, string, number]>;
+  readonly #finishRun: Database.Statement<[number, string, number, number]>;
+  readonly #lastRun: Database.Statement<[], RunRow>;
+  readonly #lastFinishedRun: Database.Statement<[], RunRow>;
+  readonly #syncFull: Database.Statement<[]>;
+  readonly #syncNormal: Database.Statement<[]>;
+  readonly #recordConfirmed: (key: string, write: ConfirmedWrite) => void;
+  readonly #recordObserved: (key: string, observed: ObservedContact) => void;
+  readonly #getMany: (keys: readonly string[]) => Map<string, KnownContact>;
+
+  private constructor(
+    /** The file, as given to `open`. */
+    readonly path: string,
+    db: Database.Database,
+    now: () => number,
+  ) {
+    this.#db = db;
+    this.#now = now;
+    this.#getContact = db.prepare('SELECT * FROM contacts WHERE key = ?');
+    this.#upsertContact = db.prepare(
+      `INSERT INTO contacts (key, contact_id, fields_json, tags_json, draft_hash, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET contact_id = excluded.contact_id, fields_json = excluded.fields_json,
+         tags_json = excluded.tags_json, draft_hash = excluded.draft_hash, updated_at = excluded.updated_at`,
+    );
+    this.#deleteContact = db.prepare('DELETE FROM contacts WHERE key = ?');
+    this.#listContacts = db.prepare('SELECT * FROM contacts ORDER BY key LIMIT ?');
+    this.#markPending = db.prepare(
+      'INSERT INTO pending_creates (key, marked_at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET marked_at = excluded.marked_at',
+    );
+    this.#clearPending = db.prepare('DELETE FROM pending_creates WHERE key = ?');
+    this.#isPending = db.prepare('SELECT 1 AS one FROM pending_creates WHERE key = ?');
+    this.#listPending = db.prepare('SELECT key FROM pending_creates ORDER BY key');
+    this.#getMessage = db.prepare('SELECT status FROM messages WHERE contact_id = ? AND message_hash = ?');
+    this.#upsertMessage = db.prepare(
+      `INSERT INTO messages (contact_id, message_hash, status, recorded_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (contact_id, message_hash) DO UPDATE SET status = excluded.status, recorded_at = excluded.recorded_at`,
+    );
+    this.#deleteMessage = db.prepare('DELETE FROM messages WHERE contact_id = ? AND message_hash = ?');
+    this.#insertRun = db.prepare('INSERT INTO runs (job, started_at, argv, full) VALUES (?, ?, ?, ?)');
+    this.#finishRun = db.prepare('UPDATE runs SET finished_at = ?, rows_json = ?, exit_code = ? WHERE id = ?');
+    this.#lastRun = db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT 1');
+    this.#lastFinishedRun = db.prepare('SELECT * FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1');
+    this.#syncFull = db.prepare('PRAGMA synchronous = FULL');
+    this.#syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
+
+    const recordConfirmed = db.transaction((key: string, write: ConfirmedWrite): void => {
+      const known = this.#getContact.get(key);
+      // Values known for another contact (the key's contact was deleted and created anew) say
+      // nothing about this one.
+      const sameContact = known !== undefined && known.contact_id === write.contactId;
+      const fields = { ...(sameContact ? parseFields(known.fields_json) : {}), ...write.fields };
+      const tags = new Set(sameContact ? parseTags(known.tags_json) : []);
+      for (const tag of write.tagsAdded ?? []) tags.add(tag);
+      for (const tag of write.tagsRemoved ?? []) tags.delete(tag);
+      this.#upsertContact.run(key, write.contactId, JSON.stringify(fields), JSON.stringify([...tags].sort()), write.draftHash, this.#now());
+      // A confirmed id settles a create that was pending for the key.
+      this.#clearPending.run(key);
+    });
+    this.#recordConfirmed = (key, write) => recordConfirmed.immediate(key, write);
+
+    const recordObserved = db.transaction((key: string, observed: ObservedContact): void => {
+      const tags = [...new Set(observed.tags)].sort();
+      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, this.#now());
+      this.#clearPending.run(key);
+    });
+    this.#recordObserved = (key, observed) => recordObserved.immediate(key, observed);
+
+    // One read transaction: every key is read from the same snapshot.
+    this.#getMany = db.transaction((keys: readonly string[]): Map<string, KnownContact> => {
+      const found = new Map<string, KnownContact>();
+      for (const key of keys) {
+        const row = this.#getContact.get(key);
+        if (row !== undefined) found.set(key, toKnownContact(row));
+      }
+      return found;
+    });
+  }
+
+  /**
+   * Opens (creating if needed) the state file of a job: parent directories, mode 0600, WAL,
+   * migrations, and the check that the file belongs to this key field.
+   * @throws StateStoreError `STATE_KEY_FIELD_MISMATCH`, `STATE_SCHEMA_TOO_NEW`, `STATE_UNREADABLE`
+   */
+  static open(path: string, options: StateStoreOptions): StateStore {
+    const now = options.now ?? Date.now;
+    let db: Database.Database | undefined;
+    try {
+      prepareStateFile(path);
+      db = new Database(path);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      migrate(db, path, options.job, now());
+      bindIdentity(db, path, options, now());
+      return new StateStore(path, db, now);
+    } catch (error) {
+      db?.close();
+      if (error instanceof StateStoreError) throw error;
+      const reason = typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
+      throw new StateStoreError(
+        'STATE_UNREADABLE',
+        path,
+        `${path}: cannot open the state store of job "${options.job}" (${reason}). Check the file's ` +
+          `owner and permissions; if it is damaged or not a contact-sync state file, set the job's ` +
+          `\`state:\` to another path or start afresh with \`${resetCommand(options.job)}\`.`,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * Deletes a state file and its -wal, -shm and -journal companions. No store may have it open.
+   * Returns the files that existed.
+   */
+  static reset(path: string): string[] {
+    return removeStateFiles(path);
+  }
+
+  /** Closes the file; the WAL is checkpointed into it. Closing twice is harmless. */
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  get(key: string): KnownContact | undefined {
+    const row = this.#getContact.get(key);
+    return row === undefined ? undefined : toKnownContact(row);
+  }
+
+  /** The known contacts among `keys`, by key; keys not known are absent. */
+  getMany(keys: readonly string[]): Map<string, KnownContact> {
+    return this.#getMany(keys);
+  }
+
+  /**
+   * Records a write the platform confirmed, in one transaction: fields merge over those known for
+   * the same contact (a different contact id starts afresh), tags added join the known set and
+   * tags removed leave it, and a create pending for the key is cleared.
+   */
+  recordConfirmed(key: string, write: ConfirmedWrite): void {
+    this.#recordConfirmed(key, write);
+  }
+
+  /**
+   * Records a contact as read from the platform, replacing what is known of the key (used by
+   * `--full` and after a search), and clears a create pending for the key.
+   */
+  recordObserved(key: string, observed: ObservedContact): void {
+    this.#recordObserved(key, observed);
+  }
+
+  /**
+   * Records that a create for `key` is about to be sent. Call it before sending: it is on disk
+   * (fsynced) when this returns, so after a crash the next run searches the key before creating.
+   */
+  markCreatePending(key: string): void {
+    this.#durably(() => this.#markPending.run(key, this.#now()));
+  }
+
+  /** The create for `key` is settled otherwise (surely not created, or found by a search). */
+  clearCreatePending(key: string): void {
+    this.#clearPending.run(key);
+  }
+
+  isCreatePending(key: string): boolean {
+    return this.#isPending.get(key) !== undefined;
+  }
+
+  /** Keys whose create was sent without a confirmed answer, sorted. */
+  pendingCreates(): string[] {
+    return this.#listPending.all().map((row) => row.key);
+  }
+
+  /** The key's contact no longer exists on the platform ("no such contact"). */
+  forget(key: string): void {
+    this.#deleteContact.run(key);
+  }
+
+  /**
+   * True when this message was recorded for this contact, as `sent` or `unknown` (at most once:
+   * a message that may have been delivered is not sent again unless the job says `repeat`).
+   */
+  messageSent(contactId: string, messageHash: string): boolean {
+    return this.#getMessage.get(contactId, messageHash) !== undefined;
+  }
+
+  /**
+   * Records a message to a contact, fsynced before it returns. For at-most-once across a kill,
+   * record `unknown` before sending and `sent` once the platform accepted it; if the send surely
+   * failed (429, refused connection, rejected request), `forgetMessage` lets a later run send it.
+   */
+  recordMessage(contactId: string, messageHash: string, status: MessageStatus): void {
+    this.#durably(() => this.#upsertMessage.run(contactId, messageHash, status, this.#now()));
+  }
+
+  /** Removes the record of a message that surely was not delivered. */
+  forgetMessage(contactId: string, messageHash: string): void {
+    this.#deleteMessage.run(contactId, messageHash);
+  }
+
+  /** Journals the start of a run; returns its id for `finishRun`. */
+  startRun(start: RunStart): number {
+    const result = this.#insertRun.run(start.job, start.startedAt ?? this.#now(), start.argv, start.full ? 1 : 0);
+    return Number(result.lastInsertRowid);
+  }
+
+  finishRun(runId: number, finish: RunFinish): void {
+    this.#finishRun.run(finish.finishedAt ?? this.#now(), JSON.stringify(finish.rows), finish.exitCode, runId);
+  }
+
+  /** The latest run, finished or not (a killed run stays unfinished). */
+  lastRun(): RunRecord | undefined {
+    const row = this.#lastRun.get();
+    return row === undefined ? undefined : toRunRecord(row);
+  }
+
+  lastFinishedRun(): RunRecord | undefined {
+    const row = this.#lastFinishedRun.get();
+    return row === undefined ? undefined : toRunRecord(row);
+  }
+
+  summary(): StateSummary {
+    const count = (table: string): number =>
+      this.#db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0;
+    const meta = readMeta(this.#db);
+    return {
+      path: this.path,
+      job: meta.get('job') ?? '',
+      keyField: meta.get('key_field') ?? '',
+      schemaVersion: SCHEMA_VERSION,
+      keys: count('contacts'),
+      pendingCreates: count('pending_creates'),
+      messages: count('messages'),
+      lastRun: this.lastRun(),
+      lastFinishedRun: this.lastFinishedRun(),
+    };
+  }
+
+  /** The first `limit` known contacts in key order (`Infinity`: all). */
+  listKeys(limit: number): KnownContact[] {
+    // SQLite reads a negative LIMIT as "no limit".
+    const bound = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : -1;
+    return this.#listContacts.all(bound).map(toKnownContact);
+  }
+
+  /** Runs `write` as a transaction that is fsynced before it returns. */
+  #durably(write: () => void): void {
+    this.#syncFull.run();
+    try {
+      write();
+    } finally {
+      this.#syncNormal.run();
+    }
+  }
+}
+
+/** Records job and key field in a new file; refuses a file recorded for another key field. */
+function bindIdentity(db: Database.Database, path: string, options: StateStoreOptions, now: number): void {
+  const bind = db.transaction(() => {
+    const meta = readMeta(db);
+    const recorded = meta.get('key_field');
+    if (recorded !== undefined && recorded !== options.keyField) {
+      throw new StateStoreError(
+        'STATE_KEY_FIELD_MISMATCH',
+        path,
+        `${path}: this state file holds keys of the field "${recorded}", but job "${options.job}" ` +
+          `now uses the key field "${options.keyField}"; its keys would name other contacts. Start ` +
+          `the job's state afresh with \`${resetCommand(options.job)}\` (the next run searches each ` +
+          `key once), or set the job's \`state:\` to another path.`,
+      );
+    }
+    const put = db.prepare<[string, string]>(
+      'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+    );
+    if (recorded === undefined) {
+      put.run('key_field', options.keyField);
+      put.run('created_at', String(now));
+    }
+    // A renamed job keeps its state; the file shows the name it was last opened under.
+    if (meta.get('job') !== options.job) put.run('job', options.job);
+  });
+  bind.immediate();
+}
+
+function readMeta(db: Database.Database): Map<string, string> {
+  const rows = db.prepare<[], { name: string; value: string }>('SELECT name, value FROM meta').all();
+  return new Map(rows.map((row) => [row.name, row.value]));
+}
+
+function toKnownContact(row: ContactRow): KnownContact {
+  return {
+    key: row.key,
+    contactId: row.contact_id,
+    fields: parseFields(row.fields_json),
+    tags: parseTags(row.tags_json),
+    draftHash: row.draft_hash,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toRunRecord(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    job: row.job,
+    startedAt: row.started_at,
+    argv: row.argv,
+    full: row.full === 1,
+    finished: row.finished_at !== null,
+    finishedAt: row.finished_at,
+    rows: row.rows_json === null ? null : parseCounts(row.rows_json),
+    exitCode: row.exit_code,
+  };
+}
+
+// The JSON columns are written only by this class; the parsers still keep only well-typed
+// entries so a hand-edited file cannot put a non-string where a string is promised.
+function parseFields(json: string): Record<string, string> {
+  const value: unknown = JSON.parse(json);
+  const fields: Record<string, string> = {};
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    for (const [name, field] of Object.entries(value)) if (typeof field === 'string') fields[name] = field;
+  }
+  return fields;
+}
+
+function parseTags(json: string): string[] {
+  const value: unknown = JSON.parse(json);
+  return Array.isArray(value) ? value.filter((tag): tag is string => typeof tag === 'string') : [];
+}
+
+function parseCounts(json: string): Record<string, number> {
+  const value: unknown = JSON.parse(json);
+  const counts: Record<string, number> = {};
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    for (const [name, count] of Object.entries(value)) if (typeof count === 'number') counts[name] = count;
+  }
+  return counts;
+}

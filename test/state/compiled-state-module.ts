@@ -1,0 +1,27 @@
+/**
+ * The real src/state modules compiled to JavaScript in a temporary directory, so that a child
+ * `node` process (which cannot load TypeScript) runs the same StateStore code as the tests.
+ */
+import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Writes `<dir>/state/*.js` and a node_modules link; returns the path of state-store.js. */
+export function compileStateModule(dir: string): string {
+  const source = join(repoRoot, 'src', 'state');
+  const target = join(dir, 'state');
+  mkdirSync(target, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+  symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  for (const file of readdirSync(source).filter((name) => name.endsWith('.ts'))) {
+    const output = ts.transpileModule(readFileSync(join(source, file), 'utf8'), {
+      fileName: file,
+      compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+    });
+    writeFileSync(join(target, file.replace(/\.ts$/, '.js')), output.outputText);
+  }
+  return join(target, 'state-store.js');
+}

@@ -1,0 +1,110 @@
+import { StateStore } from '../../src/state/state-store.js';
+import { makeStateTestDir, type StateTestDir } from './state-test-dir.js';
+
+let temp: StateTestDir;
+let store: StateStore;
+let clock: number;
+beforeEach(() => {
+  temp = makeStateTestDir();
+  clock = 1_700_000_000_000;
+  store = StateStore.open(temp.statePath(), { job: 'crm', keyField: 'customerid', now: () => clock });
+});
+afterEach(() => {
+  try {
+    store.close();
+  } finally {
+    temp.remove();
+  }
+});
+
+describe('known contacts', () => {
+  test('an unknown key has no known contact', () => {
+    expect(store.get('C-404')).toBeUndefined();
+  });
+
+  test('a confirmed update of some fields merges into the fields known, and the time is the clock', () => {
+    store.recordConfirmed('C-1', { contactId: '100', fields: { firstName: 'Ann', email: 'ann@example.com' }, draftHash: 'h1' });
+    clock += 1000;
+    store.recordConfirmed('C-1', { contactId: '100', fields: { email: 'ann@new.example.com', phone: '+6591234567' }, draftHash: 'h2' });
+    expect(store.get('C-1')).toEqual({
+      key: 'C-1',
+      contactId: '100',
+      fields: { firstName: 'Ann', email: 'ann@new.example.com', phone: '+6591234567' },
+      tags: [],
+      draftHash: 'h2',
+      updatedAt: 1_700_000_001_000,
+    });
+  });
+
+  test('tags added join the known set and tags removed leave it', () => {
+    store.recordConfirmed('C-1', { contactId: '100', tagsAdded: ['vip', 'crm'], draftHash: null });
+    store.recordConfirmed('C-1', { contactId: '100', tagsAdded: ['newsletter', 'crm'], tagsRemoved: ['vip', 'lead'], draftHash: null });
+    expect(store.get('C-1')?.tags).toEqual(['crm', 'newsletter']);
+  });
+
+  test('a partial write clears the draft hash so the next run compares the row again', () => {
+    store.recordConfirmed('C-1', { contactId: '100', fields: { a: '1' }, draftHash: 'h1' });
+    store.recordConfirmed('C-1', { contactId: '100', fields: { a: '2' }, draftHash: null });
+    expect(store.get('C-1')?.draftHash).toBeNull();
+  });
+
+  test('a write to another contact id replaces what was known instead of merging', () => {
+    store.recordConfirmed('C-1', { contactId: '100', fields: { a: '1', b: '1' }, tagsAdded: ['old'], draftHash: 'h1' });
+    store.recordConfirmed('C-1', { contactId: '200', fields: { a: '2' }, tagsAdded: ['new'], draftHash: 'h2' });
+    expect(store.get('C-1')).toMatchObject({ contactId: '200', fields: { a: '2' }, tags: ['new'] });
+  });
+
+  test('a contact read from the platform replaces the fields and tags known', () => {
+    store.recordConfirmed('C-1', { contactId: '100', fields: { a: '1', stale: 'x' }, tagsAdded: ['gone'], draftHash: 'h1' });
+    store.recordObserved('C-1', { contactId: '100', fields: { a: '1', b: '2' }, tags: ['kept', 'kept'], draftHash: 'h3' });
+    expect(store.get('C-1')).toMatchObject({ fields: { a: '1', b: '2' }, tags: ['kept'], draftHash: 'h3' });
+  });
+
+  test('forget drops the key, and other keys stay', () => {
+    store.recordConfirmed('C-1', { contactId: '100', draftHash: 'h1' });
+    store.recordConfirmed('C-2', { contactId: '200', draftHash: 'h2' });
+    store.forget('C-1');
+    expect(store.get('C-1')).toBeUndefined();
+    expect(store.get('C-2')?.contactId).toBe('200');
+  });
+
+  test('getMany returns the known contacts among the keys asked', () => {
+    store.recordConfirmed('C-1', { contactId: '100', draftHash: 'h1' });
+    store.recordConfirmed('C-3', { contactId: '300', draftHash: 'h3' });
+    const found = store.getMany(['C-1', 'C-2', 'C-3']);
+    expect([...found.keys()].sort()).toEqual(['C-1', 'C-3']);
+    expect(found.get('C-3')?.contactId).toBe('300');
+  });
+
+  test('listKeys returns known contacts in key order up to the limit', () => {
+    for (const key of ['C-3', 'C-1', 'C-2']) store.recordConfirmed(key, { contactId: `id-${key}`, draftHash: null });
+    expect(store.listKeys(2).map((known) => known.key)).toEqual(['C-1', 'C-2']);
+    expect(store.listKeys(Infinity)).toHaveLength(3);
+  });
+});
+
+describe('pending creates', () => {
+  test('a create marked pending survives a reopen and is listed', () => {
+    store.markCreatePending('C-9');
+    store.markCreatePending('C-5');
+    store.close();
+    store = StateStore.open(temp.statePath(), { job: 'crm', keyField: 'customerid' });
+    expect(store.pendingCreates()).toEqual(['C-5', 'C-9']);
+    expect(store.isCreatePending('C-9')).toBe(true);
+    expect(store.summary().pendingCreates).toBe(2);
+  });
+
+  test('clearCreatePending settles the key', () => {
+    store.markCreatePending('C-9');
+    store.clearCreatePending('C-9');
+    expect(store.isCreatePending('C-9')).toBe(false);
+    expect(store.pendingCreates()).toEqual([]);
+  });
+
+  test('a confirmed write for the key settles its pending create in the same step', () => {
+    store.markCreatePending('C-9');
+    store.recordConfirmed('C-9', { contactId: '900', fields: { a: '1' }, draftHash: 'h' });
+    expect(store.pendingCreates()).toEqual([]);
+    expect(store.get('C-9')?.contactId).toBe('900');
+  });
+});

@@ -1,0 +1,120 @@
+import Database from 'better-sqlite3';
+import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { StateStore } from '../../src/state/state-store.js';
+import { StateStoreError } from '../../src/state/state-store-error.js';
+import { makeStateTestDir, type StateTestDir } from './state-test-dir.js';
+
+const identity = { job: 'crm-nightly', keyField: 'customerid' };
+let temp: StateTestDir;
+beforeEach(() => {
+  temp = makeStateTestDir();
+});
+afterEach(() => temp.remove());
+
+function thrownBy(action: () => unknown): StateStoreError {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof StateStoreError) return error;
+    throw error;
+  }
+  throw new Error('expected a StateStoreError, nothing was thrown');
+}
+
+function mode(path: string): number {
+  return statSync(path).mode & 0o777;
+}
+
+describe('the state file', () => {
+  test('is created with its parent directories, and keeps its data across close and reopen', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, identity);
+    store.recordConfirmed('C-1', { contactId: '100', fields: { email: 'a@example.com' }, tagsAdded: ['crm'], draftHash: 'h1' });
+    store.markCreatePending('C-2');
+    store.close();
+    store.close();
+
+    const reopened = StateStore.open(path, identity);
+    expect(reopened.get('C-1')).toMatchObject({ contactId: '100', fields: { email: 'a@example.com' }, tags: ['crm'], draftHash: 'h1' });
+    expect(reopened.pendingCreates()).toEqual(['C-2']);
+    expect(reopened.summary()).toMatchObject({ path, job: 'crm-nightly', keyField: 'customerid', keys: 1, pendingCreates: 1 });
+    reopened.close();
+  });
+
+  test('is readable and writable by its owner only, and so are its -wal and -shm files', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, identity);
+    store.recordConfirmed('C-1', { contactId: '100', draftHash: null });
+    expect(mode(path)).toBe(0o600);
+    expect(mode(`${path}-wal`)).toBe(0o600);
+    expect(mode(`${path}-shm`)).toBe(0o600);
+    store.close();
+  });
+
+  test('that already exists with a wider mode is narrowed to 0600 on open', () => {
+    const path = temp.statePath();
+    StateStore.open(path, identity).close();
+    chmodSync(path, 0o644);
+    StateStore.open(path, identity).close();
+    expect(mode(path)).toBe(0o600);
+  });
+
+  test('recorded for another key field is refused with the file and the reset command in the message', () => {
+    const path = temp.statePath();
+    StateStore.open(path, identity).close();
+    const error = thrownBy(() => StateStore.open(path, { job: 'crm-nightly', keyField: 'email' }));
+    expect(error.code).toBe('STATE_KEY_FIELD_MISMATCH');
+    expect(error.path).toBe(path);
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('"customerid"');
+    expect(error.message).toContain('"email"');
+    expect(error.message).toContain('contact-sync state reset <jobs.yaml> --job crm-nightly');
+  });
+
+  test('opened under a new job name keeps its data and shows the new name', () => {
+    const path = temp.statePath();
+    const first = StateStore.open(path, identity);
+    first.recordConfirmed('C-1', { contactId: '100', draftHash: null });
+    first.close();
+    const renamed = StateStore.open(path, { job: 'crm-renamed', keyField: 'customerid' });
+    expect(renamed.summary().job).toBe('crm-renamed');
+    expect(renamed.get('C-1')?.contactId).toBe('100');
+    renamed.close();
+  });
+
+  test('that is not a SQLite database is refused as unreadable, naming the file and the fix', () => {
+    const path = temp.statePath();
+    StateStore.open(path, identity).close();
+    writeFileSync(path, 'this is not a database, just some text that is long enough to fill a header page');
+    const error = thrownBy(() => StateStore.open(path, identity));
+    expect(error.code).toBe('STATE_UNREADABLE');
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('contact-sync state reset <jobs.yaml> --job crm-nightly');
+  });
+
+  test('written by a newer schema version is refused', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, identity);
+    store.close();
+    // What a newer contact-sync would have left: a migration this version does not know.
+    const raw = new Database(path);
+    raw.exec("INSERT INTO schema_version (version, description, applied_at) VALUES (999, 'future', 0)");
+    raw.close();
+    expect(thrownBy(() => StateStore.open(path, identity)).code).toBe('STATE_SCHEMA_TOO_NEW');
+  });
+
+  test('reset deletes the file with its -wal and -shm, and a reopened store is empty', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, identity);
+    store.recordConfirmed('C-1', { contactId: '100', draftHash: null });
+    store.close();
+    expect(StateStore.reset(path)).toContain(path);
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    expect(existsSync(`${path}-shm`)).toBe(false);
+    expect(StateStore.reset(path)).toEqual([]);
+    const fresh = StateStore.open(path, { job: 'crm-nightly', keyField: 'email' });
+    expect(fresh.summary().keys).toBe(0);
+    fresh.close();
+  });
+});

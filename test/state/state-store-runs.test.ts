@@ -1,0 +1,51 @@
+import { StateStore } from '../../src/state/state-store.js';
+import { makeStateTestDir, type StateTestDir } from './state-test-dir.js';
+
+let temp: StateTestDir;
+beforeEach(() => {
+  temp = makeStateTestDir();
+});
+afterEach(() => temp.remove());
+
+const identity = { job: 'crm', keyField: 'customerid' };
+
+describe('the runs journal', () => {
+  test('a finished run is recorded with its counts and exit code', () => {
+    const store = StateStore.open(temp.statePath(), identity);
+    const id = store.startRun({ job: 'crm', startedAt: 1000, argv: 'run jobs.yaml --job crm', full: true });
+    store.finishRun(id, { finishedAt: 5000, rows: { total: 3, created: 1, unchanged: 2 }, exitCode: 0 });
+    expect(store.lastRun()).toEqual({
+      id,
+      job: 'crm',
+      startedAt: 1000,
+      argv: 'run jobs.yaml --job crm',
+      full: true,
+      finished: true,
+      finishedAt: 5000,
+      rows: { total: 3, created: 1, unchanged: 2 },
+      exitCode: 0,
+    });
+    store.close();
+  });
+
+  test('a run killed before it finished shows as unfinished after a reopen, after the last finished one', () => {
+    const first = StateStore.open(temp.statePath(), identity);
+    const done = first.startRun({ job: 'crm', startedAt: 1000, argv: 'run', full: false });
+    first.finishRun(done, { finishedAt: 2000, rows: { total: 1, updated: 1 }, exitCode: 0 });
+    const killed = first.startRun({ job: 'crm', startedAt: 3000, argv: 'run', full: false });
+    // No finishRun and no close: what a kill leaves.
+    const after = StateStore.open(temp.statePath(), identity);
+    const summary = after.summary();
+    expect(summary.lastRun).toMatchObject({ id: killed, finished: false, finishedAt: null, rows: null, exitCode: null });
+    expect(summary.lastFinishedRun).toMatchObject({ id: done, finished: true, exitCode: 0 });
+    after.close();
+    first.close();
+  });
+
+  test('a store with no run has no last run', () => {
+    const store = StateStore.open(temp.statePath(), identity);
+    expect(store.lastRun()).toBeUndefined();
+    expect(store.summary()).toMatchObject({ keys: 0, pendingCreates: 0, messages: 0, lastRun: undefined, lastFinishedRun: undefined });
+    store.close();
+  });
+});
