@@ -1,0 +1,135 @@
+/**
+ * The path every channel API request takes, in this order: authenticate (401), count, draw the
+ * injected fault, check the rate window at arrival time (429), wait the injected latency, run
+ * the operation, answer (or drop the socket after committing, for the commit-then-drop faults).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiOperation } from '../api/wire-types.js';
+import type { ApiGroup } from '../limits.js';
+import type { Channel } from './channel.js';
+import type { EmulatorState } from './emulator-state.js';
+import {
+  INVALID_TOKEN_MESSAGE,
+  RefusedRequest,
+  SERVER_ERROR_MESSAGE,
+  TOO_MANY_REQUESTS_MESSAGE,
+  errorEnvelope,
+} from './envelopes.js';
+import { retryAfterSeconds } from './sliding-window.js';
+
+/** What an operation sees of a request. */
+export interface OperationRequest {
+  channel: Channel;
+  params: Readonly<Record<string, string | undefined>>;
+  query: Readonly<Record<string, unknown>>;
+  /** Raw body text; operations parse it with `parseJsonBody` so a bad body is a 403. */
+  rawBody: unknown;
+  /** `Host` header, for the absolute links of search pages. */
+  host: string;
+}
+
+export interface ChannelOperation {
+  operation: ApiOperation;
+  group: ApiGroup;
+  /** Does the work and returns the 200 body; throws `RefusedRequest` to refuse. */
+  run(request: OperationRequest): unknown;
+}
+
+/** Aborted when the emulator closes, so pending latency waits end at once. */
+export type ClosingSignal = AbortSignal;
+
+export function channelHandler(state: EmulatorState, closing: ClosingSignal, operation: ChannelOperation) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const channel = authenticate(state, request.headers.authorization);
+    if (channel === undefined) {
+      await reply.code(401).send(errorEnvelope(INVALID_TOKEN_MESSAGE));
+      return;
+    }
+    const arrivalMs = state.now();
+    const { counters } = channel;
+    counters.received(operation.operation);
+    const { fault, latencyMs } = state.faults.decide(operation.operation);
+
+    if (fault !== undefined && fault !== 'commitThenDrop') {
+      counters.faulted(operation.operation);
+      if (!(await waitLatency(latencyMs, closing, request, reply))) return;
+      if (fault === 'serverError') await reply.code(500).send(errorEnvelope(SERVER_ERROR_MESSAGE));
+      else if (fault === 'rateLimited') {
+        counters.rateLimited(operation.operation);
+        await reply.code(429).header('retry-after', '1').send(errorEnvelope(TOO_MANY_REQUESTS_MESSAGE));
+      } else dropConnection(request, reply, fault === 'resetConnection');
+      return;
+    }
+
+    const window = channel.windows[operation.group];
+    const admission = window?.tryAdmit(arrivalMs) ?? { accepted: true };
+    if (!admission.accepted) {
+      counters.rateLimited(operation.operation);
+      if (!(await waitLatency(latencyMs, closing, request, reply))) return;
+      await reply
+        .code(429)
+        .header('retry-after', String(retryAfterSeconds(admission.retryAfterMs)))
+        .send(errorEnvelope(TOO_MANY_REQUESTS_MESSAGE));
+      return;
+    }
+
+    if (!(await waitLatency(latencyMs, closing, request, reply))) return;
+    let body: unknown;
+    try {
+      body = operation.run({
+        channel,
+        params: request.params as Record<string, string | undefined>,
+        query: request.query as Record<string, unknown>,
+        rawBody: request.body,
+        host: request.headers.host ?? 'localhost',
+      });
+    } catch (error) {
+      if (!(error instanceof RefusedRequest)) throw error;
+      await reply.code(error.statusCode).send(errorEnvelope(error.message));
+      return;
+    }
+    if (fault === 'commitThenDrop') {
+      counters.faulted(operation.operation);
+      dropConnection(request, reply, false);
+      return;
+    }
+    await reply.code(200).send(body);
+  };
+}
+
+function authenticate(state: EmulatorState, authorization: string | undefined): Channel | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  return match?.[1] === undefined ? undefined : state.channelByToken(match[1]);
+}
+
+/** False when the emulator closed meanwhile: the socket is then dropped, nothing more is done. */
+async function waitLatency(
+  latencyMs: number,
+  closing: ClosingSignal,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<boolean> {
+  if (latencyMs <= 0) return true;
+  try {
+    await sleep(latencyMs, undefined, { signal: closing });
+    return true;
+  } catch {
+    dropConnection(request, reply, false);
+    return false;
+  }
+}
+
+function dropConnection(request: FastifyRequest, reply: FastifyReply, reset: boolean): void {
+  reply.hijack();
+  const socket = request.raw.socket;
+  if (reset) {
+    try {
+      socket.resetAndDestroy();
+      return;
+    } catch {
+      // Not a TCP socket (or already closed): a plain close is the nearest fault.
+    }
+  }
+  socket.destroy();
+}

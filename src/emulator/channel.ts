@@ -1,0 +1,54 @@
+/** One channel of the emulated platform: its contacts, the messages sent, budgets and counters. */
+import type { ChannelType, MessageElement } from '../api/wire-types.js';
+import type { ApiGroup, Rate } from '../limits.js';
+import { CallCounterSet } from './call-counters.js';
+import type { ContactIdSequence } from './contact-id-sequence.js';
+import { ContactStore } from './contact-store.js';
+import { SlidingWindow } from './sliding-window.js';
+
+/** A message the channel accepted. */
+export interface RecordedMessage {
+  contactId: string;
+  /** The `body` list as sent (exactly one element). */
+  body: MessageElement[];
+  /** The flag as sent; absent when the request had none. */
+  forceCancelSurvey?: boolean;
+  /** Whether this send cancelled an active survey. */
+  cancelledSurvey: boolean;
+  /** Emulator clock, milliseconds since the epoch. */
+  sentAt: number;
+}
+
+export class Channel {
+  readonly contacts: ContactStore;
+  readonly messages: RecordedMessage[] = [];
+  readonly counters = new CallCounterSet();
+  readonly windows: Record<ApiGroup, SlidingWindow | undefined>;
+
+  constructor(
+    readonly name: string,
+    readonly type: ChannelType,
+    rates: Record<ApiGroup, Rate | undefined>,
+    ids: ContactIdSequence,
+    now: () => number,
+  ) {
+    this.contacts = new ContactStore(ids, now);
+    this.windows = {
+      contacts: rates.contacts === undefined ? undefined : new SlidingWindow(rates.contacts),
+      messages: rates.messages === undefined ? undefined : new SlidingWindow(rates.messages),
+    };
+  }
+
+  messagesTo(contactId: string): RecordedMessage[] {
+    return this.messages.filter((message) => message.contactId === contactId);
+  }
+
+  /** Back to the state at start: no contacts, no messages, zero counters, empty windows. */
+  reset(): void {
+    this.contacts.clear();
+    this.messages.length = 0;
+    this.counters.reset();
+    this.windows.contacts?.clear();
+    this.windows.messages?.clear();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Decides, per request, which injected fault (if any) and how much latency it meets. Draws come
+ * from a seeded PRNG in request order, so one seed and one request sequence give one outcome
+ * sequence: failing tests replay.
+ */
+import prand from 'pure-rand';
+import type { RandomGenerator } from 'pure-rand';
+import type { ApiOperation } from '../api/wire-types.js';
+import type { FaultOptions } from './options.js';
+
+/** `commitThenDrop`: do the work, then close the socket without an answer. */
+export type InjectedFault = 'serverError' | 'rateLimited' | 'dropConnection' | 'resetConnection' | 'commitThenDrop';
+
+export interface FaultDecision {
+  fault: InjectedFault | undefined;
+  latencyMs: number;
+}
+
+const NO_FAULT: FaultDecision = { fault: undefined, latencyMs: 0 };
+
+export class FaultInjector {
+  private rng: RandomGenerator;
+  private current: FaultOptions;
+
+  constructor(faults: FaultOptions, seed: number) {
+    this.current = faults;
+    this.rng = prand.xoroshiro128plus(seed);
+  }
+
+  /** Replaces the whole configuration; with a seed the draws restart from it. */
+  configure(faults: FaultOptions, seed?: number): void {
+    this.current = faults;
+    if (seed !== undefined) this.rng = prand.xoroshiro128plus(seed);
+  }
+
+  get faults(): FaultOptions {
+    return this.current;
+  }
+
+  decide(operation: ApiOperation): FaultDecision {
+    const faults = this.current;
+    if (faults.operations !== undefined && !faults.operations.includes(operation)) return NO_FAULT;
+    const commitThenDrop =
+      operation === 'createContact'
+        ? (faults.createCommitThenDrop ?? 0)
+        : operation === 'sendMessage'
+          ? (faults.sendCommitThenDrop ?? 0)
+          : 0;
+    // Buckets laid end to end on [0, 1): one draw picks at most one fault.
+    const buckets: Array<[InjectedFault, number]> = [
+      ['serverError', faults.serverError ?? 0],
+      ['rateLimited', faults.rateLimited ?? 0],
+      ['dropConnection', faults.dropConnection ?? 0],
+      ['resetConnection', faults.resetConnection ?? 0],
+      ['commitThenDrop', commitThenDrop],
+    ];
+    let fault: InjectedFault | undefined;
+    if (buckets.some(([, p]) => p > 0)) {
+      const draw = this.nextUnit();
+      let upper = 0;
+      for (const [name, p] of buckets) {
+        upper += p;
+        if (draw < upper) {
+          fault = name;
+          break;
+        }
+      }
+    }
+    const latency = faults.latency;
+    const latencyMs =
+      latency === undefined || latency.maxMs === 0
+        ? 0
+        : prand.unsafeUniformIntDistribution(latency.minMs, latency.maxMs, this.rng);
+    return { fault, latencyMs };
+  }
+
+  /** A float in [0, 1). */
+  private nextUnit(): number {
+    return (this.rng.unsafeNext() >>> 0) / 0x1_0000_0000;
+  }
+}

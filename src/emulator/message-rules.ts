@@ -1,0 +1,105 @@
+/**
+ * Checks the body of operations 7 to 9: exactly one element, the element layouts of the platform
+ * notes, the quick-reply limits, and attachment URLs whose extension matches their type.
+ */
+import type { MessageElement } from '../api/wire-types.js';
+import { ATTACHMENT_TYPES, MAX_MESSAGES_PER_CALL, MAX_QUICK_REPLIES, MAX_QUICK_REPLY_LENGTH } from '../limits.js';
+import type { AttachmentType } from '../limits.js';
+import { forbidden } from './envelopes.js';
+import { asObject, describe } from './request-body.js';
+
+export interface SendRequest {
+  body: MessageElement[];
+  forceCancelSurvey?: boolean;
+}
+
+/** File extensions accepted per attachment type; `file` takes any extension. */
+export const ATTACHMENT_EXTENSIONS: Readonly<Record<Exclude<AttachmentType, 'file'>, readonly string[]>> = {
+  image: ['jpg', 'jpeg', 'png', 'gif', 'webp'],
+  video: ['mp4', 'mov', 'webm'],
+  audio: ['mp3', 'ogg', 'wav', 'm4a'],
+};
+
+export const UNMATCHED_FILE_TYPE = 'unmatched file type';
+
+export function readSendRequest(raw: unknown): SendRequest {
+  const request = asObject(raw, '{"body": [message]}');
+  const { body, forceCancelSurvey } = request;
+  if (!Array.isArray(body)) throw forbidden(`body must be a list holding one message element, got ${describe(body)}`);
+  if (body.length !== MAX_MESSAGES_PER_CALL) {
+    throw forbidden(`body holds ${body.length} message elements; exactly ${MAX_MESSAGES_PER_CALL} is accepted per call`);
+  }
+  if (forceCancelSurvey !== undefined && typeof forceCancelSurvey !== 'boolean') {
+    throw forbidden(`forceCancelSurvey must be true or false, got ${describe(forceCancelSurvey)}`);
+  }
+  const element = readElement(body[0]);
+  return forceCancelSurvey === undefined ? { body: [element] } : { body: [element], forceCancelSurvey };
+}
+
+function readElement(element: unknown): MessageElement {
+  const fields = asObjectElement(element);
+  const type = fields.type;
+  if (type === 'text') {
+    if (typeof fields.text !== 'string' || fields.text === '') {
+      throw forbidden(`body[0].text must be a non-empty string, got ${describe(fields.text)}`);
+    }
+    return { type, text: fields.text };
+  }
+  if (type === 'quick_reply') return readQuickReply(fields);
+  if ((ATTACHMENT_TYPES as readonly unknown[]).includes(type)) return readAttachment(type as AttachmentType, fields.url);
+  throw forbidden(`body[0].type "${String(type)}" is not a message type; use text, quick_reply, ${ATTACHMENT_TYPES.join(', ')}`);
+}
+
+function asObjectElement(element: unknown): Record<string, unknown> {
+  if (typeof element !== 'object' || element === null || Array.isArray(element)) {
+    throw forbidden(`body[0] must be a message object with a "type", got ${describe(element)}`);
+  }
+  return element as Record<string, unknown>;
+}
+
+function readQuickReply(fields: Record<string, unknown>): MessageElement {
+  const { title, replies } = fields;
+  if (typeof title !== 'string' || title === '') throw forbidden(`body[0].title must be a non-empty string, got ${describe(title)}`);
+  if (!Array.isArray(replies) || replies.length === 0) {
+    throw forbidden(`body[0].replies must be a non-empty list of strings, got ${describe(replies)}`);
+  }
+  if (replies.length > MAX_QUICK_REPLIES) {
+    throw forbidden(`body[0].replies holds ${replies.length} quick replies; at most ${MAX_QUICK_REPLIES} are accepted`);
+  }
+  const checked = replies.map((reply: unknown, index) => {
+    if (typeof reply !== 'string' || reply === '') throw forbidden(`body[0].replies[${index}] must be a non-empty string, got ${describe(reply)}`);
+    if ([...reply].length > MAX_QUICK_REPLY_LENGTH) {
+      throw forbidden(`body[0].replies[${index}] has ${[...reply].length} characters; a quick reply holds at most ${MAX_QUICK_REPLY_LENGTH}`);
+    }
+    return reply;
+  });
+  return { type: 'quick_reply', title, replies: checked };
+}
+
+function readAttachment(type: AttachmentType, url: unknown): MessageElement {
+  if (typeof url !== 'string') throw forbidden(`body[0].url must be a string, got ${describe(url)}`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw forbidden(`body[0].url "${url}" is not a URL; give an absolute http(s) URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw forbidden(`body[0].url must be an http or https URL, got "${parsed.protocol}"`);
+  }
+  const extension = extensionOf(parsed.pathname);
+  if (extension === undefined) {
+    throw forbidden(`${UNMATCHED_FILE_TYPE}: the ${type} URL's path has no file extension`);
+  }
+  if (type !== 'file' && !ATTACHMENT_EXTENSIONS[type].includes(extension)) {
+    throw forbidden(`${UNMATCHED_FILE_TYPE}: a ${type} needs a .${ATTACHMENT_EXTENSIONS[type].join(', .')} URL, got .${extension}`);
+  }
+  return { type, url };
+}
+
+function extensionOf(pathname: string): string | undefined {
+  const segment = pathname.slice(pathname.lastIndexOf('/') + 1);
+  const dot = segment.lastIndexOf('.');
+  if (dot <= 0 || dot === segment.length - 1) return undefined;
+  return segment.slice(dot + 1).toLowerCase();
+}

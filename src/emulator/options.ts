@@ -1,0 +1,85 @@
+/**
+ * What a caller can ask of the emulator (`startEmulator`). Input types: `validate-options.ts`
+ * checks them and fills the defaults.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { ApiOperation, ChannelType } from '../api/wire-types.js';
+import type { Rate } from '../limits.js';
+
+/** One channel of the emulated platform: a token, a type and its own contacts and budgets. */
+export interface ChannelOptions {
+  /** Token the API expects as `Authorization: Bearer <token>`. Never logged or echoed. */
+  readonly token: string;
+  /** On `viber` some paths carry the contact id Base64-encoded. @default 'generic' */
+  readonly type?: ChannelType;
+  /**
+   * Name the admin API accepts as `?channel=<name>` (so a token need not travel in a URL).
+   * @default 'demo' for the default channel, else `channel-<n>` with n the 1-based position
+   */
+  readonly name?: string;
+}
+
+/** Budgets per channel and API group; `false` disables a group's limit. */
+export interface RateLimitOptions {
+  /** Operations 1 to 6. @default DEFAULT_CONTACTS_RATE (100 per 60 000 ms) */
+  readonly contacts?: Rate | false;
+  /** Operations 7 to 9. @default DEFAULT_MESSAGES_RATE (25 per 1 000 ms) */
+  readonly messages?: Rate | false;
+}
+
+/** Extra delay before an answer, drawn uniformly from [minMs, maxMs] (milliseconds). */
+export interface LatencyRange {
+  readonly minMs: number;
+  readonly maxMs: number;
+}
+
+/**
+ * Faults injected into channel API requests (never admin requests), drawn from a PRNG seeded
+ * with `EmulatorOptions.seed`. Probabilities are in [0, 1]; the ones that can hit one request
+ * must add up to at most 1. Every probability @default 0.
+ */
+export interface FaultOptions {
+  /** Answer 500 without doing anything. */
+  readonly serverError?: number;
+  /** Answer 429 with `Retry-After: 1` without doing anything. */
+  readonly rateLimited?: number;
+  /** Close the socket without answering and without doing anything. */
+  readonly dropConnection?: number;
+  /** Like `dropConnection`, as a TCP reset (RST) where the socket allows it. */
+  readonly resetConnection?: number;
+  /** Create contact only: commit the create, then close the socket without answering. */
+  readonly createCommitThenDrop?: number;
+  /** Message sends only: record the message, then close the socket without answering. */
+  readonly sendCommitThenDrop?: number;
+  /** Delay added before every answer of an authenticated request. @default none */
+  readonly latency?: LatencyRange;
+  /** Operations the faults and latency apply to. @default every operation */
+  readonly operations?: readonly ApiOperation[];
+}
+
+export interface EmulatorOptions {
+  /** TCP port; 0 picks a free one. @default 0 */
+  readonly port?: number;
+  /** Interface to listen on. @default '127.0.0.1' */
+  readonly host?: string;
+  /** @default [{ token: 'demo-token', type: 'generic', name: 'demo' }] */
+  readonly channels?: readonly ChannelOptions[];
+  /** Per-channel budgets; `false` disables rate limiting. @default both spec rates */
+  readonly rateLimits?: RateLimitOptions | false;
+  /**
+   * Custom fields of the workspace besides the eight of the spec (firstName, lastName, locale,
+   * timezone, gender, phone, email, customerid). When given, create and update refuse any other
+   * field with a 403. @default any field name is accepted
+   */
+  readonly allowedFields?: readonly string[];
+  /** @default no fault */
+  readonly faults?: FaultOptions;
+  /** Seed of the fault PRNG (an integer). @default 1 */
+  readonly seed?: number;
+  /** Value of the `x-admin-key` header of admin requests. @default 32 random hex characters */
+  readonly adminKey?: string;
+  /** Clock in milliseconds since the epoch: rate windows, created_at, message times. @default Date.now */
+  readonly now?: () => number;
+  /** `true` for fastify's pino logger at info level, or a logger instance. @default false */
+  readonly logger?: boolean | FastifyBaseLogger;
+}

@@ -1,0 +1,51 @@
+/**
+ * The fastify application: raw-text bodies, the channel API, 405 for other methods on known
+ * paths, the admin API, and error bodies in the platform's envelope.
+ */
+import Fastify from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { HTTP_METHODS, KNOWN_PATHS } from './api-paths.js';
+import type { ClosingSignal } from './channel-request.js';
+import type { EmulatorState } from './emulator-state.js';
+import { METHOD_NOT_ALLOWED_MESSAGE, SERVER_ERROR_MESSAGE, errorEnvelope } from './envelopes.js';
+import { registerAdminRoutes } from './routes-admin.js';
+import { registerContactRoutes } from './routes-contacts.js';
+import { registerMessageRoutes } from './routes-messages.js';
+import type { ResolvedOptions } from './validate-options.js';
+
+export function buildServer(state: EmulatorState, options: ResolvedOptions, closing: ClosingSignal): FastifyInstance {
+  const app = Fastify({
+    ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
+    // close() must not wait for clients that keep sockets alive.
+    forceCloseConnections: true,
+  });
+
+  // Bodies stay text, whatever the content type, so that an unreadable body is refused after
+  // authentication and the rate limit, as the platform's 403, not as fastify's 400 or 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  registerContactRoutes(app, state, closing);
+  registerMessageRoutes(app, state, closing);
+  for (const { path, methods } of KNOWN_PATHS) {
+    const others = HTTP_METHODS.filter((method) => !methods.includes(method));
+    app.route({
+      method: others,
+      url: path,
+      handler: async (_request, reply) => {
+        await reply.code(405).header('allow', methods.join(', ')).send(errorEnvelope(METHOD_NOT_ALLOWED_MESSAGE));
+      },
+    });
+  }
+  registerAdminRoutes(app, state);
+
+  app.setNotFoundHandler(async (request, reply) => {
+    await reply.code(404).send(errorEnvelope(`no route ${request.method} ${request.url.split('?')[0] ?? ''}`));
+  });
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status >= 500) request.log.error({ err: error }, 'emulator error');
+    await reply.code(status).send(errorEnvelope(status >= 500 ? SERVER_ERROR_MESSAGE : error.message));
+  });
+  return app;
+}

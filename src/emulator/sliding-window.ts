@@ -1,0 +1,46 @@
+/**
+ * A strict sliding window: at most `limit` accepted arrivals in any window of `periodMs`.
+ * Refused arrivals are not recorded, so a client that keeps knocking is not punished for it.
+ * The last `limit` accepted arrival times live in a ring buffer: O(1) amortised per request.
+ */
+import type { Rate } from '../limits.js';
+
+export type Admission = { accepted: true } | { accepted: false; /** Milliseconds until a slot frees. */ retryAfterMs: number };
+
+export class SlidingWindow {
+  private readonly arrivals: number[];
+  private head = 0;
+  private size = 0;
+
+  constructor(private readonly rate: Rate) {
+    this.arrivals = new Array<number>(rate.limit).fill(0);
+  }
+
+  tryAdmit(arrivalMs: number): Admission {
+    const { limit, periodMs } = this.rate;
+    while (this.size > 0 && arrivalMs - this.oldest() >= periodMs) {
+      this.head = (this.head + 1) % limit;
+      this.size -= 1;
+    }
+    if (this.size < limit) {
+      this.arrivals[(this.head + this.size) % limit] = arrivalMs;
+      this.size += 1;
+      return { accepted: true };
+    }
+    return { accepted: false, retryAfterMs: this.oldest() + periodMs - arrivalMs };
+  }
+
+  clear(): void {
+    this.head = 0;
+    this.size = 0;
+  }
+
+  private oldest(): number {
+    return this.arrivals[this.head] ?? 0;
+  }
+}
+
+/** `Retry-After` in whole seconds: rounded up, at least 1. */
+export function retryAfterSeconds(retryAfterMs: number): number {
+  return Math.max(1, Math.ceil(retryAfterMs / 1000));
+}

@@ -1,0 +1,169 @@
+/**
+ * Checks `EmulatorOptions` and fills their defaults. Every problem is reported at once, each
+ * naming the option and the fix; a token is never echoed.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { API_OPERATIONS } from '../api/wire-types.js';
+import type { ApiOperation, ChannelType } from '../api/wire-types.js';
+import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE } from '../limits.js';
+import type { ApiGroup, Rate } from '../limits.js';
+import type { ChannelOptions, EmulatorOptions, FaultOptions } from './options.js';
+
+export class EmulatorOptionsError extends Error {
+  readonly code = 'EMULATOR_OPTIONS';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid emulator options:\n  ${problems.join('\n  ')}`);
+    this.name = 'EmulatorOptionsError';
+  }
+}
+
+export interface ResolvedChannel {
+  token: string;
+  type: ChannelType;
+  name: string;
+}
+
+export interface ResolvedOptions {
+  port: number;
+  host: string;
+  channels: ResolvedChannel[];
+  rates: Record<ApiGroup, Rate | undefined>;
+  /** Undefined when any field name is accepted. */
+  allowedFields: ReadonlySet<string> | undefined;
+  faults: FaultOptions;
+  seed: number;
+  adminKey: string;
+  now: () => number;
+  logger: boolean | FastifyBaseLogger;
+}
+
+/** The custom fields the spec names; always allowed. */
+export const SPEC_CUSTOM_FIELDS = [
+  'firstName',
+  'lastName',
+  'locale',
+  'timezone',
+  'gender',
+  'phone',
+  'email',
+  'customerid',
+] as const;
+
+const DEFAULT_CHANNEL: ResolvedChannel = { token: 'demo-token', type: 'generic', name: 'demo' };
+const FAULT_PROBABILITIES = [
+  'serverError',
+  'rateLimited',
+  'dropConnection',
+  'resetConnection',
+  'createCommitThenDrop',
+  'sendCommitThenDrop',
+] as const;
+
+export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  const problems: string[] = [];
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    problems.push(`port: ${String(port)} is not a TCP port; use an integer from 0 (any free port) to 65535`);
+  }
+  const channels = resolveChannels(options.channels, problems);
+  const rates = resolveRates(options, problems);
+  const faults = options.faults ?? {};
+  problems.push(...checkFaults(faults, 'faults'));
+  const seed = options.seed ?? 1;
+  if (!Number.isSafeInteger(seed)) problems.push(`seed: ${String(seed)} is not an integer; give a whole number`);
+  const adminKey = options.adminKey ?? randomBytes(16).toString('hex');
+  if (adminKey === '') problems.push('adminKey: is empty; give a non-empty key or leave it out for a random one');
+  if (channels.some((channel) => channel.token === adminKey)) {
+    problems.push('adminKey: equals a channel token; the admin API must not be reachable with a channel token');
+  }
+  if (problems.length > 0) throw new EmulatorOptionsError(problems);
+  return {
+    port,
+    host: options.host ?? '127.0.0.1',
+    channels,
+    rates,
+    allowedFields:
+      options.allowedFields === undefined ? undefined : new Set([...SPEC_CUSTOM_FIELDS, ...options.allowedFields]),
+    faults,
+    seed,
+    adminKey,
+    now: options.now ?? Date.now,
+    logger: options.logger ?? false,
+  };
+}
+
+function resolveChannels(given: readonly ChannelOptions[] | undefined, problems: string[]): ResolvedChannel[] {
+  if (given === undefined) return [{ ...DEFAULT_CHANNEL }];
+  if (given.length === 0) problems.push('channels: is empty; give at least one {token}, or leave it out for the demo channel');
+  const tokens = new Set<string>();
+  const names = new Set<string>();
+  return given.map((channel, index) => {
+    const where = `channels[${index}]`;
+    const name = channel.name ?? `channel-${index + 1}`;
+    const type = channel.type ?? 'generic';
+    if (typeof channel.token !== 'string' || channel.token === '') problems.push(`${where}.token: is empty; give the channel's token`);
+    else if (tokens.has(channel.token)) problems.push(`${where}.token: is the token of an earlier channel; each channel needs its own token`);
+    if (names.has(name)) problems.push(`${where}.name: "${name}" is the name of an earlier channel; give each channel its own name`);
+    if (type !== 'generic' && type !== 'viber') problems.push(`${where}.type: "${String(type)}" is not a channel type; use generic or viber`);
+    tokens.add(channel.token);
+    names.add(name);
+    return { token: channel.token, type, name };
+  });
+}
+
+function resolveRates(options: EmulatorOptions, problems: string[]): Record<ApiGroup, Rate | undefined> {
+  if (options.rateLimits === false) return { contacts: undefined, messages: undefined };
+  const contacts = options.rateLimits?.contacts ?? DEFAULT_CONTACTS_RATE;
+  const messages = options.rateLimits?.messages ?? DEFAULT_MESSAGES_RATE;
+  for (const [group, rate] of [['contacts', contacts], ['messages', messages]] as const) {
+    if (rate === false) continue;
+    if (!Number.isInteger(rate.limit) || rate.limit < 1) {
+      problems.push(`rateLimits.${group}.limit: ${String(rate.limit)} must be a whole number of calls >= 1 (or set the group to false)`);
+    }
+    if (!Number.isFinite(rate.periodMs) || rate.periodMs <= 0) {
+      problems.push(`rateLimits.${group}.periodMs: ${String(rate.periodMs)} must be a number of milliseconds > 0`);
+    }
+  }
+  return { contacts: contacts === false ? undefined : contacts, messages: messages === false ? undefined : messages };
+}
+
+/** Problems of a fault configuration, each prefixed with `where` (an option path). */
+export function checkFaults(faults: FaultOptions, where: string): string[] {
+  const problems: string[] = [];
+  if (typeof faults !== 'object' || faults === null) return [`${where}: must be an object of probabilities`];
+  for (const key of Object.keys(faults)) {
+    if (![...FAULT_PROBABILITIES, 'latency', 'operations'].includes(key)) {
+      problems.push(`${where}.${key}: is not a fault; use one of ${FAULT_PROBABILITIES.join(', ')}, latency, operations`);
+    }
+  }
+  for (const key of FAULT_PROBABILITIES) {
+    const p = faults[key];
+    if (p !== undefined && (typeof p !== 'number' || !(p >= 0 && p <= 1))) {
+      problems.push(`${where}.${key}: ${String(p)} is not a probability; give a number from 0 to 1`);
+    }
+  }
+  const shared = (faults.serverError ?? 0) + (faults.rateLimited ?? 0) + (faults.dropConnection ?? 0) + (faults.resetConnection ?? 0);
+  const worst = shared + Math.max(faults.createCommitThenDrop ?? 0, faults.sendCommitThenDrop ?? 0);
+  if (problems.length === 0 && worst > 1 + 1e-9) {
+    problems.push(`${where}: the probabilities that can hit one request add up to ${worst}; lower them to a sum of at most 1`);
+  }
+  const latency = faults.latency;
+  if (latency !== undefined) {
+    const { minMs, maxMs } = latency;
+    if (!Number.isInteger(minMs) || !Number.isInteger(maxMs) || minMs < 0 || maxMs < minMs) {
+      problems.push(`${where}.latency: {minMs: ${String(minMs)}, maxMs: ${String(maxMs)}} must be whole milliseconds with 0 <= minMs <= maxMs`);
+    }
+  }
+  if (faults.operations !== undefined) {
+    if (!Array.isArray(faults.operations)) problems.push(`${where}.operations: must be a list of operation names`);
+    else {
+      for (const operation of faults.operations) {
+        if (!(API_OPERATIONS as readonly string[]).includes(operation as ApiOperation)) {
+          problems.push(`${where}.operations: "${String(operation)}" is not an operation; use ${API_OPERATIONS.join(', ')}`);
+        }
+      }
+    }
+  }
+  return problems;
+}

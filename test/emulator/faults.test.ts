@@ -1,0 +1,156 @@
+import { EmulatorOptionsError, startEmulator } from '../../src/emulator/index.js';
+import type { EmulatorOptions, FaultOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { TOKEN, admin, api } from './emulator-http.js';
+
+let emulator: RunningEmulator | undefined;
+
+async function start(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  emulator = await startEmulator({ rateLimits: false, ...options });
+  return emulator;
+}
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+/** Status of the answer, or the error code of the socket failure. */
+async function outcome(call: Promise<unknown>): Promise<number | string> {
+  try {
+    return ((await call) as { status: number }).status;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    return `dropped:${cause?.code ?? 'unknown'}`;
+  }
+}
+
+const create = (target: RunningEmulator) =>
+  api(target, 'POST', '/v1/contact', { json: { custom_fields: [{ name: 'customerid', value: 'c1' }] } });
+const search = (target: RunningEmulator) => api(target, 'GET', '/v1/contact/by_custom_field?name=a&value=b');
+
+describe('injected faults', () => {
+  const mixed: FaultOptions = { serverError: 0.2, rateLimited: 0.2, dropConnection: 0.15, resetConnection: 0.15 };
+
+  async function sequence(seed: number): Promise<Array<number | string>> {
+    const target = await startEmulator({ rateLimits: false, faults: mixed, seed });
+    try {
+      const results: Array<number | string> = [];
+      for (let i = 0; i < 30; i += 1) results.push(await outcome(search(target)));
+      return results;
+    } finally {
+      await target.close();
+    }
+  }
+
+  test('one seed gives one sequence of outcomes, and every fault kind shows up', async () => {
+    const first = await sequence(42);
+    expect(await sequence(42)).toEqual(first);
+    expect(new Set(first.map((result) => (typeof result === 'string' ? 'dropped' : result)))).toEqual(new Set([200, 500, 429, 'dropped']));
+    expect(await sequence(43)).not.toEqual(first);
+  });
+
+  test('serverError answers 500 in the error envelope without doing anything', async () => {
+    const target = await start({ faults: { serverError: 1 } });
+    const answer = await create(target);
+    expect(answer.status).toBe(500);
+    expect(answer.body).toEqual({ status: 'error', message: expect.any(String), data: [] });
+    expect(target.contacts(TOKEN)).toEqual([]);
+  });
+
+  test('rateLimited answers 429 with Retry-After: 1 without doing anything', async () => {
+    const target = await start({ faults: { rateLimited: 1 } });
+    const answer = await create(target);
+    expect(answer.status).toBe(429);
+    expect(answer.headers.get('retry-after')).toBe('1');
+    expect(answer.body).toEqual({ status: 'error', message: 'Too many requests', data: [] });
+    expect(target.contacts(TOKEN)).toEqual([]);
+  });
+
+  test('dropConnection closes the socket without an answer and without doing anything', async () => {
+    const target = await start({ faults: { dropConnection: 1 } });
+    expect(await outcome(create(target))).toMatch(/^dropped:/);
+    expect(target.contacts(TOKEN)).toEqual([]);
+  });
+
+  test('resetConnection resets the socket (ECONNRESET) without doing anything', async () => {
+    const target = await start({ faults: { resetConnection: 1 } });
+    expect(await outcome(create(target))).toBe('dropped:ECONNRESET');
+    expect(target.contacts(TOKEN)).toEqual([]);
+  });
+
+  test('createCommitThenDrop creates the contact while the client sees a socket error', async () => {
+    const target = await start({ faults: { createCommitThenDrop: 1 } });
+    expect(await outcome(create(target))).toMatch(/^dropped:/);
+    expect(target.contacts(TOKEN)).toEqual([expect.objectContaining({ custom_fields: { customerid: 'c1' } })]);
+    expect(await outcome(search(target))).toBe(200);
+  });
+
+  test('sendCommitThenDrop records the message while the client sees a socket error; creates are untouched', async () => {
+    const target = await start({ faults: { sendCommitThenDrop: 1 } });
+    expect(await outcome(create(target))).toBe(200);
+    const id = target.contacts(TOKEN)[0]!.id;
+    const send = api(target, 'POST', `/v1/message/sendContent/${id}`, { json: { body: [{ type: 'text', text: 'Hi' }] } });
+    expect(await outcome(send)).toMatch(/^dropped:/);
+    expect(target.messages(TOKEN)).toEqual([expect.objectContaining({ contactId: id, body: [{ type: 'text', text: 'Hi' }] })]);
+  });
+
+  test('a commit-then-drop request that is refused is answered normally', async () => {
+    const target = await start({ faults: { createCommitThenDrop: 1 } });
+    const answer = await api(target, 'POST', '/v1/contact', { json: { custom_fields: [] } });
+    expect(answer.status).toBe(403);
+  });
+
+  test('faults are limited to the listed operations', async () => {
+    const target = await start({ faults: { serverError: 1, operations: ['createContact'] } });
+    expect((await search(target)).status).toBe(200);
+    expect((await create(target)).status).toBe(500);
+  });
+
+  test('latency delays answers but they still arrive whole', async () => {
+    const target = await start({ faults: { latency: { minMs: 5, maxMs: 15 } } });
+    expect((await create(target)).status).toBe(200);
+    expect((await search(target)).body.meta.total).toBe(0);
+  });
+
+  test('close ends requests still waiting on latency', async () => {
+    const target = await start({ faults: { latency: { minMs: 20_000, maxMs: 20_000 } } });
+    const pending = outcome(search(target));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await target.close();
+    expect(await pending).toMatch(/^dropped:/);
+  });
+
+  test('faults never touch admin routes nor unauthenticated requests', async () => {
+    const target = await start({ faults: { serverError: 1 } });
+    expect((await admin(target, 'GET', '/contacts')).status).toBe(200);
+    expect((await api(target, 'GET', '/v1/contact/1', { token: 'bad' })).status).toBe(401);
+  });
+
+  test('faults change at run time, in process and through the admin API', async () => {
+    const target = await start();
+    expect((await search(target)).status).toBe(200);
+    target.setFaults({ serverError: 1 });
+    expect((await search(target)).status).toBe(500);
+    target.setFaults({});
+    expect((await search(target)).status).toBe(200);
+    expect((await admin(target, 'PUT', '/faults', { json: { faults: { rateLimited: 1 } } })).status).toBe(200);
+    expect((await search(target)).status).toBe(429);
+    expect((await admin(target, 'GET', '/faults')).body).toEqual({ data: { rateLimited: 1 } });
+  });
+
+  test('faulted requests are counted as received and faulted', async () => {
+    const target = await start({ faults: { serverError: 1 } });
+    await search(target);
+    target.setFaults({ rateLimited: 1 });
+    await search(target);
+    expect(target.counters(TOKEN).byOperation.searchContacts).toEqual({ received: 2, rateLimited: 1, faulted: 2 });
+  });
+
+  test('an impossible fault configuration is refused with the option named', async () => {
+    const target = await start();
+    expect(() => target.setFaults({ serverError: 0.7, dropConnection: 0.7 })).toThrow(EmulatorOptionsError);
+    expect(() => target.setFaults({ serverError: 2 })).toThrow(/faults\.serverError: 2 is not a probability/);
+    const answer = await admin(target, 'PUT', '/faults', { json: { faults: { latency: { minMs: 10, maxMs: 1 } } } });
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toContain('faults.latency');
+  });
+});
