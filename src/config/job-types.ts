@@ -87,6 +87,10 @@ export interface Job {
   name: string;
   connection: Connection;
   input: InputSpec;
+  /**
+   * Column and custom field identifying a row's contact. For `mode: message` without a key it is
+   * `{column: message.contactIdColumn, field: ''}`: rows hold the contact id, nothing is searched.
+   */
   key: { column: string; field: string };
   mode: JobMode;
   onDuplicate: OnDuplicate;
@@ -101,7 +105,7 @@ export interface Job {
   state: string | false;
   /** Rows in flight at once. @default 8 */
   concurrency: number;
-  /** Abort when failed rows exceed this count or fraction. */
+  /** Abort when failed rows exceed this count, or this share of the rows (`percent`: 0 to 100, `"5%"` -> 5). */
   maxErrors?: { count: number } | { percent: number };
 }
 

@@ -1,0 +1,36 @@
+/**
+ * Defaults of jobs.yaml, in one place: the schema shows them to editors (JSON Schema `default`),
+ * the normaliser applies them and the rules reason with them.
+ */
+import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE } from '../limits.js';
+import { formatRate } from './rate.js';
+
+export const CONFIG_DEFAULTS = {
+  channelType: 'generic',
+  allowInsecure: false,
+  /** `100/min` (spec section 8). */
+  contactsRate: formatRate(DEFAULT_CONTACTS_RATE),
+  /** `25/s` (spec section 8). */
+  messagesRate: formatRate(DEFAULT_MESSAGES_RATE),
+  delimiter: 'auto',
+  encoding: 'utf-8',
+  mode: 'upsert',
+  onDuplicate: 'fail',
+  trim: true,
+  emptyValues: 'ignore',
+  tagSeparator: ';',
+  messageWhen: 'created',
+  messageType: 'text',
+  forceCancelSurvey: false,
+  repeat: false,
+  /** Rows in flight at once. */
+  concurrency: 8,
+} as const;
+
+/** Bounds of `concurrency`: beyond 64 rows in flight the rate limit, not concurrency, is the cap. */
+export const CONCURRENCY_RANGE = { min: 1, max: 64 } as const;
+
+/** Where a job keeps its state unless `state:` says otherwise (relative to the jobs file). */
+export function defaultStatePath(jobName: string): string {
+  return `.contact-sync/${jobName}.db`;
+}

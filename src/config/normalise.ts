@@ -1,0 +1,151 @@
+/**
+ * Checked input -> the normalised JobsFile the code uses: defaults applied, paths resolved
+ * against the jobs file's directory, rates parsed, shorthands expanded. Runs only on input that
+ * passed the schema and the rules, so it does not fail; it may add warnings.
+ */
+import { resolve } from 'node:path';
+import type { Connection, FieldSpec, Job, JobsFile, MessageSpec, Transform } from './job-types.js';
+import { CONFIG_DEFAULTS, defaultStatePath } from './defaults.js';
+import { parseDelimiter } from './delimiter.js';
+import { parseRate } from './rate.js';
+import type { ConnectionParsed, FieldSourceParsed, JobParsed, JobsFileParsed, TransformParsed } from './schema.js';
+import type { PathIssue } from './schema-issues.js';
+import { parseTemplate } from './template-placeholders.js';
+import type { YamlPath } from './yaml-path.js';
+import { ATTACHMENT_TYPES } from '../limits.js';
+
+export interface NormaliseContext {
+  /** Absolute path of the jobs file. */
+  file: string;
+  /** Directory that relative paths are resolved against. */
+  baseDir: string;
+  /** Token of each connection, read from `token` or `tokenFile`. */
+  tokens: Readonly<Record<string, string>>;
+}
+
+export function normaliseJobsFile(parsed: JobsFileParsed, context: NormaliseContext): { jobsFile: JobsFile; warnings: PathIssue[] } {
+  const warnings: PathIssue[] = [];
+  const connections: Record<string, Connection> = {};
+  for (const [name, connection] of Object.entries(parsed.connections)) {
+    connections[name] = normaliseConnection(name, connection, context, warnings);
+  }
+  const jobs = parsed.jobs.map((job, index) => {
+    const connection = connections[job.connection];
+    // The rules reported an unknown connection before normalising.
+    if (connection === undefined) throw new Error(`internal: job ${job.name} names unknown connection ${job.connection}`);
+    return normaliseJob(job, connection, context, ['jobs', index], warnings);
+  });
+  return { jobsFile: { path: context.file, connections, jobs }, warnings };
+}
+
+function normaliseConnection(name: string, input: ConnectionParsed, context: NormaliseContext, warnings: PathIssue[]): Connection {
+  const baseUrl = input.baseUrl.replace(/\/+$/, '');
+  if (/\/v1$/.test(baseUrl)) {
+    warnings.push({
+      path: ['connections', name, 'baseUrl'],
+      message: `ends with /v1, and request paths already start with /v1/; write the API root: ${baseUrl.replace(/\/v1$/, '')}`,
+    });
+  }
+  const rateLimits: Connection['rateLimits'] = {
+    contacts: parseRate(input.rateLimits?.contacts ?? CONFIG_DEFAULTS.contactsRate),
+    messages: parseRate(input.rateLimits?.messages ?? CONFIG_DEFAULTS.messagesRate),
+  };
+  if (input.rateLimits?.redis !== undefined) rateLimits.redis = input.rateLimits.redis;
+  return {
+    name,
+    baseUrl,
+    token: context.tokens[name] ?? '',
+    channelType: input.channelType ?? CONFIG_DEFAULTS.channelType,
+    rateLimits,
+    allowInsecure: input.allowInsecure ?? CONFIG_DEFAULTS.allowInsecure,
+  };
+}
+
+function normaliseJob(input: JobParsed, connection: Connection, context: NormaliseContext, path: YamlPath, warnings: PathIssue[]): Job {
+  const inputSpec = typeof input.input === 'string' ? { path: input.input } : input.input;
+  const message = input.message === undefined ? undefined : normaliseMessage(input.message, [...path, 'message'], warnings);
+  const job: Job = {
+    name: input.name,
+    connection,
+    input: {
+      path: resolve(context.baseDir, inputSpec.path),
+      delimiter: parseDelimiter(inputSpec.delimiter ?? CONFIG_DEFAULTS.delimiter) ?? CONFIG_DEFAULTS.delimiter,
+      encoding: inputSpec.encoding ?? CONFIG_DEFAULTS.encoding,
+    },
+    // Without a key (mode: message), rows name their contact id directly; nothing is searched.
+    key: input.key ?? { column: message?.contactIdColumn ?? '', field: '' },
+    mode: input.mode ?? CONFIG_DEFAULTS.mode,
+    onDuplicate: input.onDuplicate ?? CONFIG_DEFAULTS.onDuplicate,
+    fields: Object.entries(input.fields ?? {}).map(([name, source]) => normaliseField(name, source)),
+    emptyValues: input.emptyValues ?? CONFIG_DEFAULTS.emptyValues,
+    tags: {
+      separator: input.tags?.separator ?? CONFIG_DEFAULTS.tagSeparator,
+      static: unique(input.tags?.static ?? []),
+      remove: unique(input.tags?.remove ?? []),
+    },
+    match: {},
+    state:
+      input.state === false ? false : resolve(context.baseDir, input.state ?? defaultStatePath(input.name)),
+    concurrency: input.concurrency ?? CONFIG_DEFAULTS.concurrency,
+  };
+  if (input.tags?.column !== undefined) job.tags.column = input.tags.column;
+  if (input.match?.prefetch !== undefined) job.match.prefetch = { ...input.match.prefetch };
+  if (message !== undefined) job.message = message;
+  const maxErrors = normaliseMaxErrors(input.maxErrors);
+  if (maxErrors !== undefined) job.maxErrors = maxErrors;
+  return job;
+}
+
+function normaliseField(name: string, source: FieldSourceParsed): FieldSpec {
+  if (typeof source === 'string') return { name, source: { kind: 'column', column: source }, transforms: [{ kind: 'trim' }] };
+  if ('value' in source) return { name, source: { kind: 'value', value: source.value }, transforms: [] };
+  const listed = source.transform === undefined ? [] : Array.isArray(source.transform) ? source.transform : [source.transform];
+  const trim = source.trim ?? CONFIG_DEFAULTS.trim;
+  const transforms = listed.map(normaliseTransform);
+  // Trim comes first unless the user turned it off; a listed trim is then redundant.
+  const ordered: Transform[] = trim ? [{ kind: 'trim' }, ...transforms.filter((t) => t.kind !== 'trim')] : transforms;
+  const spec: FieldSpec =
+    'column' in source
+      ? { name, source: { kind: 'column', column: source.column }, transforms: ordered }
+      : { name, source: { kind: 'template', template: source.template, columns: parseTemplate(source.template).columns }, transforms: ordered };
+  if (source.default !== undefined) spec.default = source.default;
+  return spec;
+}
+
+function normaliseTransform(input: TransformParsed): Transform {
+  if (typeof input === 'string') return { kind: input };
+  if ('phone' in input) return { kind: 'phone', defaultCountry: input.phone.defaultCountry.toUpperCase() };
+  return { kind: 'map', map: { ...input.map } };
+}
+
+function normaliseMessage(input: NonNullable<JobParsed['message']>, path: YamlPath, warnings: PathIssue[]): MessageSpec {
+  const type = input.type ?? CONFIG_DEFAULTS.messageType;
+  const isAttachment = (ATTACHMENT_TYPES as readonly string[]).includes(type);
+  if (isAttachment && input.text !== undefined) {
+    warnings.push({ path: [...path, 'text'], message: `is not sent with type: ${type}; remove it, or send a text message in another job` });
+  }
+  if (!isAttachment && input.url !== undefined) {
+    warnings.push({ path: [...path, 'url'], message: `is not sent with type: ${type}; remove it, or set type: image, video, audio or file` });
+  }
+  const message: MessageSpec = {
+    when: input.when ?? CONFIG_DEFAULTS.messageWhen,
+    type,
+    quickReplies: input.quickReplies ?? [],
+    forceCancelSurvey: input.forceCancelSurvey ?? CONFIG_DEFAULTS.forceCancelSurvey,
+    repeat: input.repeat ?? CONFIG_DEFAULTS.repeat,
+  };
+  if (input.text !== undefined) message.text = input.text;
+  if (input.url !== undefined) message.url = input.url;
+  if (input.contactIdColumn !== undefined) message.contactIdColumn = input.contactIdColumn;
+  return message;
+}
+
+function normaliseMaxErrors(input: JobParsed['maxErrors']): Job['maxErrors'] {
+  if (input === undefined) return undefined;
+  if (typeof input === 'number') return { count: input };
+  return input.includes('%') ? { percent: parseFloat(input) } : { count: Number(input.trim()) };
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,197 @@
+/**
+ * Checks that span several keys (like changesets' config rules). They run on the interpolated
+ * data even when the schema found problems, so one run reports every mistake of the file; each
+ * rule looks only at the parts that have the shape it needs and leaves the rest to the schema.
+ */
+import { normalize } from 'node:path';
+import { ATTACHMENT_TYPES } from '../limits.js';
+import { CONFIG_DEFAULTS, defaultStatePath } from './defaults.js';
+import { didYouMean } from './did-you-mean.js';
+import { isLoopbackHost } from './loopback-host.js';
+import type { PathIssue } from './schema-issues.js';
+import { fillPlaceholders, parseTemplate } from './template-placeholders.js';
+import { formatYamlPath } from './yaml-path.js';
+import type { YamlPath } from './yaml-path.js';
+
+type Loose = Record<string, unknown>;
+
+function asRecord(value: unknown): Loose | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Loose) : undefined;
+}
+
+function asText(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function checkRules(data: unknown): PathIssue[] {
+  const root = asRecord(data);
+  if (root === undefined) return [];
+  const connections = asRecord(root.connections);
+  const issues: PathIssue[] = [];
+  for (const [name, connection] of Object.entries(connections ?? {})) {
+    issues.push(...connectionRules(['connections', name], asRecord(connection)));
+  }
+  const jobs = Array.isArray(root.jobs) ? (root.jobs as unknown[]) : [];
+  jobs.forEach((job, index) => issues.push(...jobRules(['jobs', index], asRecord(job), connections)));
+  issues.push(...uniqueNameRule(jobs), ...uniqueStateRule(jobs));
+  return issues;
+}
+
+function connectionRules(path: YamlPath, connection: Loose | undefined): PathIssue[] {
+  if (connection === undefined) return [];
+  const issues: PathIssue[] = [];
+  const { token, tokenFile } = connection;
+  if (token === undefined && tokenFile === undefined) {
+    issues.push({ path: [...path, 'token'], message: 'is missing; add token: ${CHANNEL_TOKEN} (or tokenFile: a file holding the token)' });
+  } else if (token !== undefined && tokenFile !== undefined) {
+    issues.push({ path: [...path, 'tokenFile'], message: 'token and tokenFile are both given; keep one of them' });
+  } else if (typeof token === 'string' && token.trim() === '') {
+    issues.push({ path: [...path, 'token'], message: 'is empty; write token: ${CHANNEL_TOKEN} and set CHANNEL_TOKEN in the environment' });
+  }
+  const baseUrl = asText(connection.baseUrl);
+  const insecureAllowed = connection.allowInsecure === true || connection.allowInsecure === 'true';
+  if (baseUrl !== undefined && URL.canParse(baseUrl) && !insecureAllowed) {
+    const url = new URL(baseUrl);
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+      issues.push({
+        path: [...path, 'baseUrl'],
+        message: `http://${url.host} would send the token in clear text over the network; use https://, or set allowInsecure: true on a network you trust`,
+      });
+    }
+  }
+  return issues;
+}
+
+function jobRules(path: YamlPath, job: Loose | undefined, connections: Loose | undefined): PathIssue[] {
+  if (job === undefined) return [];
+  const issues: PathIssue[] = [];
+  const connectionName = asText(job.connection);
+  if (connectionName !== undefined && connectionName !== '' && connections !== undefined && !Object.hasOwn(connections, connectionName)) {
+    const known = Object.keys(connections);
+    const suggestion = didYouMean(connectionName, known);
+    const fix = suggestion !== undefined ? `did you mean "${suggestion}"?` : known.length > 0 ? `use one of ${known.join(', ')}` : 'define it under connections:';
+    issues.push({ path: [...path, 'connection'], message: `"${connectionName}" is not a connection of this file; ${fix}` });
+  }
+
+  const mode = asText(job.mode) ?? CONFIG_DEFAULTS.mode;
+  const message = asRecord(job.message);
+  const key = asRecord(job.key);
+  const contactIdColumn = asText(message?.contactIdColumn);
+  if (job.key === undefined) {
+    if (mode !== 'message') {
+      issues.push({ path: [...path, 'key'], message: 'is missing; add key: {column: <CSV column>, field: <custom field>} to find each row\'s contact' });
+    } else if (contactIdColumn === undefined) {
+      issues.push({ path: [...path, 'key'], message: 'is missing; with mode: message, add key: {column, field}, or message.contactIdColumn: the column holding contact ids' });
+    }
+  }
+  const fields = asRecord(job.fields);
+  const keyField = asText(key?.field);
+  if (keyField !== undefined && fields !== undefined && Object.hasOwn(fields, keyField)) {
+    issues.push({ path: [...path, 'fields', keyField], message: `"${keyField}" is the key field, written from key.column; remove it from fields` });
+  }
+  if (fields !== undefined && Object.hasOwn(fields, '')) {
+    issues.push({ path: [...path, 'fields', ''], message: 'a field has an empty name; write the custom field name before the colon' });
+  }
+
+  if (mode === 'message' && job.message === undefined) {
+    issues.push({ path: [...path, 'message'], message: 'is missing; mode: message sends a message to each row\'s contact: add message: {text: ...}' });
+  }
+  if (contactIdColumn !== undefined && mode !== 'message') {
+    issues.push({ path: [...path, 'message', 'contactIdColumn'], message: `is used only with mode: message (this job's mode is ${mode}); set mode: message or remove it` });
+  }
+  if (message !== undefined) issues.push(...messageRules([...path, 'message'], message));
+  issues.push(...tagRules([...path, 'tags'], asRecord(job.tags)));
+  return issues;
+}
+
+function messageRules(path: YamlPath, message: Loose): PathIssue[] {
+  const issues: PathIssue[] = [];
+  const type = asText(message.type) ?? CONFIG_DEFAULTS.messageType;
+  const text = asText(message.text);
+  const url = asText(message.url);
+  const isAttachment = (ATTACHMENT_TYPES as readonly string[]).includes(type);
+  if ((type === 'text' || type === 'quick_reply') && message.text === undefined) {
+    issues.push({ path: [...path, 'text'], message: `is missing; type: ${type} needs text: "Hello {{first_name}}"` });
+  }
+  if (text !== undefined) {
+    const problem = parseTemplate(text).problem;
+    if (problem !== undefined) issues.push({ path: [...path, 'text'], message: problem });
+  }
+  if (isAttachment && message.url === undefined) {
+    issues.push({ path: [...path, 'url'], message: `is missing; type: ${type} needs url: https://... ({{column}} placeholders allowed)` });
+  }
+  if (url !== undefined) {
+    const problem = parseTemplate(url).problem ?? attachmentUrlProblem(url);
+    if (problem !== undefined) issues.push({ path: [...path, 'url'], message: problem });
+  }
+  if (type === 'quick_reply' && message.quickReplies === undefined) {
+    issues.push({ path: [...path, 'quickReplies'], message: 'is missing; type: quick_reply needs quickReplies: [Yes, No]' });
+  }
+  if (type !== 'quick_reply' && message.quickReplies !== undefined) {
+    issues.push({ path: [...path, 'quickReplies'], message: `are sent only with type: quick_reply (this message is ${type}); set type: quick_reply or remove them` });
+  }
+  return issues;
+}
+
+/** A URL starting with a placeholder is checked per row; otherwise its literal parts must be http(s). */
+function attachmentUrlProblem(url: string): string | undefined {
+  if (url.trimStart().startsWith('{{')) return undefined;
+  const filled = fillPlaceholders(url, 'x');
+  const fix = 'write an http(s) URL, e.g. https://example.com/{{image_file}}';
+  if (!URL.canParse(filled)) return `${JSON.stringify(url)} is not a URL; ${fix}`;
+  const protocol = new URL(filled).protocol;
+  return protocol === 'http:' || protocol === 'https:' ? undefined : `${JSON.stringify(url)} uses ${protocol.replace(/:$/, '')}; ${fix}`;
+}
+
+function tagRules(path: YamlPath, tags: Loose | undefined): PathIssue[] {
+  if (tags === undefined || !Array.isArray(tags.static) || !Array.isArray(tags.remove)) return [];
+  const added = new Set((tags.static as unknown[]).map(String));
+  return (tags.remove as unknown[]).flatMap((tag, index) =>
+    added.has(String(tag))
+      ? [{ path: [...path, 'remove', index], message: `tag "${String(tag)}" is also in tags.static; keep it in one of the two lists` }]
+      : [],
+  );
+}
+
+/** Names are compared without case: on macOS and Windows `Demo` and `demo` would share files. */
+function uniqueNameRule(jobs: readonly unknown[]): PathIssue[] {
+  const seen = new Map<string, number>();
+  const issues: PathIssue[] = [];
+  jobs.forEach((job, index) => {
+    const name = asText(asRecord(job)?.name);
+    if (name === undefined) return;
+    const first = seen.get(name.toLowerCase());
+    if (first === undefined) seen.set(name.toLowerCase(), index);
+    else {
+      issues.push({
+        path: ['jobs', index, 'name'],
+        message: `"${name}" is already the name of ${formatYamlPath(['jobs', first])}; give each job its own name (it names the report and state files)`,
+      });
+    }
+  });
+  return issues;
+}
+
+/** Two jobs writing one state file would overwrite each other's memory of what was written. */
+function uniqueStateRule(jobs: readonly unknown[]): PathIssue[] {
+  const seen = new Map<string, { index: number; explicit: boolean }>();
+  const issues: PathIssue[] = [];
+  jobs.forEach((job, index) => {
+    const record = asRecord(job);
+    const name = asText(record?.name);
+    const explicit = record?.state !== undefined;
+    const state = explicit ? asText(record?.state) : name === undefined ? undefined : defaultStatePath(name);
+    if (state === undefined) return;
+    const file = normalize(state);
+    const first = seen.get(file);
+    if (first === undefined) seen.set(file, { index, explicit });
+    // Two default paths only collide when the names do, which uniqueNameRule reports.
+    else if (explicit || first.explicit) {
+      issues.push({
+        path: ['jobs', index, 'state'],
+        message: `${JSON.stringify(state)} is also the state file of ${formatYamlPath(['jobs', first.index])}; give each job its own state file, or state: false`,
+      });
+    }
+  });
+  return issues;
+}

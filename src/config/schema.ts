@@ -1,0 +1,323 @@
+/**
+ * The input schema of jobs.yaml: what a user writes, after `${VAR}` interpolation. Strict objects
+ * (unknown keys are errors), every key described (the descriptions become the JSON Schema that
+ * editors show, and the "write ..." part of error messages). Defaults are shown here but applied
+ * by normalise.ts; cross-key checks live in rules.ts.
+ *
+ * Interpolation always yields strings, so numbers and booleans also accept their string forms:
+ * the JSON Schema says so too.
+ */
+import iconv from 'iconv-lite';
+import { isSupportedCountry } from 'libphonenumber-js';
+import { z } from 'zod';
+import { MAX_QUICK_REPLIES, MAX_QUICK_REPLY_LENGTH } from '../limits.js';
+import { CONCURRENCY_RANGE, CONFIG_DEFAULTS } from './defaults.js';
+import { parseDelimiter } from './delimiter.js';
+import { parseRate, RATE_FORMS, RATE_PATTERN } from './rate.js';
+import { parseTemplate } from './template-placeholders.js';
+
+/** Job names name report and state files. */
+export const JOB_NAME_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+const show = (value: unknown): string => JSON.stringify(value);
+
+const envBoolean = z
+  .union([z.boolean(), z.enum(['true', 'false'])])
+  .transform((value) => value === true || value === 'true');
+
+/** Strings, numbers and booleans all become the string the platform stores. */
+const scalarText = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+
+const nonEmpty = (what: string) => z.string().min(1, { error: `is empty; write ${what}` });
+
+function envInteger(what: string, min: number, max: number) {
+  const range = `${what} must be a whole number from ${min} to ${max}`;
+  return z
+    .union([
+      z.number().int({ error: (issue) => `${show(issue.input)} is not a whole number; ${range}` }),
+      z.string().regex(/^\s*\d+\s*$/, { error: (issue) => `${show(issue.input)} is not a whole number; ${range}` }),
+    ])
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(min, { error: (issue) => `${show(issue.input)} is too small; ${range}` })
+        .max(max, { error: (issue) => `${show(issue.input)} is too large; ${range}` }),
+    );
+}
+
+const rate = z
+  .string()
+  .regex(RATE_PATTERN, { error: (issue) => `${show(issue.input)} is not a rate; write ${RATE_FORMS}, e.g. 100/min` })
+  .superRefine((text, ctx) => {
+    try {
+      parseRate(text);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  });
+
+function urlProblem(text: string, protocols: readonly string[], what: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `is not a URL; write ${what}`;
+  }
+  if (!protocols.includes(url.protocol)) return `uses ${url.protocol.replace(/:$/, '')}; write ${what}`;
+  return undefined;
+}
+
+const baseUrl = z
+  .string()
+  .superRefine((text, ctx) => {
+    const shown = text.replace(/(\/\/)[^/@\s]*@/, '$1***@');
+    const problem = urlProblem(text, ['http:', 'https:'], 'the API root as an http(s) URL, e.g. https://app.example.com/api');
+    if (problem !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `${show(shown)} ${problem}` });
+      return;
+    }
+    const url = new URL(text);
+    if (url.username !== '' || url.password !== '') {
+      ctx.addIssue({ code: 'custom', message: `${show(shown)} holds credentials; remove them from the URL, the token authenticates` });
+    }
+    if (url.search !== '' || url.hash !== '') {
+      ctx.addIssue({ code: 'custom', message: `${show(shown)} has a query or fragment; write the API root only, e.g. https://app.example.com/api` });
+    }
+  })
+  .meta({ description: 'the API root as an http(s) URL, e.g. https://app.example.com/api (request paths /v1/... are appended)', examples: ['https://app.example.com/api'] });
+
+const redisUrl = z.string().superRefine((text, ctx) => {
+  const problem = urlProblem(text, ['redis:', 'rediss:'], 'a redis:// or rediss:// URL');
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${show(text.replace(/(\/\/)[^/@\s]*@/, '$1***@'))} ${problem}` });
+});
+
+const connection = z
+  .strictObject({
+    baseUrl,
+    token: z.string().optional().meta({
+      description: 'the channel token, from the environment: ${CHANNEL_TOKEN} (or use tokenFile)',
+      examples: ['${CHANNEL_TOKEN}'],
+    }),
+    tokenFile: nonEmpty('a file path').optional().meta({
+      description: 'a file holding the channel token (trimmed), relative to the jobs file, instead of token',
+    }),
+    channelType: z
+      .enum(['generic', 'viber'])
+      .optional()
+      .meta({ description: 'generic or viber (Viber channels encode contact ids in some paths)', default: CONFIG_DEFAULTS.channelType }),
+    allowInsecure: envBoolean.optional().meta({
+      description: 'true to allow http:// to a host other than loopback (the token then crosses the network in clear)',
+      default: CONFIG_DEFAULTS.allowInsecure,
+    }),
+    rateLimits: z
+      .strictObject({
+        contacts: rate.optional().meta({ description: `a rate of Contacts API calls: ${RATE_FORMS}`, default: CONFIG_DEFAULTS.contactsRate }),
+        messages: rate.optional().meta({ description: `a rate of Messages API calls: ${RATE_FORMS}`, default: CONFIG_DEFAULTS.messagesRate }),
+        redis: redisUrl.optional().meta({ description: 'a redis:// URL, to share the rate limits between processes' }),
+      })
+      .optional()
+      .meta({ description: 'the rate limits of the channel, e.g. {contacts: 100/min, messages: 25/s}' }),
+  })
+  .meta({ description: 'a connection: {baseUrl, token or tokenFile, channelType, rateLimits}' });
+
+const encoding = z
+  .string()
+  .refine((label) => iconv.encodingExists(label), {
+    error: (issue) => `${show(issue.input)} is not an encoding iconv-lite knows; write e.g. utf-8, latin1, windows-1252 or utf-16le`,
+  });
+
+const delimiter = z.string().refine((text) => parseDelimiter(text) !== undefined, {
+  error: (issue) => `${show(issue.input)} is not a delimiter; write auto, one character such as ";", or tab`,
+});
+
+const inputObject = z.strictObject({
+  path: nonEmpty('the CSV path').meta({ description: 'the path of the CSV file, relative to the jobs file' }),
+  delimiter: delimiter.optional().meta({
+    description: 'auto (detects , ; tab | from the header), one character, or tab',
+    default: CONFIG_DEFAULTS.delimiter,
+  }),
+  encoding: encoding.optional().meta({ description: 'the encoding of the file: utf-8, latin1, windows-1252, utf-16le...', default: CONFIG_DEFAULTS.encoding }),
+});
+
+const country = z.string().refine((code) => isSupportedCountry(code.toUpperCase()), {
+  error: (issue) => `${show(issue.input)} is not a country code; write an ISO 3166 alpha-2 code such as SG, GB or US`,
+});
+
+const transformName = z.enum(['trim', 'lowercase', 'uppercase', 'email', 'phone']);
+const transformItem = z
+  .union([
+    transformName,
+    z.strictObject({
+      phone: z
+        .strictObject({ defaultCountry: country.meta({ description: 'the country of numbers written without +, e.g. SG' }) })
+        .meta({ description: '{defaultCountry: SG}' }),
+    }),
+    z.strictObject({
+      map: z.record(z.string(), scalarText).meta({ description: 'a mapping of value: replacement, e.g. {M: male, F: female}' }),
+    }),
+  ])
+  .meta({ description: 'a transform: trim, lowercase, uppercase, email, phone, {phone: {defaultCountry: SG}} or {map: {from: to}}' });
+const transforms = z
+  .union([transformItem, z.array(transformItem)])
+  .meta({ id: 'transforms', description: 'a transform or a list of them, applied in order after trim, e.g. [trim, lowercase]' });
+
+const fieldOptions = {
+  transform: transforms.optional(),
+  trim: envBoolean.optional().meta({ description: 'true to trim spaces first, false to keep them', default: CONFIG_DEFAULTS.trim }),
+  default: scalarText.optional().meta({ description: 'the value used when the result is empty' }),
+};
+
+const template = z.string().superRefine((text, ctx) => {
+  const parsed = parseTemplate(text);
+  if (parsed.problem !== undefined) ctx.addIssue({ code: 'custom', message: parsed.problem });
+  else if (parsed.columns.length === 0) {
+    ctx.addIssue({ code: 'custom', message: `${show(text)} has no {{column}} placeholder; write e.g. "{{first_name}} {{last_name}}", or use value: for a constant` });
+  }
+});
+
+const fieldSource = z
+  .union([
+    nonEmpty('a column name'),
+    z.strictObject({ column: nonEmpty('a column name').meta({ description: 'the CSV column to read' }), ...fieldOptions }),
+    z.strictObject({ value: scalarText.meta({ description: 'a constant written to every contact' }) }),
+    z.strictObject({ template: template.meta({ description: 'a text with {{column}} placeholders' }), ...fieldOptions }),
+  ])
+  .meta({
+    description: 'a column name, or {column, transform, trim, default}, or {value: constant}, or {template: "{{first_name}} {{last_name}}"}',
+  });
+
+const tags = z
+  .strictObject({
+    column: nonEmpty('a column name').optional().meta({ description: "the CSV column holding the row's tags" }),
+    separator: nonEmpty('a separator').optional().meta({ description: 'the separator of the tags in the column', default: CONFIG_DEFAULTS.tagSeparator }),
+    static: z.array(scalarText).optional().meta({ description: 'the tags added to every contact of the file', default: [] }),
+    remove: z.array(scalarText).optional().meta({ description: 'the tags removed from every contact of the file (when present)', default: [] }),
+  })
+  .meta({ description: 'the tags: {column, separator, static: [...], remove: [...]}' });
+
+const match = z
+  .strictObject({
+    prefetch: z
+      .strictObject({
+        field: nonEmpty('a custom field name').meta({ description: 'the custom field to page through' }),
+        value: scalarText.meta({ description: "the value of that field that the job's contacts hold" }),
+      })
+      .optional()
+      .meta({ description: '{field, value}: index the contacts holding field = value once, instead of one search per row' }),
+  })
+  .meta({ description: 'how rows find their contact, e.g. {prefetch: {field: source, value: crm}}' });
+
+const quickReply = z.string().min(1, { error: 'a quick reply is empty; write its text' }).max(MAX_QUICK_REPLY_LENGTH, {
+  error: (issue) =>
+    `quick reply ${show(issue.input)} has ${typeof issue.input === 'string' ? issue.input.length : 'too many'} characters; shorten it to at most ${MAX_QUICK_REPLY_LENGTH}`,
+});
+
+const message = z
+  .strictObject({
+    when: z
+      .enum(['created', 'updated', 'changed', 'always'])
+      .optional()
+      .meta({ description: 'created, updated, changed (either) or always: when to send', default: CONFIG_DEFAULTS.messageWhen }),
+    type: z
+      .enum(['text', 'image', 'video', 'audio', 'file', 'quick_reply'])
+      .optional()
+      .meta({ description: 'text, image, video, audio, file or quick_reply', default: CONFIG_DEFAULTS.messageType }),
+    text: z.string().optional().meta({ description: 'the text of a text or quick_reply message ({{column}} placeholders allowed)' }),
+    url: z.string().optional().meta({ description: 'the http(s) URL of an image, video, audio or file ({{column}} placeholders allowed)' }),
+    quickReplies: z
+      .array(quickReply)
+      .max(MAX_QUICK_REPLIES, {
+        error: (issue) => `${Array.isArray(issue.input) ? issue.input.length : 'too many'} quick replies; keep at most ${MAX_QUICK_REPLIES}`,
+      })
+      .optional()
+      .meta({ description: `the replies of a quick_reply message: at most ${MAX_QUICK_REPLIES}, of at most ${MAX_QUICK_REPLY_LENGTH} characters` }),
+    forceCancelSurvey: envBoolean.optional().meta({ description: 'true to cancel an active survey of the contact', default: CONFIG_DEFAULTS.forceCancelSurvey }),
+    repeat: envBoolean.optional().meta({ description: 'true to send again on later runs (otherwise once per contact)', default: CONFIG_DEFAULTS.repeat }),
+    contactIdColumn: nonEmpty('a column name').optional().meta({ description: 'for mode: message, the CSV column holding the contact id' }),
+  })
+  .meta({ description: 'a message: {when, type, text, url, quickReplies, forceCancelSurvey, repeat, contactIdColumn}' });
+
+const maxErrors = z
+  .union([
+    z.number().int({ error: (issue) => `${show(issue.input)} is not a whole number; write a count such as 50, or a share such as "5%"` }).min(0, {
+      error: (issue) => `${show(issue.input)} is negative; write a count such as 50, or a share such as "5%"`,
+    }),
+    z
+      .string()
+      .regex(/^\s*(\d+|\d+(\.\d+)?\s*%)\s*$/, {
+        error: (issue) => `${show(issue.input)} is not a count or a share; write a count such as 50, or a share such as "5%"`,
+      })
+      .refine((text) => !text.includes('%') || parseFloat(text) <= 100, {
+        error: (issue) => `${show(issue.input)} is more than 100%; write a share from 0% to 100%`,
+      }),
+  ])
+  .meta({ description: 'a count (50) or a share of the rows ("5%"): the job aborts when more rows failed' });
+
+const job = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(JOB_NAME_PATTERN, {
+        error: (issue) => `${show(issue.input)} is not a job name; use letters, digits, ".", "_" and "-" (it names files), e.g. crm-nightly`,
+      })
+      .meta({ description: 'a unique job name of letters, digits, ".", "_" and "-" (it names the report and state files)' }),
+    connection: nonEmpty('a connection name').meta({ description: 'the name of a connection under connections:' }),
+    input: z
+      .union([nonEmpty('the CSV path'), inputObject])
+      .meta({ description: 'the CSV: a path, or {path, delimiter, encoding} (paths are relative to the jobs file)' }),
+    key: z
+      .strictObject({
+        column: nonEmpty('a column name').meta({ description: 'the CSV column holding the key' }),
+        field: nonEmpty('a custom field name').meta({ description: 'the custom field the key is stored in and searched by' }),
+      })
+      .optional()
+      .meta({ description: 'the column and custom field that identify a contact, e.g. {column: customer_id, field: customerid}' }),
+    mode: z
+      .enum(['upsert', 'create', 'update', 'message'])
+      .optional()
+      .meta({ description: 'upsert, create (only new contacts), update (only existing ones) or message (send only)', default: CONFIG_DEFAULTS.mode }),
+    onDuplicate: z
+      .enum(['fail', 'oldest', 'newest', 'all'])
+      .optional()
+      .meta({ description: 'fail, oldest, newest or all: what to do when a key matches several contacts', default: CONFIG_DEFAULTS.onDuplicate }),
+    fields: z.record(z.string(), fieldSource).optional().meta({ description: 'a mapping of custom field name: a column, {column, transform}, {value} or {template}' }),
+    emptyValues: z
+      .enum(['ignore', 'clear'])
+      .optional()
+      .meta({ description: 'ignore (an empty cell keeps the platform value) or clear (writes "")', default: CONFIG_DEFAULTS.emptyValues }),
+    tags: tags.optional(),
+    match: match.optional(),
+    message: message.optional(),
+    state: z
+      .union([nonEmpty('a file path'), z.literal(false)])
+      .optional()
+      .meta({ description: 'a state store file, relative to the jobs file, or false for none (default .contact-sync/<job>.db)' }),
+    concurrency: envInteger('concurrency', CONCURRENCY_RANGE.min, CONCURRENCY_RANGE.max)
+      .optional()
+      .meta({ description: `the rows in flight at once, a whole number from ${CONCURRENCY_RANGE.min} to ${CONCURRENCY_RANGE.max}`, default: CONFIG_DEFAULTS.concurrency }),
+    maxErrors: maxErrors.optional(),
+  })
+  .meta({ description: 'a job: {name, connection, input, key, fields, tags...}' });
+
+export const jobsFileInputSchema = z
+  .strictObject({
+    connections: z
+      .record(z.string(), connection)
+      .refine((connections) => Object.keys(connections).length > 0, { error: 'no connection is defined; add one under connections:' })
+      .meta({ description: 'a mapping of connection name: {baseUrl, token, ...}' }),
+    jobs: z
+      .array(job)
+      .min(1, { error: 'no job is defined; add one under jobs:' })
+      .meta({ description: 'a list of jobs, each syncing one CSV file' }),
+  })
+  .meta({ description: 'a jobs file with connections: and jobs:' });
+
+/** What a user writes (after `${VAR}` interpolation). */
+export type JobsFileInput = z.input<typeof jobsFileInputSchema>;
+/** The same, checked, with strings of numbers and booleans converted. Normalised by normalise.ts. */
+export type JobsFileParsed = z.output<typeof jobsFileInputSchema>;
+export type JobParsed = JobsFileParsed['jobs'][number];
+export type ConnectionParsed = JobsFileParsed['connections'][string];
+export type FieldSourceParsed = NonNullable<JobParsed['fields']>[string];
+export type TransformParsed = z.output<typeof transformItem>;
