@@ -1,0 +1,47 @@
+/**
+ * Counts of HTTP requests per operation. One instance per job run, passed to every client of the
+ * run, so the summary counts every call whichever client made it.
+ */
+import type { CallStats, OperationCount } from './contacts-api.js';
+import { API_OPERATIONS, type ApiOperation } from './wire-types.js';
+
+export class ApiCallStats implements CallStats {
+  readonly byOperation: Record<ApiOperation, OperationCount>;
+
+  constructor() {
+    this.byOperation = Object.fromEntries(
+      API_OPERATIONS.map((operation) => [operation, { requests: 0, retries: 0, rateLimited: 0 }]),
+    ) as Record<ApiOperation, OperationCount>;
+  }
+
+  /** An HTTP request left; `retry` when it repeats an earlier attempt of the same call. */
+  recordRequest(operation: ApiOperation, retry: boolean): void {
+    const count = this.byOperation[operation];
+    count.requests += 1;
+    if (retry) count.retries += 1;
+  }
+
+  /** A 429 came back. */
+  recordRateLimited(operation: ApiOperation): void {
+    this.byOperation[operation].rateLimited += 1;
+  }
+
+  /** Requests over every operation, retries included. */
+  total(): number {
+    return this.sum('requests');
+  }
+
+  /** Retries over every operation. */
+  retries(): number {
+    return this.sum('retries');
+  }
+
+  /** 429 answers over every operation. */
+  rateLimited(): number {
+    return this.sum('rateLimited');
+  }
+
+  private sum(key: keyof OperationCount): number {
+    return API_OPERATIONS.reduce((total, operation) => total + this.byOperation[operation][key], 0);
+  }
+}

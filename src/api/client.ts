@@ -1,0 +1,399 @@
+/**
+ * `ApiClient`: the Contacts and Messaging API v1 over HTTP (got), one method per operation of the
+ * spec. Every request goes through the limiter of its API group, every retry too; the retry policy
+ * (retry-policy.ts) follows the idempotency table of DESIGN.md. got's own retry and redirect
+ * following are off: the first would resend creates and sends, the second would carry the
+ * Authorization header to whatever origin a redirect names.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import got from 'got';
+import type Bottleneck from 'bottleneck';
+import { type AttachmentType, type ApiGroup } from '../limits.js';
+import { ApiCallStats } from './call-stats.js';
+import type { ContactsApi, SendOptions } from './contacts-api.js';
+import {
+  parseJsonBody,
+  readContactEnvelope,
+  readContactPage,
+  readIdEnvelope,
+  readSuccessEnvelope,
+} from './envelopes.js';
+import { errorFromResponse, errorFromTransport, type RequestContext } from './error-mapping.js';
+import { ApiError, type ApiErrorContext } from './errors.js';
+import { silentLogger, type ApiLogger } from './logger.js';
+import { paginateContacts } from './pagination.js';
+import {
+  checkAttachment,
+  checkContactId,
+  checkFields,
+  checkQuickReplies,
+  checkSearch,
+  checkTags,
+  checkText,
+} from './request-checks.js';
+import { DEFAULT_RETRY, decideRetry, type RetryOptions } from './retry-policy.js';
+import { stripUrlAuth } from './strip-url-auth.js';
+import {
+  encodeViberId,
+  VIBER_ENCODED_ID_OPERATIONS,
+  type ApiOperation,
+  type ChannelType,
+  type Contact,
+  type ContactPage,
+  type CustomFieldAssignment,
+  type MessageElement,
+  type SendMessageRequest,
+} from './wire-types.js';
+
+/** The limiters requests are scheduled through, one per API group (see `LimiterRegistry`). */
+export interface ApiLimiters {
+  readonly contacts: Bottleneck;
+  readonly messages: Bottleneck;
+}
+
+export interface ApiClientOptions {
+  /**
+   * The API root, like `https://app.example.com/api`: request paths `/v1/...` are appended to it.
+   * http or https, without credentials, query or fragment; a trailing slash is ignored.
+   */
+  readonly baseUrl: string;
+  /** Channel token, sent as `Authorization: Bearer <token>`. Never logged nor put in a message. */
+  readonly token: string;
+  /** On `viber`, the contact id of the operations in `VIBER_ENCODED_ID_OPERATIONS` is Base64-encoded. @default 'generic' */
+  readonly channelType?: ChannelType;
+  /** The Bottleneck limiters to schedule through, shared by every client of the same token. */
+  readonly limiters: ApiLimiters;
+  /** Debug line per request, info line per retry; pino-compatible. @default a silent logger */
+  readonly logger?: ApiLogger;
+  /** Longest wait for a complete answer of one request, in milliseconds. @default 30000 */
+  readonly timeoutMs?: number;
+  /** Retries with bounded exponential backoff and jitter; missing keys take `DEFAULT_RETRY`. @default DEFAULT_RETRY */
+  readonly retry?: Partial<RetryOptions>;
+  /** Source of jitter, a number in [0, 1). @default Math.random */
+  readonly random?: () => number;
+  /** Waits between attempts, in milliseconds. @default a timer */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Clock for HTTP-date `Retry-After`, in milliseconds since the epoch. @default Date.now */
+  readonly now?: () => number;
+  /** Hard cap of pages read by `searchContacts`. @default 1000 */
+  readonly maxPages?: number;
+  /** Where requests are counted; pass one instance to every client of a job run. @default a new ApiCallStats */
+  readonly stats?: ApiCallStats;
+}
+
+type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+interface CallSpec<T> {
+  operation: ApiOperation;
+  group: ApiGroup;
+  method: HttpMethod;
+  /** Path after the base URL, segments already encoded, like `/v1/contact/12`. */
+  path: string;
+  query?: ReadonlyArray<readonly [string, string]>;
+  body?: unknown;
+  contactId?: string;
+  attachmentType?: AttachmentType;
+  /** Reads a 2xx body into the result; throws `MalformedResponseError`. */
+  read: (body: string, where: ApiErrorContext) => T;
+}
+
+function optionError(name: string, expected: string, value: unknown): TypeError {
+  const shown = typeof value === 'string' ? JSON.stringify(stripUrlAuth(value)) : String(value);
+  return new TypeError(`ApiClient option \`${name}\` must be ${expected}, got ${shown} (${typeof value})`);
+}
+
+function checkBaseUrl(value: unknown): URL {
+  if (typeof value !== 'string') throw optionError('baseUrl', 'an http(s) URL string', value);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw optionError('baseUrl', 'an absolute http(s) URL like https://app.example.com/api', value);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw optionError('baseUrl', 'an http(s) URL', value);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw optionError('baseUrl', 'a URL without user:password@ (the token is the only credential)', value);
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw optionError('baseUrl', 'the API root without ?query or #fragment', value);
+  }
+  return url;
+}
+
+function checkPositiveInteger(name: string, value: unknown, unit: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw optionError(name, `a whole number of ${unit} from 1 up`, value);
+  }
+  return value;
+}
+
+function checkRetry(value: Partial<RetryOptions> | undefined): RetryOptions {
+  const retry = { ...DEFAULT_RETRY, ...value };
+  if (!Number.isInteger(retry.limit) || retry.limit < 0 || retry.limit > 100) {
+    throw optionError('retry.limit', 'a whole number of retries from 0 to 100', retry.limit);
+  }
+  for (const name of ['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
+    const ms = retry[name];
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+      throw optionError(`retry.${name}`, 'a number of milliseconds from 0 up', ms);
+    }
+  }
+  if (retry.maxDelayMs < retry.baseDelayMs) {
+    throw optionError('retry.maxDelayMs', `at least retry.baseDelayMs (${retry.baseDelayMs})`, retry.maxDelayMs);
+  }
+  return retry;
+}
+
+function isLimiter(value: unknown): value is Bottleneck {
+  return typeof value === 'object' && value !== null && typeof (value as { schedule?: unknown }).schedule === 'function';
+}
+
+export class ApiClient implements ContactsApi {
+  readonly stats: ApiCallStats;
+  readonly #token: string;
+  /** Origin and path of the API root, without trailing slash. */
+  readonly #root: string;
+  readonly #rootPath: string;
+  readonly #channelType: ChannelType;
+  readonly #limiters: ApiLimiters;
+  readonly #logger: ApiLogger;
+  readonly #timeoutMs: number;
+  readonly #retry: RetryOptions;
+  readonly #random: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #now: () => number;
+  readonly #maxPages: number;
+
+  constructor(options: ApiClientOptions) {
+    const base = checkBaseUrl(options.baseUrl);
+    this.#rootPath = base.pathname.replace(/\/+$/, '');
+    this.#root = `${base.origin}${this.#rootPath}`;
+    // Visible ASCII only, as an HTTP header value must be; the value is not echoed: it is a secret.
+    if (typeof options.token !== 'string' || !/^[!-~]+$/.test(options.token)) {
+      throw new TypeError(
+        `ApiClient option \`token\` must be a non-empty string of visible ASCII characters (no spaces or line breaks), got a ${typeof options.token} that is not`,
+      );
+    }
+    this.#token = options.token;
+    const channelType = options.channelType ?? 'generic';
+    if (channelType !== 'generic' && channelType !== 'viber') {
+      throw optionError('channelType', '"generic" or "viber"', channelType);
+    }
+    this.#channelType = channelType;
+    if (!isLimiter(options.limiters?.contacts)) throw optionError('limiters.contacts', 'a Bottleneck limiter', options.limiters?.contacts);
+    if (!isLimiter(options.limiters.messages)) throw optionError('limiters.messages', 'a Bottleneck limiter', options.limiters.messages);
+    this.#limiters = options.limiters;
+    this.#logger = options.logger ?? silentLogger;
+    this.#timeoutMs = checkPositiveInteger('timeoutMs', options.timeoutMs ?? 30_000, 'milliseconds');
+    this.#retry = checkRetry(options.retry);
+    this.#random = options.random ?? Math.random;
+    this.#sleep = options.sleep ?? ((ms) => delay(ms));
+    this.#now = options.now ?? Date.now;
+    this.#maxPages = checkPositiveInteger('maxPages', options.maxPages ?? 1000, 'pages');
+    this.stats = options.stats ?? new ApiCallStats();
+  }
+
+  async searchContactsPage(field: string, value: string, page = 1): Promise<ContactPage> {
+    checkSearch(field, value, page);
+    return this.#call({
+      operation: 'searchContacts',
+      group: 'contacts',
+      method: 'GET',
+      path: '/v1/contact/by_custom_field',
+      query: [
+        ['name', field],
+        ['value', value],
+        ['page', String(page)],
+      ],
+      read: (body, where) => readContactPage(parseJsonBody(body, where), where),
+    });
+  }
+
+  searchContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
+    checkSearch(field, value, 1);
+    return paginateContacts((page) => this.searchContactsPage(field, value, page), this.#maxPages);
+  }
+
+  async getContact(id: string): Promise<Contact> {
+    checkContactId('getContact', id);
+    return this.#call({
+      operation: 'getContact',
+      group: 'contacts',
+      method: 'GET',
+      path: `/v1/contact/${this.#idSegment('getContact', id)}`,
+      contactId: id,
+      read: (body, where) => readContactEnvelope(parseJsonBody(body, where), where),
+    });
+  }
+
+  async updateContact(id: string, fields: Record<string, string>): Promise<void> {
+    checkContactId('updateContact', id);
+    checkFields('updateContact', fields);
+    await this.#call({
+      operation: 'updateContact',
+      group: 'contacts',
+      method: 'PUT',
+      path: `/v1/contact/${this.#idSegment('updateContact', id)}`,
+      contactId: id,
+      body: { custom_fields: assignments(fields) },
+      // The id of the answer is checked for shape only: the documented sample shows another form.
+      read: (body, where) => void readIdEnvelope(parseJsonBody(body, where), where),
+    });
+  }
+
+  async addTags(id: string, tags: readonly string[]): Promise<void> {
+    checkContactId('addTags', id);
+    checkTags('addTags', tags);
+    await this.#call({
+      operation: 'addTags',
+      group: 'contacts',
+      method: 'POST',
+      path: `/v1/contact/${this.#idSegment('addTags', id)}/tags`,
+      contactId: id,
+      body: { tags: tags.map(String) },
+      read: (body, where) => readSuccessEnvelope(parseJsonBody(body, where), where),
+    });
+  }
+
+  async removeTags(id: string, tags: readonly string[]): Promise<void> {
+    checkContactId('removeTags', id);
+    checkTags('removeTags', tags);
+    await this.#call({
+      operation: 'removeTags',
+      group: 'contacts',
+      method: 'DELETE',
+      path: `/v1/contact/${this.#idSegment('removeTags', id)}/tags`,
+      contactId: id,
+      body: { tags: tags.map(String) },
+      read: (body, where) => readSuccessEnvelope(parseJsonBody(body, where), where),
+    });
+  }
+
+  async createContact(fields: Record<string, string>): Promise<{ id: string }> {
+    checkFields('createContact', fields);
+    return this.#call({
+      operation: 'createContact',
+      group: 'contacts',
+      method: 'POST',
+      path: '/v1/contact',
+      body: { custom_fields: assignments(fields) },
+      read: (body, where) => readIdEnvelope(parseJsonBody(body, where), where),
+    });
+  }
+
+  async sendText(id: string, text: string, options?: SendOptions): Promise<void> {
+    checkContactId('sendMessage', id);
+    checkText(text);
+    await this.#send(id, { type: 'text', text }, options);
+  }
+
+  async sendAttachment(id: string, type: AttachmentType, url: string, options?: SendOptions): Promise<void> {
+    checkContactId('sendMessage', id);
+    checkAttachment(type, url);
+    await this.#send(id, { type, url }, options);
+  }
+
+  async sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<void> {
+    checkContactId('sendMessage', id);
+    checkQuickReplies(title, replies);
+    await this.#send(id, { type: 'quick_reply', title, replies: replies.map(String) }, options);
+  }
+
+  async #send(id: string, element: MessageElement, options: SendOptions | undefined): Promise<void> {
+    const body: SendMessageRequest = { body: [element] };
+    if (options?.forceCancelSurvey === true) body.forceCancelSurvey = true;
+    const isAttachment = element.type !== 'text' && element.type !== 'quick_reply';
+    await this.#call({
+      operation: 'sendMessage',
+      group: 'messages',
+      method: 'POST',
+      path: `/v1/message/sendContent/${this.#idSegment('sendMessage', id)}`,
+      contactId: id,
+      body,
+      ...(isAttachment ? { attachmentType: element.type } : {}),
+      // The spec shows no body for a sent message: any 2xx is a delivery.
+      read: () => undefined,
+    });
+  }
+
+  #idSegment(operation: ApiOperation, id: string): string {
+    const wireId = this.#channelType === 'viber' && VIBER_ENCODED_ID_OPERATIONS.has(operation) ? encodeViberId(id) : id;
+    // Base64 holds `/` and `+`: percent-encoded, they stay one path segment.
+    return encodeURIComponent(wireId);
+  }
+
+  /** Runs one call: attempts through the limiter until success or the retry policy says stop. */
+  async #call<T>(spec: CallSpec<T>): Promise<T> {
+    const limiter = this.#limiters[spec.group];
+    const maxAttempts = this.#retry.limit + 1;
+    for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
+      try {
+        return await limiter.schedule(() => this.#attempt(spec, attempt));
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        const decision = decideRetry({ operation: spec.operation, error, attempt, retry: this.#retry, random: this.#random });
+        if (!decision.retry) throw decision.error;
+        this.#logger.info(
+          { operation: spec.operation, path: error.path, code: error.code, status: error.status, attempt, delayMs: decision.delayMs },
+          'api call retried',
+        );
+        await this.#sleep(decision.delayMs);
+      }
+    }
+    // decideRetry refuses a retry once attempt > retry.limit, so the loop always returns or throws.
+    throw new Error(`${spec.operation}: retry loop ended without an outcome`);
+  }
+
+  async #attempt<T>(spec: CallSpec<T>, attempt: number): Promise<T> {
+    const path = `${this.#rootPath}${spec.path}`;
+    const request: RequestContext = { operation: spec.operation, method: spec.method, path };
+    if (spec.contactId !== undefined) request.contactId = spec.contactId;
+    if (spec.attachmentType !== undefined) request.attachmentType = spec.attachmentType;
+    const query = spec.query?.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+    const url = `${this.#root}${spec.path}${query ? `?${query}` : ''}`;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#token}`,
+      accept: 'application/json',
+      'user-agent': 'contact-sync',
+    };
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    const page = spec.query?.find(([name]) => name === 'page')?.[1];
+    const logged = { operation: spec.operation, method: spec.method, path, ...(page ? { page: Number(page) } : {}), attempt };
+
+    this.stats.recordRequest(spec.operation, attempt > 1);
+    const started = performance.now();
+    let response;
+    try {
+      response = await got(url, {
+        method: spec.method,
+        headers,
+        ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
+        responseType: 'text',
+        throwHttpErrors: false,
+        followRedirect: false,
+        retry: { limit: 0 },
+        timeout: { request: this.#timeoutMs },
+      });
+    } catch (error) {
+      const mapped = errorFromTransport(request, error, this.#timeoutMs);
+      this.#logger.debug({ ...logged, code: mapped?.code ?? 'UNKNOWN', ms: Math.round(performance.now() - started) }, 'api request failed');
+      throw mapped ?? error;
+    }
+    const status = response.statusCode;
+    this.#logger.debug({ ...logged, status, ms: Math.round(performance.now() - started) }, 'api request');
+    // A server may echo what it was sent; the token must not reach a message through it.
+    const body = response.body.split(this.#token).join('[redacted]');
+    if (status >= 200 && status < 300) {
+      return spec.read(body, { operation: spec.operation, method: spec.method, path, status });
+    }
+    if (status === 429) this.stats.recordRateLimited(spec.operation);
+    throw errorFromResponse(request, { status, body, headers: response.headers, url }, this.#now());
+  }
+}
+
+function assignments(fields: Record<string, string>): CustomFieldAssignment[] {
+  return Object.entries(fields).map(([name, value]) => ({ name, value: String(value) }));
+}

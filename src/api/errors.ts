@@ -1,0 +1,239 @@
+/**
+ * Every failure of the API client: one base class with a stable `code`, one subclass per kind.
+ * Context (operation, method, path, status) is carried on the error as properties; the message
+ * names the operation and the URL path, never the token, the Authorization header or credentials.
+ */
+import type { AttachmentType } from '../limits.js';
+import type { ApiOperation } from './wire-types.js';
+
+/** The stable codes of API errors: what reports and the pipeline switch on. */
+export type ApiErrorCode =
+  | 'INVALID_TOKEN'
+  | 'RATE_LIMITED'
+  | 'METHOD_NOT_ALLOWED'
+  | 'UNMATCHED_FILE_TYPE'
+  | 'NO_SUCH_CONTACT'
+  | 'FORBIDDEN'
+  | 'SERVER_ERROR'
+  | 'UNEXPECTED_STATUS'
+  | 'NETWORK'
+  | 'TIMEOUT'
+  | 'MALFORMED_RESPONSE'
+  | 'OUTCOME_UNKNOWN'
+  | 'REQUEST_INVALID'
+  | 'PAGE_LIMIT';
+
+/** Where an error happened. */
+export interface ApiErrorContext {
+  operation: ApiOperation;
+  /** HTTP method, when a request was built. */
+  method?: string;
+  /** Path of the request URL: no origin, no query, no credentials. */
+  path?: string;
+  /** HTTP status, when an answer arrived. */
+  status?: number;
+  /** The platform's `message`, list items joined with "; ". */
+  serverMessage?: string;
+  cause?: unknown;
+}
+
+export abstract class ApiError extends Error {
+  abstract readonly code: ApiErrorCode;
+  readonly operation: ApiOperation;
+  readonly method: string | undefined;
+  readonly path: string | undefined;
+  readonly status: number | undefined;
+  readonly serverMessage: string | undefined;
+
+  protected constructor(context: ApiErrorContext, problem: string) {
+    const where = [context.operation, context.method, context.path].filter(Boolean).join(' ');
+    super(`${where}: ${problem}`, context.cause === undefined ? undefined : { cause: context.cause });
+    this.name = new.target.name;
+    this.operation = context.operation;
+    this.method = context.method;
+    this.path = context.path;
+    this.status = context.status;
+    this.serverMessage = context.serverMessage;
+  }
+
+  /** What a report or a JSON log keeps of the error (the cause is left out on purpose). */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      operation: this.operation,
+      method: this.method,
+      path: this.path,
+      status: this.status,
+    };
+  }
+}
+
+function said(serverMessage: string | undefined): string {
+  return serverMessage ? ` (the platform said: "${serverMessage}")` : '';
+}
+
+export class InvalidTokenError extends ApiError {
+  readonly code = 'INVALID_TOKEN';
+  constructor(context: ApiErrorContext) {
+    super(
+      { status: 401, ...context },
+      `HTTP 401: the channel token is invalid${said(context.serverMessage)}; ` +
+        'check the `token` of the connection (generate it with the key icon next to the channel)',
+    );
+  }
+}
+
+export class RateLimitedError extends ApiError {
+  readonly code = 'RATE_LIMITED';
+  /** What the server's Retry-After asked for, in milliseconds; undefined when it sent none. */
+  readonly retryAfterMs: number | undefined;
+  constructor(context: ApiErrorContext & { retryAfterMs?: number }) {
+    const wait = context.retryAfterMs === undefined ? '' : `, retry after ${context.retryAfterMs} ms`;
+    super(
+      { status: 429, ...context },
+      `HTTP 429: too many requests${wait}${said(context.serverMessage)}; ` +
+        'lower `rateLimits` of the connection or check that no other process uses the same token',
+    );
+    this.retryAfterMs = context.retryAfterMs;
+  }
+}
+
+export class MethodNotAllowedError extends ApiError {
+  readonly code = 'METHOD_NOT_ALLOWED';
+  constructor(context: ApiErrorContext) {
+    super(
+      { status: 405, ...context },
+      `HTTP 405: method not allowed for this path${said(context.serverMessage)}; ` +
+        'check that `baseUrl` is the API root (paths start with /v1/)',
+    );
+  }
+}
+
+export class UnmatchedFileTypeError extends ApiError {
+  readonly code = 'UNMATCHED_FILE_TYPE';
+  readonly attachmentType: AttachmentType | undefined;
+  constructor(context: ApiErrorContext & { attachmentType?: AttachmentType }) {
+    const kind = context.attachmentType ?? 'attachment';
+    super(
+      { status: 403, ...context },
+      `HTTP 403: unmatched file type: the file at the URL is not accepted as ${kind}` +
+        `${said(context.serverMessage)}; send it with the attachment type that matches the file`,
+    );
+    this.attachmentType = context.attachmentType;
+  }
+}
+
+export class NoSuchContactError extends ApiError {
+  readonly code = 'NO_SUCH_CONTACT';
+  readonly contactId: string | undefined;
+  constructor(context: ApiErrorContext & { contactId?: string }) {
+    const which = context.contactId === undefined ? 'the contact' : `contact "${context.contactId}"`;
+    super(context, `HTTP ${context.status ?? 403}: ${which} does not exist on this channel${said(context.serverMessage)}`);
+    this.contactId = context.contactId;
+  }
+}
+
+export class ForbiddenError extends ApiError {
+  readonly code = 'FORBIDDEN';
+  constructor(context: ApiErrorContext) {
+    const writesFields = context.operation === 'createContact' || context.operation === 'updateContact';
+    super(
+      { status: 403, ...context },
+      `HTTP 403: refused${said(context.serverMessage)}` +
+        (writesFields ? '; a custom field must exist in the workspace before a value is written to it' : ''),
+    );
+  }
+}
+
+export class ServerError extends ApiError {
+  readonly code = 'SERVER_ERROR';
+  constructor(context: ApiErrorContext) {
+    super(context, `HTTP ${context.status ?? 500}: server error${said(context.serverMessage)}`);
+  }
+}
+
+/** A status the spec does not document for this operation (400, 409, a 404 on a collection...). */
+export class UnexpectedStatusError extends ApiError {
+  readonly code = 'UNEXPECTED_STATUS';
+  constructor(context: ApiErrorContext & { hint?: string }) {
+    super(
+      context,
+      `HTTP ${context.status ?? '?'}: unexpected answer${said(context.serverMessage)}` +
+        (context.hint ? `; ${context.hint}` : ''),
+    );
+  }
+}
+
+export class NetworkError extends ApiError {
+  readonly code = 'NETWORK';
+  /** True when the connection was refused: the request never reached the server. */
+  readonly connectionRefused: boolean;
+  /** The system error code, like `ECONNRESET`. */
+  readonly systemCode: string | undefined;
+  constructor(context: ApiErrorContext & { connectionRefused: boolean; systemCode?: string }) {
+    const what = context.connectionRefused
+      ? 'connection refused; check `baseUrl` and that the server is running'
+      : `network failure${context.systemCode ? ` (${context.systemCode})` : ''}`;
+    super(context, what);
+    this.connectionRefused = context.connectionRefused;
+    this.systemCode = context.systemCode;
+  }
+}
+
+export class TimeoutError extends ApiError {
+  readonly code = 'TIMEOUT';
+  readonly timeoutMs: number;
+  constructor(context: ApiErrorContext & { timeoutMs: number }) {
+    super(context, `no complete answer within ${context.timeoutMs} ms (option \`timeoutMs\`)`);
+    this.timeoutMs = context.timeoutMs;
+  }
+}
+
+export class MalformedResponseError extends ApiError {
+  readonly code = 'MALFORMED_RESPONSE';
+  constructor(context: ApiErrorContext & { problem: string }) {
+    super(context, `the answer is not the documented one: ${context.problem}`);
+  }
+}
+
+/**
+ * A create or a send whose effect cannot be known (timeout, reset, dropped connection, 5xx):
+ * it may have created the contact or delivered the message. Never retried blindly.
+ */
+export class OutcomeUnknownError extends ApiError {
+  readonly code = 'OUTCOME_UNKNOWN';
+  constructor(cause: ApiError) {
+    const effect = cause.operation === 'createContact' ? 'the contact may have been created' : 'the message may have been delivered';
+    super(
+      { operation: cause.operation, method: cause.method, path: cause.path, status: cause.status, cause },
+      `outcome unknown: ${effect} (${cause.code}); not retried, as a retry could do it twice`,
+    );
+  }
+}
+
+/** A request refused by the client before it left: it breaks a limit of the API. */
+export class RequestInvalidError extends ApiError {
+  readonly code = 'REQUEST_INVALID';
+  /** The name of the broken limit, like `MAX_TAGS_PER_CALL`, when one applies. */
+  readonly limit: string | undefined;
+  constructor(context: ApiErrorContext & { problem: string; limit?: string }) {
+    super(context, context.problem);
+    this.limit = context.limit;
+  }
+}
+
+/** The paginator reached its hard cap (`maxPages`) with pages left. */
+export class PageLimitError extends ApiError {
+  readonly code = 'PAGE_LIMIT';
+  readonly maxPages: number;
+  constructor(context: ApiErrorContext & { maxPages: number; lastPage: number }) {
+    super(
+      context,
+      `the search has ${context.lastPage} pages, more than the cap of ${context.maxPages} ` +
+        '(option `maxPages`); raise `maxPages` or search by a more selective field',
+    );
+    this.maxPages = context.maxPages;
+  }
+}
