@@ -1,0 +1,395 @@
+/**
+ * Records of a CSV byte stream, each with the PHYSICAL line it starts on, and a way past rows the
+ * parser refuses. Built on csv-parse (strict quotes), driven one buffer at a time so memory stays
+ * flat and the consumer's pace is the file's pace.
+ *
+ * Line numbers. csv-parse's `info.lines` is the line where a record ENDS, and it counts a CRLF
+ * inside a quoted value twice. So the reader counts for itself: blank lines are NOT skipped by
+ * the parser (they come out as one empty value and are dropped here), so every record starts on
+ * the line after the previous record's last line, and a record's last line is its first line plus
+ * the line breaks inside its values. A line break is CRLF, LF or a lone CR, everywhere.
+ *
+ * Malformed rows. On any parse error (a stray quote, a quoted value followed by other characters,
+ * a quote never closed, a record over `maxRecordBytes`) and on a quoted value spanning more than
+ * `maxRecordLines` lines (a quote that was "closed" by a later row's quote), the record becomes a
+ * fault at its first line L and reading starts again, with a fresh parser, at line L + 1. To do
+ * that the reader keeps the bytes written since the start of the record in progress: bounded by
+ * the record size limit plus one buffer. After a fault the next writes are small and grow again,
+ * so a file with a fault on every row costs a bounded amount of re-parsing per fault.
+ */
+import { once } from 'node:events';
+import { Parser, type CsvError } from 'csv-parse';
+import { splitLine } from './line-split.js';
+
+const LF = 0x0a;
+const CR = 0x0d;
+/** Bytes written after a fault; doubles on every clean write. */
+const MIN_WRITE_BYTES = 256;
+const MAX_WRITE_BYTES = 1 << 20;
+
+/** Records larger than this are refused (a quote left open would otherwise read the whole file). */
+export const DEFAULT_MAX_RECORD_BYTES = 8 * 1024 * 1024;
+/** A quoted value over more lines than this is taken for a quote that is not closed. */
+export const DEFAULT_MAX_RECORD_LINES = 100;
+
+export type CsvFaultCode = 'CSV_UNCLOSED_QUOTE' | 'CSV_MALFORMED';
+
+export type CsvRecord =
+  | {
+      kind: 'record';
+      /** Physical line of the record's first line. */
+      line: number;
+      /** Physical line of its last line (differs when a quoted value holds line breaks). */
+      lastLine: number;
+      cells: string[];
+    }
+  | {
+      kind: 'fault';
+      line: number;
+      code: CsvFaultCode;
+      message: string;
+      /** The record's first line, split leniently: what could be read. */
+      cells: string[];
+    };
+
+export interface CsvReadOptions {
+  /** One character. */
+  readonly delimiter: string;
+  /** Largest record, in bytes (roughly: csv-parse counts characters of finished values). @default 8 MiB */
+  readonly maxRecordBytes?: number;
+  /** Most line breaks inside one record before it is taken for an unclosed quote. @default 100 */
+  readonly maxRecordLines?: number;
+}
+
+/**
+ * Reads `input` (UTF-8 bytes, no BOM) as CSV. The first record is the header, like any other.
+ * Records come in batches (those of one write), in file order: one await per batch, not per row.
+ */
+export async function* readCsvBatches(input: AsyncIterable<Buffer>, options: CsvReadOptions): AsyncGenerator<CsvRecord[], void, undefined> {
+  const reader = new RecordReader(input[Symbol.asyncIterator](), options);
+  try {
+    yield* reader.batches();
+  } finally {
+    await reader.close();
+  }
+}
+
+type FaultCause = { kind: 'parse'; error: CsvError } | { kind: 'lines'; breaks: number };
+
+/** One csv-parse instance, written synchronously and drained after each write. */
+class ParserSegment {
+  private readonly parser: Parser;
+  /** The first error csv-parse reported, and how many records it had pushed before it. */
+  fault: { error: CsvError; recordsBefore: number } | undefined;
+  /** An error csv-parse did not route to `on_skip` (none is known); rethrown, never swallowed. */
+  private failure: Error | undefined;
+
+  constructor(delimiter: string, maxRecordBytes: number) {
+    this.parser = new Parser({
+      delimiter,
+      quote: '"',
+      escape: '"',
+      record_delimiter: ['\r\n', '\n', '\r'],
+      bom: false,
+      relax_column_count: true,
+      relax_quotes: false,
+      skip_empty_lines: false,
+      skip_records_with_error: true,
+      max_record_size: maxRecordBytes,
+      on_skip: (error) => {
+        if (this.fault === undefined && error !== undefined) this.fault = { error, recordsBefore: this.parser.readableLength };
+        return undefined;
+      },
+    });
+    this.parser.on('error', (error: Error) => (this.failure ??= error));
+  }
+
+  /** csv-parse parses inside `write` (a Transform calls `_transform` at once when idle). */
+  write(chunk: Buffer): string[][] {
+    this.parser.write(chunk);
+    if (this.failure !== undefined) throw this.failure;
+    return this.drain();
+  }
+
+  async end(): Promise<string[][]> {
+    const finished = once(this.parser, 'finish');
+    this.parser.end();
+    await finished;
+    if (this.failure !== undefined) throw this.failure;
+    return this.drain();
+  }
+
+  destroy(): void {
+    this.parser.destroy();
+  }
+
+  private drain(): string[][] {
+    const limit = this.fault?.recordsBefore ?? Number.POSITIVE_INFINITY;
+    const records: string[][] = [];
+    while (records.length < limit) {
+      const record = this.parser.read() as string[] | null;
+      if (record === null) break;
+      records.push(record);
+    }
+    return records;
+  }
+}
+
+class RecordReader {
+  private readonly delimiter: string;
+  private readonly maxRecordBytes: number;
+  private readonly maxRecordLines: number;
+  /** Bytes to read before the source: the rest of a sliced buffer, or a replay after a fault. */
+  private readonly pending: Buffer[] = [];
+  /** A CR held back from the end of the last buffer, so no write ends between CR and LF. */
+  private carry: Buffer | undefined;
+  private sourceDone = false;
+  private segment: ParserSegment;
+  /** Buffers written to `segment`, from the start of the record in progress on. */
+  private retained: Array<{ bytes: Buffer; startLine: number }> = [];
+  /** Line of the next byte written. */
+  private nextLine = 1;
+  /** Last line of the last record (or fault) given out. */
+  private lastEndLine = 0;
+  private writeBytes = MAX_WRITE_BYTES;
+  /** After a fault whose line was not complete yet: the rest of that line is dropped. */
+  private skipping: { line: number; cause: FaultCause; head: Buffer[]; headBytes: number } | undefined;
+  private out: CsvRecord[] = [];
+
+  constructor(
+    private readonly source: AsyncIterator<Buffer>,
+    options: CsvReadOptions,
+  ) {
+    this.delimiter = options.delimiter;
+    this.maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+    this.maxRecordLines = options.maxRecordLines ?? DEFAULT_MAX_RECORD_LINES;
+    this.segment = new ParserSegment(this.delimiter, this.maxRecordBytes);
+  }
+
+  async *batches(): AsyncGenerator<CsvRecord[], void, undefined> {
+    for (;;) {
+      const chunk = await this.nextBuffer();
+      if (chunk === undefined) {
+        if (this.skipping !== undefined) this.finishSkip();
+        const segment = this.segment;
+        this.accept(await segment.end());
+        if (this.out.length > 0) yield this.takeOut();
+        // A fault at the end (an unclosed quote) restarted the reader: go on with its replay.
+        if (this.segment === segment) return;
+        continue;
+      }
+      this.feed(chunk);
+      if (this.out.length > 0) yield this.takeOut();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.segment.destroy();
+    await this.source.return?.();
+  }
+
+  private takeOut(): CsvRecord[] {
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  /** The next bytes to parse; never ends with a CR unless it is the last byte of the input. */
+  private async nextBuffer(): Promise<Buffer | undefined> {
+    for (;;) {
+      let chunk = this.pending.shift();
+      if (chunk === undefined && !this.sourceDone) {
+        const next = await this.source.next();
+        if (next.done === true) this.sourceDone = true;
+        else chunk = next.value;
+      }
+      if (chunk === undefined) {
+        const last = this.carry;
+        this.carry = undefined;
+        return last;
+      }
+      if (this.carry !== undefined) {
+        chunk = Buffer.concat([this.carry, chunk]);
+        this.carry = undefined;
+      }
+      if (chunk[chunk.length - 1] === CR) {
+        this.carry = chunk.subarray(chunk.length - 1);
+        chunk = chunk.subarray(0, chunk.length - 1);
+      }
+      if (chunk.length > 0) return chunk;
+    }
+  }
+
+  /** Puts bytes back in front of the input (before a held-back CR, which follows them). */
+  private pushBack(bytes: Buffer): void {
+    if (this.carry !== undefined) {
+      this.pending.unshift(this.carry);
+      this.carry = undefined;
+    }
+    this.pending.unshift(bytes);
+  }
+
+  private feed(input: Buffer): void {
+    let chunk = input;
+    if (this.skipping !== undefined) {
+      const lineBreak = findLineBreak(chunk, 0);
+      if (lineBreak === undefined) {
+        this.keepSkipped(chunk);
+        return;
+      }
+      this.keepSkipped(chunk.subarray(0, lineBreak.start));
+      this.finishSkip();
+      chunk = chunk.subarray(lineBreak.end);
+      if (chunk.length === 0) return;
+    }
+    if (chunk.length > this.writeBytes) {
+      let cut = this.writeBytes;
+      if (chunk[cut - 1] === CR) cut++;
+      if (cut < chunk.length) {
+        this.pushBack(chunk.subarray(cut));
+        chunk = chunk.subarray(0, cut);
+      }
+    }
+    this.retained.push({ bytes: chunk, startLine: this.nextLine });
+    this.nextLine += countLineBreaks(chunk);
+    const segment = this.segment;
+    this.accept(segment.write(chunk));
+    if (this.segment !== segment) return;
+    // Keep only the buffers from the one holding the start of the record in progress.
+    const firstOpenLine = this.lastEndLine + 1;
+    while (this.retained.length >= 2 && this.retained[1]!.startLine < firstOpenLine) this.retained.shift();
+    this.writeBytes = Math.min(MAX_WRITE_BYTES, this.writeBytes * 2);
+  }
+
+  private accept(records: string[][]): void {
+    for (const cells of records) {
+      const line = this.lastEndLine + 1;
+      const breaks = countCellLineBreaks(cells);
+      if (breaks > this.maxRecordLines) {
+        this.restart(line, { kind: 'lines', breaks });
+        return;
+      }
+      this.lastEndLine = line + breaks;
+      // A blank (or blank-looking) line: csv-parse gives it as one empty value.
+      if (cells.length === 1 && cells[0]!.trim() === '') continue;
+      this.out.push({ kind: 'record', line, lastLine: line + breaks, cells });
+    }
+    const fault = this.segment.fault;
+    if (fault !== undefined) this.restart(this.lastEndLine + 1, { kind: 'parse', error: fault.error });
+  }
+
+  /** The record starting on `line` is a fault; parsing starts again on `line + 1`. */
+  private restart(line: number, cause: FaultCause): void {
+    this.segment.destroy();
+    this.segment = new ParserSegment(this.delimiter, this.maxRecordBytes);
+    this.writeBytes = MIN_WRITE_BYTES;
+    const bytes = Buffer.concat(this.retained.map((buffer) => buffer.bytes));
+    const firstLine = this.retained[0]?.startLine ?? this.nextLine;
+    this.retained = [];
+    this.lastEndLine = line;
+    this.nextLine = line + 1;
+    const start = offsetOfLine(bytes, firstLine, line);
+    const lineBreak = findLineBreak(bytes, start);
+    if (lineBreak === undefined) {
+      // The line goes on past what was read: drop the rest of it as it comes.
+      this.skipping = { line, cause, head: [], headBytes: 0 };
+      this.keepSkipped(bytes.subarray(start));
+      return;
+    }
+    this.out.push(this.fault(line, cause, bytes.subarray(start, lineBreak.start)));
+    if (lineBreak.end < bytes.length) this.pushBack(bytes.subarray(lineBreak.end));
+  }
+
+  private keepSkipped(bytes: Buffer): void {
+    const skipping = this.skipping!;
+    const room = this.maxRecordBytes - skipping.headBytes;
+    if (room <= 0 || bytes.length === 0) return;
+    const kept = bytes.subarray(0, room);
+    skipping.head.push(kept);
+    skipping.headBytes += kept.length;
+  }
+
+  private finishSkip(): void {
+    const skipping = this.skipping!;
+    this.skipping = undefined;
+    this.out.push(this.fault(skipping.line, skipping.cause, Buffer.concat(skipping.head)));
+  }
+
+  private fault(line: number, cause: FaultCause, firstLineBytes: Buffer): CsvRecord {
+    const split = splitLine(firstLineBytes.toString('utf8'), this.delimiter);
+    const resumed = `reading went on at line ${line + 1}`;
+    const doubleQuotes = 'double a quote that is part of a value and quote the whole value, e.g. "John ""JJ"" Smith"';
+    const unclosed = (how: string): CsvRecord => ({
+      kind: 'fault',
+      line,
+      code: 'CSV_UNCLOSED_QUOTE',
+      message: `line ${line}: a quote opened on this line is not closed (${how}); ${resumed}. Close the quote, or ${doubleQuotes}`,
+      cells: split.cells,
+    });
+    const malformed = (what: string, fix: string): CsvRecord => ({
+      kind: 'fault',
+      line,
+      code: 'CSV_MALFORMED',
+      message: `line ${line}: ${what}; ${fix}`,
+      cells: split.cells,
+    });
+    if (cause.kind === 'lines') {
+      return unclosed(`the quoted value runs over ${cause.breaks + 1} lines, more than the ${this.maxRecordLines + 1} allowed`);
+    }
+    const code = cause.error.code;
+    if (code === 'CSV_QUOTE_NOT_CLOSED') return unclosed('the file ends inside it');
+    if (code === 'CSV_INVALID_CLOSING_QUOTE') {
+      if (split.quoteOpen) return unclosed('a later quote ends it in the middle of a value');
+      return malformed('a quoted value is followed by other characters before the next delimiter', doubleQuotes);
+    }
+    if (code === 'CSV_MAX_RECORD_SIZE') {
+      if (split.quoteOpen) return unclosed(`the value runs past ${this.maxRecordBytes} bytes`);
+      return malformed(`the row is longer than ${this.maxRecordBytes} bytes`, 'split the row or shorten its values');
+    }
+    if (code === 'INVALID_OPENING_QUOTE') return malformed('a quote inside a value that does not start with a quote', doubleQuotes);
+    return malformed(`the row cannot be parsed (${code})`, 'check its quotes and delimiters');
+  }
+}
+
+/** Where the line break at or after `from` starts and ends, or undefined when there is none. */
+function findLineBreak(bytes: Buffer, from: number): { start: number; end: number } | undefined {
+  const lf = bytes.indexOf(LF, from);
+  const crSearchEnd = lf === -1 ? bytes.length : lf;
+  const cr = bytes.subarray(0, crSearchEnd).indexOf(CR, from);
+  if (cr !== -1) return { start: cr, end: bytes[cr + 1] === LF ? cr + 2 : cr + 1 };
+  if (lf !== -1) return { start: lf, end: lf + 1 };
+  return undefined;
+}
+
+/** Offset of the start of `line` in `bytes`, whose first byte is on `firstLine`. */
+function offsetOfLine(bytes: Buffer, firstLine: number, line: number): number {
+  let offset = 0;
+  for (let current = firstLine; current < line; current++) {
+    const lineBreak = findLineBreak(bytes, offset);
+    if (lineBreak === undefined) return bytes.length;
+    offset = lineBreak.end;
+  }
+  return offset;
+}
+
+/** Line breaks in a buffer that does not end between a CR and its LF. */
+function countLineBreaks(bytes: Buffer): number {
+  let count = 0;
+  for (let i = bytes.indexOf(LF); i !== -1; i = bytes.indexOf(LF, i + 1)) count++;
+  for (let i = bytes.indexOf(CR); i !== -1; i = bytes.indexOf(CR, i + 1)) {
+    if (bytes[i + 1] !== LF) count++;
+  }
+  return count;
+}
+
+function countCellLineBreaks(cells: readonly string[]): number {
+  let count = 0;
+  for (const cell of cells) {
+    if (cell.indexOf('\n') === -1 && cell.indexOf('\r') === -1) continue;
+    for (let i = 0; i < cell.length; i++) {
+      const char = cell.charCodeAt(i);
+      if (char === LF || (char === CR && cell.charCodeAt(i + 1) !== LF)) count++;
+    }
+  }
+  return count;
+}

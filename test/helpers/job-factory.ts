@@ -1,0 +1,51 @@
+/**
+ * Jobs for tests: a complete, valid `Job` with plain defaults, overridden where a test cares.
+ * Fields are built with the small helpers below so a test reads like the jobs.yaml it stands for.
+ */
+import type { FieldSpec, Job, Transform } from '../../src/config/job-types.js';
+import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE } from '../../src/limits.js';
+
+export function makeJob(overrides: Partial<Job> = {}): Job {
+  return {
+    name: 'test-job',
+    connection: {
+      name: 'main',
+      baseUrl: 'http://127.0.0.1:1/api',
+      token: 'test-token',
+      channelType: 'generic',
+      rateLimits: { contacts: DEFAULT_CONTACTS_RATE, messages: DEFAULT_MESSAGES_RATE },
+      allowInsecure: false,
+    },
+    input: { path: '', delimiter: 'auto', encoding: 'utf-8' },
+    key: { column: 'customer_id', field: 'customerid' },
+    mode: 'upsert',
+    onDuplicate: 'fail',
+    fields: [],
+    emptyValues: 'ignore',
+    tags: { separator: ';', static: [], remove: [] },
+    match: {},
+    state: false,
+    concurrency: 8,
+    ...overrides,
+  };
+}
+
+/** `name: column` (with `trim` first, as the config adds it). */
+export function columnField(name: string, column: string, transforms: Transform[] = [{ kind: 'trim' }], fieldDefault?: string): FieldSpec {
+  return withDefault({ name, source: { kind: 'column', column }, transforms }, fieldDefault);
+}
+
+/** `name: { value: ... }`. */
+export function valueField(name: string, value: string, transforms: Transform[] = []): FieldSpec {
+  return { name, source: { kind: 'value', value }, transforms };
+}
+
+/** `name: { template: "{{a}} {{b}}" }`; the columns are read from the template like the config does. */
+export function templateField(name: string, template: string, transforms: Transform[] = [{ kind: 'trim' }], fieldDefault?: string): FieldSpec {
+  const columns = [...new Set([...template.matchAll(/\{\{([^{}]*)\}\}/g)].map((match) => (match[1] ?? '').trim()))];
+  return withDefault({ name, source: { kind: 'template', template, columns }, transforms }, fieldDefault);
+}
+
+function withDefault(spec: FieldSpec, fieldDefault: string | undefined): FieldSpec {
+  return fieldDefault === undefined ? spec : { ...spec, default: fieldDefault };
+}
