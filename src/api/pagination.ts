@@ -8,7 +8,8 @@ import { PageLimitError } from './errors.js';
 import type { Contact, ContactPage } from './wire-types.js';
 
 /**
- * Yields the contacts of each page, in order, until `meta.last_page` or an empty page. Throws
+ * Yields the contacts of each page, in order, until `meta.last_page` or an empty page. One yield
+ * per request made, an empty page included, so callers can count calls by yields. Throws
  * `PageLimitError` when more than `maxPages` pages would be needed, after yielding `maxPages`.
  */
 export async function* paginateContacts(
@@ -18,8 +19,8 @@ export async function* paginateContacts(
   let lastPage = 1;
   for (let page = 1; page <= maxPages; page += 1) {
     const result = await fetchPage(page);
-    if (result.data.length === 0) return;
     yield result.data;
+    if (result.data.length === 0) return;
     // Read on every page: the total can grow or shrink while the search is paged through.
     lastPage = result.meta.last_page;
     if (page >= lastPage) return;

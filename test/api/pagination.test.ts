@@ -40,9 +40,9 @@ describe('paginateContacts', () => {
     expect(pages.flat().map((c) => c.id)).toEqual(Array.from({ length: 25 }, (_, i) => String(i + 1)));
   });
 
-  it('stops at the first empty page', async () => {
+  it('stops at the first empty page, yielding it once (one yield per request)', async () => {
     const { fetchPage, asked } = fakePages(0);
-    expect(await collect(paginateContacts(fetchPage, 100))).toEqual([]);
+    expect(await collect(paginateContacts(fetchPage, 100))).toEqual([[]]);
     expect(asked).toEqual([1]);
   });
 
