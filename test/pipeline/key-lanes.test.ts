@@ -16,11 +16,13 @@ describe('KeyLanes', () => {
       await gate.promise;
       events.push('a1 end');
     });
-    const second = lanes.run('a', async () => {
+    const second = lanes.run('a', () => {
       events.push('a2 start');
+      return Promise.resolve();
     });
-    const other = lanes.run('b', async () => {
+    const other = lanes.run('b', () => {
       events.push('b1');
+      return Promise.resolve();
     });
     await other;
     expect(events).toEqual(['a1 start', 'b1']);

@@ -1,0 +1,22 @@
+/** What the CLI touches of the process, passed in so tests run commands in-process. */
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** stderr is a terminal: draw a progress bar instead of progress lines. */
+  isTTY: boolean;
+  /** Where SIGINT / SIGTERM arrive; the process by default, an EventEmitter in tests. */
+  signals: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
+}
+
+export function processIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    isTTY: process.stderr.isTTY === true,
+    signals: process,
+  };
+}

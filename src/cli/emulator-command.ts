@@ -1,0 +1,49 @@
+/** `contact-sync emulator`: serves the emulator until SIGINT or SIGTERM. */
+import type { Logger } from 'pino';
+import { parseRate } from '../config/rate.js';
+import { parseTokenFlag, startEmulator } from '../emulator/index.js';
+import type { CliIo } from './cli-io.js';
+import { EXIT } from './exit-codes.js';
+
+export interface EmulatorArgs {
+  port: number;
+  host: string;
+  token: string[];
+  contactsRate: string;
+  messagesRate: string;
+  adminKey: string | undefined;
+}
+
+export async function emulatorCommand(args: EmulatorArgs, io: CliIo, logger: Logger): Promise<number> {
+  const rate = (text: string, flag: string) => {
+    if (text === 'off') return undefined;
+    try {
+      return parseRate(text);
+    } catch (error) {
+      throw new Error(`${flag}: ${(error as Error).message}`);
+    }
+  };
+  const contacts = rate(args.contactsRate, '--contacts-rate');
+  const messages = rate(args.messagesRate, '--messages-rate');
+  const emulator = await startEmulator({
+    port: args.port,
+    host: args.host,
+    channels: args.token.map(parseTokenFlag),
+    rateLimits: contacts === undefined && messages === undefined ? false : { ...(contacts ? { contacts } : {}), ...(messages ? { messages } : {}) },
+    ...(args.adminKey === undefined ? {} : { adminKey: args.adminKey }),
+  });
+  io.stdout.write(
+    `Emulator of the Contacts and Messaging API v1 at ${emulator.url}\n` +
+      `  channels: ${args.token.length} (token as given with --token)\n` +
+      `  admin API: ${emulator.origin}/__admin/ with header x-admin-key: ${emulator.adminKey}\n` +
+      'Stop it with Ctrl-C.\n',
+  );
+  logger.debug({ url: emulator.url }, 'emulator listening');
+  const signal = await new Promise<'SIGINT' | 'SIGTERM'>((resolve) => {
+    io.signals.on('SIGINT', () => resolve('SIGINT'));
+    io.signals.on('SIGTERM', () => resolve('SIGTERM'));
+  });
+  await emulator.close();
+  logger.info({ signal }, 'emulator stopped');
+  return EXIT.ok;
+}

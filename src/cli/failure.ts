@@ -1,0 +1,27 @@
+/**
+ * Maps an exception that escaped a command to its exit code and the message a user reads.
+ * Input problems found before any row (config, usage, an unreadable file, a header missing a
+ * column) are exit 2; anything else stopped a job mid-way and is exit 3.
+ */
+import { ConfigError } from '../config/index.js';
+import { StateStoreError } from '../state/state-store-error.js';
+import { SourceError } from '../pipeline/source-error.js';
+import { EXIT } from './exit-codes.js';
+import { UsageError, UsageErrorFromYargs } from './usage-error.js';
+
+export interface Failure {
+  exitCode: number;
+  code: string;
+  message: string;
+  /** Print the command's usage before the message. */
+  showUsage: boolean;
+}
+
+export function describeFailure(error: unknown): Failure {
+  if (error instanceof UsageErrorFromYargs) return { exitCode: EXIT.usage, code: 'USAGE', message: error.message, showUsage: true };
+  if (error instanceof UsageError || error instanceof ConfigError || error instanceof SourceError || error instanceof StateStoreError) {
+    return { exitCode: EXIT.usage, code: error.code, message: error.message, showUsage: false };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { exitCode: EXIT.aborted, code: 'UNEXPECTED', message, showUsage: false };
+}

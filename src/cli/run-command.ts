@@ -1,0 +1,148 @@
+/**
+ * `contact-sync run <jobs.yaml>`: flags -> config -> one runJob per selected job -> exit code.
+ * The command only wires; the work is the pipeline's.
+ */
+import { join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { ApiCallStats } from '../api/call-stats.js';
+import { ApiClient } from '../api/client.js';
+import { LimiterRegistry } from '../api/limiter.js';
+import { StateStore } from '../state/state-store.js';
+import { existsSync } from 'node:fs';
+import type { Job } from '../config/job-types.js';
+import { runJob, type MaxErrors } from '../pipeline/run-job.js';
+import type { CliIo } from './cli-io.js';
+import { startEmbeddedEmulator, type EmbeddedEmulator } from './embedded-emulator.js';
+import { EXIT, worstExit } from './exit-codes.js';
+import { countLines } from './line-count.js';
+import { loadJobs } from './load-jobs.js';
+import { UsageError } from './usage-error.js';
+import { createProgressDisplay } from './progress-display.js';
+import { formatSummary } from './summary-table.js';
+
+export interface RunArgs {
+  jobsFile: string;
+  job: string[];
+  dryRun: boolean;
+  limit: number | undefined;
+  reportDir: string | undefined;
+  emulator: boolean;
+  emulatorSeed: string | undefined;
+  maxErrors: MaxErrors | undefined;
+  /** Ignore the state store's hashes: compare every row with the platform and refresh the state. */
+  full: boolean;
+}
+
+/** `N` or `N%` for --max-errors. */
+export function parseMaxErrors(text: string): MaxErrors {
+  const match = /^(\d+(?:\.\d+)?)(%?)$/.exec(text.trim());
+  if (match === null) throw new UsageError(`--max-errors: "${text}" is not a count or a percentage; write e.g. --max-errors 50 or --max-errors 5%`);
+  const value = Number(match[1]);
+  if (match[2] === '%') return { percent: value };
+  if (!Number.isInteger(value)) throw new UsageError(`--max-errors: a count must be a whole number, got "${text}"`);
+  return { count: value };
+}
+
+function timestampFolder(now: Date): string {
+  return now.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '');
+}
+
+export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Promise<number> {
+  let jobs: Job[] = await loadJobs(args.jobsFile, args.job, io, logger);
+  let embedded: EmbeddedEmulator | undefined;
+  if (args.emulator) {
+    embedded = await startEmbeddedEmulator(jobs, args.emulatorSeed === undefined ? undefined : resolve(io.cwd, args.emulatorSeed));
+    jobs = embedded.jobs;
+    logger.info({ url: embedded.emulator.url }, 'embedded emulator started');
+  }
+  const reportDir = resolve(io.cwd, args.reportDir ?? join('reports', timestampFolder(new Date())));
+  const limiters = new LimiterRegistry();
+  const interrupt = new AbortController();
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
+    if (interrupt.signal.aborted) return;
+    logger.warn({ signal }, 'interrupted: finishing the rows in flight, then writing the reports');
+    interrupt.abort(signal);
+  };
+  const onSigint = onSignal('SIGINT');
+  const onSigterm = onSignal('SIGTERM');
+  io.signals.on('SIGINT', onSigint);
+  io.signals.on('SIGTERM', onSigterm);
+
+  const codes: number[] = [];
+  try {
+    for (const job of jobs) {
+      if (interrupt.signal.aborted) break;
+      codes.push(await runOneJob(job, args, io, logger, limiters, reportDir, interrupt.signal));
+    }
+  } finally {
+    io.signals.off('SIGINT', onSigint);
+    io.signals.off('SIGTERM', onSigterm);
+    await limiters.stop({ dropWaitingJobs: true });
+    await embedded?.emulator.close();
+  }
+  if (interrupt.signal.aborted) return interrupt.signal.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
+  return worstExit(codes);
+}
+
+async function runOneJob(
+  job: Job,
+  args: RunArgs,
+  io: CliIo,
+  logger: Logger,
+  limiters: LimiterRegistry,
+  reportDir: string,
+  signal: AbortSignal,
+): Promise<number> {
+  const { connection } = job;
+  const stats = new ApiCallStats();
+  const api = new ApiClient({
+    baseUrl: connection.baseUrl,
+    token: connection.token,
+    channelType: connection.channelType,
+    limiters: {
+      contacts: limiters.get(connection.baseUrl, connection.token, 'contacts', connection.rateLimits.contacts),
+      messages: limiters.get(connection.baseUrl, connection.token, 'messages', connection.rateLimits.messages),
+    },
+    stats,
+    logger: logger.child({ job: job.name }),
+  });
+  const lines = await countLines(job.input.path).catch(() => undefined);
+  const progress = createProgressDisplay({
+    mode: logger.level === 'silent' ? 'off' : io.isTTY ? 'bar' : 'lines',
+    expectedRows: lines === undefined ? undefined : Math.max(0, lines - 1),
+    stats,
+    rate: connection.rateLimits.contacts,
+    stream: io.stderr,
+  });
+  logger.info({ job: job.name, input: job.input.path, dryRun: args.dryRun }, 'job started');
+  // A dry run reads the state when there is one and never creates or writes it.
+  const state = job.state === false || (args.dryRun && !existsSync(job.state)) ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
+  try {
+    const run = await runJob({
+      job,
+      api,
+      reportDir,
+      dryRun: args.dryRun,
+      signal,
+      onRow: (tally) => progress.update(tally),
+      full: args.full,
+      argv: describeRun(args),
+      ...(state === undefined ? {} : { state }),
+      ...(args.limit === undefined ? {} : { limit: args.limit }),
+      ...(args.maxErrors === undefined ? {} : { maxErrors: args.maxErrors }),
+    });
+    progress.stop();
+    io.stdout.write(formatSummary(run.summary, Object.values(run.reportPaths)));
+    logger.info({ job: job.name, rows: run.summary.rows, apiCalls: run.summary.apiCalls.total, exitCode: run.exitCode }, 'job finished');
+    return run.exitCode;
+  } finally {
+    progress.stop();
+    state?.close();
+  }
+}
+
+/** The run as the state store's journal records it: the flags, never a secret. */
+function describeRun(args: RunArgs): string {
+  const flags = [args.dryRun && '--dry-run', args.full && '--full', args.limit !== undefined && `--limit ${args.limit}`, args.emulator && '--emulator'];
+  return ['run', args.jobsFile, ...flags.filter((flag): flag is string => typeof flag === 'string')].join(' ');
+}

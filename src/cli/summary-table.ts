@@ -1,0 +1,24 @@
+/** The table printed when a job ends: rows by outcome, calls by operation, 429s, retries, time. */
+import type { JobSummary } from '../pipeline/report.js';
+import { formatDuration } from './progress-display.js';
+
+export function formatSummary(summary: JobSummary, reportFiles: readonly string[]): string {
+  const lines: string[] = [''];
+  const title = `Job ${summary.job}${summary.dryRun ? ' (dry run: nothing was written)' : ''}`;
+  lines.push(title, '-'.repeat(title.length));
+  const outcomes = ['created', 'updated', 'unchanged', 'skipped', 'failed'] as const;
+  const width = 16;
+  for (const outcome of outcomes) lines.push(`${outcome.padEnd(width)}${String(summary.rows[outcome]).padStart(8)}`);
+  lines.push(`${'rows'.padEnd(width)}${String(summary.rows.total).padStart(8)}`, '');
+  for (const [operation, calls] of Object.entries(summary.apiCalls.byOperation)) {
+    if (calls > 0) lines.push(`${operation.padEnd(width)}${String(calls).padStart(8)}`);
+  }
+  lines.push(`${'API calls'.padEnd(width)}${String(summary.apiCalls.total).padStart(8)}`);
+  lines.push(`${'429s'.padEnd(width)}${String(summary.rateLimited).padStart(8)}`);
+  lines.push(`${'retries'.padEnd(width)}${String(summary.retries).padStart(8)}`);
+  lines.push(`${'duration'.padEnd(width)}${formatDuration(summary.durationMs).padStart(8)}`);
+  if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
+  if (summary.interrupted !== undefined) lines.push('', `Interrupted by ${summary.interrupted}: the rows taken were finished and reported.`);
+  lines.push('', 'Reports:', ...reportFiles.map((file) => `  ${file}`));
+  return `${lines.join('\n')}\n`;
+}

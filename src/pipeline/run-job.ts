@@ -1,0 +1,195 @@
+/**
+ * One job, as the pipeline reads: source -> map -> match -> plan -> write -> report. The stages
+ * live in their own files; this one only wires them, bounds the rows in flight and keeps the
+ * tally that decides the exit code.
+ */
+import PQueue from 'p-queue';
+import type { ContactsApi } from '../api/contacts-api.js';
+import type { Job } from '../config/job-types.js';
+import type { StateStore } from '../state/state-store.js';
+import { prefetchContacts, type ContactIndex } from './contact-index.js';
+import { assertHeader } from './header-check.js';
+import { JobAbortError } from './job-abort.js';
+import { KeyLanes } from './key-lanes.js';
+import { mapRow } from './map.js';
+import type { MatchedContact } from './plan.js';
+import { ReportWriter, type JobSummary } from './report.js';
+import { readSource } from './source.js';
+import { failedResult, syncRow } from './sync-row.js';
+import type { RowOutcome, RowResult } from './types.js';
+
+export type MaxErrors = { count: number } | { percent: number };
+
+/** Rows a percentage threshold waits for before it may abort: 1 failure in 3 rows is no trend. */
+export const MAX_ERRORS_PERCENT_MIN_ROWS = 100;
+
+export interface RunJobOptions {
+  job: Job;
+  api: ContactsApi;
+  /** Folder of `<job>.results.csv`, `<job>.rejected.csv`, `<job>.summary.json`. */
+  reportDir: string;
+  dryRun: boolean;
+  /** Take at most this many data rows. */
+  limit?: number;
+  /** Overrides `job.maxErrors`. */
+  maxErrors?: MaxErrors;
+  /** Aborting it stops taking rows; rows in flight finish and the reports are written. */
+  signal?: AbortSignal;
+  /** The job's state store; the caller opens and closes it. */
+  state?: StateStore;
+  /** `--full`: ignore the state's hashes and compare every row with the platform. */
+  full?: boolean;
+  /** The command line without secrets, for the state store's journal of runs. */
+  argv?: string;
+  /** Called after each row with the running tally (progress display). */
+  onRow?: (tally: Readonly<RowTally>, result: RowResult) => void;
+  now?: () => Date;
+}
+
+export type RowTally = Record<'total' | RowOutcome, number>;
+
+export interface JobRun {
+  summary: JobSummary;
+  reportPaths: ReportWriter['paths'];
+  /** 0 every row ended well, 1 some rows failed, 3 aborted mid-run. */
+  exitCode: 0 | 1 | 3;
+}
+
+export async function runJob(options: RunJobOptions): Promise<JobRun> {
+  const { job, api } = options;
+  const now = options.now ?? (() => new Date());
+  const startedAt = now();
+  const maxErrors = options.maxErrors ?? job.maxErrors;
+
+  const source = await readSource(job.input);
+  try {
+    try {
+      assertHeader(job, source.header, job.input.path);
+    } catch (error) {
+      await source.close();
+      throw error;
+    }
+  } catch (error) {
+    await source.close();
+    throw error;
+  }
+
+  const state = options.dryRun ? undefined : options.state;
+  const runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full: options.full === true });
+  const index = job.match.prefetch === undefined ? undefined : await prefetchContacts(api, job.match.prefetch, job.key.field);
+  const context = { api, job, dryRun: options.dryRun, dryRunContacts: new Map<string, MatchedContact>(), full: options.full === true, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) };
+  const report = new ReportWriter(options.reportDir, job.name, source.header);
+  const tally: RowTally = { total: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
+  const queue = new PQueue({ concurrency: job.concurrency });
+  const lanes = new KeyLanes();
+  let abort: JobAbortError | undefined;
+  let inFlight = 0;
+  let wakeReader: (() => void) | undefined;
+
+  const finish = (result: RowResult): void => {
+    tally.total++;
+    tally[result.outcome]++;
+    report.add(result);
+    options.onRow?.(tally, result);
+    if (abort === undefined && crossed(maxErrors, tally, false)) {
+      abort = new JobAbortError('MAX_ERRORS', `${tally.failed} of ${tally.total} rows failed, over --max-errors ${describe(maxErrors)}; see the rejected rows in ${report.paths.rejected}`);
+    }
+  };
+
+  let rowsTaken = 0;
+  let summary: JobSummary;
+  try {
+    for await (const record of source.records) {
+      if (abort !== undefined || options.signal?.aborted === true) break;
+      if (options.limit !== undefined && rowsTaken >= options.limit) break;
+      rowsTaken++;
+      if (record.kind === 'malformed') {
+        finish(failedResult(record.line, '', record.cells, record.code, record.message));
+        continue;
+      }
+      const mapped = mapRow(record, job);
+      if (!mapped.ok) {
+        finish(failedResult(record.line, (record.values[job.key.column] ?? '').trim(), record.cells, mapped.error.code, mapped.error.message));
+        continue;
+      }
+      const { draft } = mapped;
+      // Backpressure: stop reading while enough rows are waiting for the API.
+      while (inFlight >= job.concurrency * 2) await new Promise<void>((resolve) => (wakeReader = resolve));
+      inFlight++;
+      void lanes
+        .run(draft.key, () => queue.add(() => syncRow(draft, record.cells, context)))
+        .then(finish, (error: unknown) => {
+          if (error instanceof JobAbortError) abort ??= error;
+          finish(failedResult(draft.line, draft.key, record.cells, 'ABORTED', error instanceof Error ? error.message : String(error)));
+        })
+        .finally(() => {
+          inFlight--;
+          wakeReader?.();
+          wakeReader = undefined;
+        });
+    }
+    while (inFlight > 0) await new Promise<void>((resolve) => (wakeReader = resolve));
+    if (abort === undefined && crossed(maxErrors, tally, true)) {
+      abort = new JobAbortError('MAX_ERRORS', `${tally.failed} of ${tally.total} rows failed, over --max-errors ${describe(maxErrors)}; see the rejected rows in ${report.paths.rejected}`);
+    }
+  } finally {
+    summary = summarize(job, options, api, tally, startedAt, now(), abort, index);
+    report.close(summary);
+    if (runId !== undefined) state?.finishRun(runId, { rows: tally, exitCode: exitCodeOf(abort, tally) });
+  }
+  return {
+    summary,
+    reportPaths: report.paths,
+    exitCode: exitCodeOf(abort, tally),
+  };
+}
+
+function exitCodeOf(abort: JobAbortError | undefined, tally: RowTally): 0 | 1 | 3 {
+  return abort !== undefined ? 3 : tally.failed > 0 ? 1 : 0;
+}
+
+function crossed(maxErrors: MaxErrors | undefined, tally: RowTally, atEnd: boolean): boolean {
+  if (maxErrors === undefined) return false;
+  if ('count' in maxErrors) return tally.failed > maxErrors.count;
+  if (!atEnd && tally.total < MAX_ERRORS_PERCENT_MIN_ROWS) return false;
+  return tally.total > 0 && (tally.failed / tally.total) * 100 > maxErrors.percent;
+}
+
+function describe(maxErrors: MaxErrors | undefined): string {
+  if (maxErrors === undefined) return '';
+  return 'count' in maxErrors ? String(maxErrors.count) : `${maxErrors.percent}%`;
+}
+
+function summarize(
+  job: Job,
+  options: RunJobOptions,
+  api: ContactsApi,
+  tally: RowTally,
+  startedAt: Date,
+  finishedAt: Date,
+  abort: JobAbortError | undefined,
+  index: ContactIndex | undefined,
+): JobSummary {
+  const byOperation: Record<string, number> = {};
+  let retries = 0;
+  let rateLimited = 0;
+  for (const [operation, count] of Object.entries(api.stats.byOperation)) {
+    byOperation[operation] = count.requests;
+    retries += count.retries;
+    rateLimited += count.rateLimited;
+  }
+  return {
+    job: job.name,
+    dryRun: options.dryRun,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: finishedAt.getTime() - startedAt.getTime(),
+    rows: { ...tally },
+    apiCalls: { total: api.stats.total(), byOperation },
+    retries,
+    rateLimited,
+    ...(index !== undefined ? { prefetch: { contacts: index.size, calls: index.calls, searchesSaved: index.hits } } : {}),
+    ...(abort !== undefined ? { aborted: { code: abort.code, message: abort.message } } : {}),
+    ...(options.signal?.aborted === true ? { interrupted: String(options.signal.reason ?? 'signal') } : {}),
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Runs the real CLI in-process against the real emulator: `main(argv, io)` with captured output,
+ * a temp working folder and an EventEmitter standing in for the process's signals.
+ */
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { parse } from 'csv-parse/sync';
+import { main } from '../../src/cli/main.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+
+export const TOKEN = 'test-token-5f2a9c';
+
+export interface CliRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+class Capture extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    this.text += chunk.toString('utf8');
+    callback();
+  }
+}
+
+export interface Workspace {
+  dir: string;
+  /** Writes a file in the workspace; returns its path. */
+  write(name: string, text: string): string;
+  /** Runs `contact-sync <argv>` with the workspace as the working folder. */
+  run(argv: string[], options?: { env?: Record<string, string>; signals?: EventEmitter }): Promise<CliRun>;
+  /** Rows of a report CSV of the last runs, as objects keyed by header. */
+  results(job: string, reportDir?: string): Array<Record<string, string>>;
+  rejected(job: string, reportDir?: string): Array<Record<string, string>>;
+  summary(job: string, reportDir?: string): Record<string, unknown> & { rows: Record<string, number>; apiCalls: { total: number; byOperation: Record<string, number> } };
+}
+
+export function workspace(): Workspace {
+  const dir = mkdtempSync(join(tmpdir(), 'contact-sync-'));
+  const readCsv = (file: string) => parse<Record<string, string>>(readFileSync(file, 'utf8'), { columns: true, bom: true });
+  return {
+    dir,
+    write(name, text) {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    },
+    async run(argv, options = {}) {
+      const stdout = new Capture();
+      const stderr = new Capture();
+      const exitCode = await main(argv, {
+        stdout,
+        stderr,
+        env: { ...options.env },
+        cwd: dir,
+        isTTY: false,
+        signals: options.signals ?? new EventEmitter(),
+      });
+      return { exitCode, stdout: stdout.text, stderr: stderr.text };
+    },
+    results: (job, reportDir = 'reports') => readCsv(join(dir, reportDir, `${job}.results.csv`)),
+    rejected: (job, reportDir = 'reports') => readCsv(join(dir, reportDir, `${job}.rejected.csv`)),
+    summary: (job, reportDir = 'reports') => JSON.parse(readFileSync(join(dir, reportDir, `${job}.summary.json`), 'utf8')) as ReturnType<Workspace['summary']>,
+  };
+}
+
+/** An emulator with limits high enough that tests are not paced by them. */
+export function fastEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  return startEmulator({
+    channels: [{ token: TOKEN }],
+    rateLimits: { contacts: { limit: 60_000, periodMs: 60_000 }, messages: { limit: 1000, periodMs: 1000 } },
+    ...options,
+  });
+}
+
+export interface JobYamlOptions {
+  url: string;
+  token?: string;
+  /** YAML of the job's keys after `name`, `connection` (indented by 4 spaces). */
+  job: string;
+  name?: string;
+  connectionExtra?: string;
+}
+
+/** A jobs.yaml with one connection `main` (rates matching fastEmulator) and one job. */
+export function jobsYaml(options: JobYamlOptions): string {
+  return [
+    'connections:',
+    '  main:',
+    `    baseUrl: ${options.url}`,
+    `    token: \${CHANNEL_TOKEN:-${options.token ?? TOKEN}}`,
+    '    rateLimits: { contacts: 60000/min, messages: 1000/s }',
+    ...(options.connectionExtra === undefined ? [] : [options.connectionExtra]),
+    'jobs:',
+    `  - name: ${options.name ?? 'import'}`,
+    '    connection: main',
+    options.job.replace(/^/gm, '    '),
+    '',
+  ].join('\n');
+}
+
+/** A CSV of `rows` customers: customer_id C0001.., first/last name, email, plan, segments. */
+export function customersCsv(rows: number, change: (index: number, cells: string[]) => string[] = (_i, cells) => cells): string {
+  const lines = ['customer_id,first_name,last_name,email,plan,segments'];
+  for (let i = 1; i <= rows; i++) {
+    const id = `C${String(i).padStart(4, '0')}`;
+    lines.push(change(i, [id, `First${i}`, `Last${i}`, `user${i}@example.com`, i % 2 === 0 ? 'pro' : 'basic', i % 3 === 0 ? 'vip;newsletter' : 'newsletter']).join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The job keys for customersCsv. */
+export const CUSTOMERS_JOB = `input: customers.csv
+key: { column: customer_id, field: customerid }
+fields:
+  firstName: first_name
+  lastName: last_name
+  email: { column: email, transform: [email] }
+  plan: plan
+tags: { column: segments, static: [crm], remove: [lead] }
+state: false`;
