@@ -21,12 +21,15 @@ const MAX_ITERATIONS = 50_000;
 // The child's loop. Iteration i touches key k(i % KEYS) in round floor(i / KEYS): round 0 marks a
 // create pending, then confirms it; later rounds confirm an update of two fields and swap a tag.
 // It prints i once recordConfirmed returned.
+// Progress is written with writeSync: process.stdout on a pipe may queue writes in the child,
+// and a SIGKILL would lose lines of writes that did happen.
 const CHILD = `
+import { writeSync } from 'node:fs';
 import { StateStore } from './state/state-store.js';
 const [path, keys, max] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
 const store = StateStore.open(path, ${JSON.stringify(identity)});
 store.startRun({ job: 'crash', argv: 'child', full: false });
-process.stdout.write('open\\n');
+writeSync(1, 'open\\n');
 for (let i = 0; i < max; i++) {
   const key = 'k' + (i % keys);
   const round = Math.floor(i / keys);
@@ -42,10 +45,10 @@ for (let i = 0; i < max; i++) {
       draftHash: 'h' + round,
     });
   }
-  process.stdout.write(i + '\\n');
+  writeSync(1, i + '\\n');
 }
 store.close();
-process.stdout.write('done\\n');
+writeSync(1, 'done\\n');
 `;
 
 interface Snapshot {
