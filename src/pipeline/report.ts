@@ -20,6 +20,8 @@ export const RESULT_COLUMNS = [
   'api_calls',
   'error_code',
   'error_message',
+  'message_status',
+  'message_error',
 ] as const;
 
 /** Bytes buffered before a write to disk; a timer flushes sooner when rows come slowly. */
@@ -51,6 +53,8 @@ export interface JobSummary {
   apiCalls: { total: number; byOperation: Record<string, number> };
   retries: number;
   rateLimited: number;
+  /** Rows' messages by status, when the job sends one. */
+  messages?: Record<'sent' | 'skipped' | 'failed' | 'unknown', number>;
   /** Why the job stopped before the end of the input, if it did. */
   aborted?: { code: string; message: string };
   /** Set when the run was interrupted by a signal. */
@@ -122,6 +126,8 @@ export class ReportWriter {
       String(result.apiCalls),
       result.errorCode,
       result.errorMessage,
+      result.messageStatus,
+      result.messageError,
     ]);
     if (result.outcome === 'failed') {
       // Cells line up under the input's header; cells beyond it go into the message, so

@@ -80,6 +80,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const context = { api, job, dryRun: options.dryRun, dryRunContacts: new Map<string, MatchedContact>(), full: options.full === true, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) };
   const report = new ReportWriter(options.reportDir, job.name, source.header);
   const tally: RowTally = { total: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
+  const messages = { sent: 0, skipped: 0, failed: 0, unknown: 0 };
   const queue = new PQueue({ concurrency: job.concurrency });
   const lanes = new KeyLanes();
   let abort: JobAbortError | undefined;
@@ -89,6 +90,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const finish = (result: RowResult): void => {
     tally.total++;
     tally[result.outcome]++;
+    if (result.messageStatus !== '') messages[result.messageStatus]++;
     report.add(result);
     options.onRow?.(tally, result);
     if (abort === undefined && crossed(maxErrors, tally, false)) {
@@ -134,18 +136,21 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     }
   } finally {
     summary = summarize(job, options, api, tally, startedAt, now(), abort, index);
+    if (job.message !== undefined) summary.messages = messages;
     report.close(summary);
-    if (runId !== undefined) state?.finishRun(runId, { rows: tally, exitCode: exitCodeOf(abort, tally) });
+    if (runId !== undefined) state?.finishRun(runId, { rows: tally, exitCode: exitCodeOf(abort, tally, messages) });
   }
   return {
     summary,
     reportPaths: report.paths,
-    exitCode: exitCodeOf(abort, tally),
+    exitCode: exitCodeOf(abort, tally, messages),
   };
 }
 
-function exitCodeOf(abort: JobAbortError | undefined, tally: RowTally): 0 | 1 | 3 {
-  return abort !== undefined ? 3 : tally.failed > 0 ? 1 : 0;
+/** A message that failed or may not have arrived needs a look as much as a failed row does. */
+function exitCodeOf(abort: JobAbortError | undefined, tally: RowTally, messages: { failed: number; unknown: number }): 0 | 1 | 3 {
+  if (abort !== undefined) return 3;
+  return tally.failed > 0 || messages.failed > 0 || messages.unknown > 0 ? 1 : 0;
 }
 
 function crossed(maxErrors: MaxErrors | undefined, tally: RowTally, atEnd: boolean): boolean {

@@ -15,6 +15,9 @@ import type { StateStore } from '../state/state-store.js';
 import type { ContactIndex } from './contact-index.js';
 import { CountedApi } from './counted-api.js';
 import { JobAbortError } from './job-abort.js';
+import { findRecipients } from './message-recipients.js';
+import { messageWanted } from './message-render.js';
+import { sendRowMessage } from './send-message.js';
 import { findContactsByKey } from './match.js';
 import { applyPlan, decideMatch, planCreate, planUpdate, type ContactPlan, type MatchDecision, type MatchedContact } from './plan.js';
 import type { ContactDraft, RowResult } from './types.js';
@@ -50,6 +53,8 @@ export function failedResult(line: number, key: string, cells: string[], code: s
     apiCalls: 0,
     errorCode: code,
     errorMessage: message,
+    messageStatus: '',
+    messageError: '',
     cells,
   };
 }
@@ -59,10 +64,17 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
   const base: RowResult = { ...failedResult(draft.line, draft.key, cells, '', ''), outcome: 'unchanged' };
   const progress: WriteProgress = { contactId: '' };
   try {
-    if (context.job.mode === 'message') throw new Error('mode: message is not supported yet');
+    if (context.job.mode === 'message') return { ...base, ...(await messageOnly(draft, api, context)), apiCalls: api.calls };
     const hash = draftHash(draft);
     const known = await syncKnownContact(draft, hash, api, context, progress);
     const result = known ?? (await syncByMatch(draft, hash, api, context, progress));
+    const message = context.job.message;
+    if (message !== undefined && messageWanted(message.when, result.outcome)) {
+      // A dry run has no id for a contact it would create; the send is reported all the same.
+      const ids = result.contactId === '' ? ['(new)'] : result.contactId.split(';');
+      const sent = await sendRowMessage(ids, draft.templateValues, { api, spec: message, state: context.state, dryRun: context.dryRun });
+      return { ...base, ...result, messageStatus: sent.status, messageError: sent.error, apiCalls: api.calls };
+    }
     return { ...base, ...result, apiCalls: api.calls };
   } catch (error) {
     if (error instanceof InvalidTokenError) {
@@ -83,7 +95,19 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
   }
 }
 
-type PartialResult = Pick<RowResult, 'outcome' | 'contactId' | 'fieldsChanged' | 'tagsAdded' | 'tagsRemoved' | 'errorCode' | 'errorMessage'>;
+type PartialResult = Pick<RowResult, 'outcome' | 'contactId' | 'fieldsChanged' | 'tagsAdded' | 'tagsRemoved' | 'errorCode' | 'errorMessage'> &
+  Partial<Pick<RowResult, 'messageStatus' | 'messageError'>>;
+
+/** `mode: message`: no contact is written; the row's outcome is its contact's (unchanged or skipped). */
+async function messageOnly(draft: ContactDraft, api: ContactsApi, context: RowSyncContext): Promise<PartialResult> {
+  const spec = context.job.message;
+  if (spec === undefined) throw new Error('mode: message needs a message: section (the config check enforces it)');
+  const recipients = await findRecipients(draft, context.job, api, context.state, context.full === true);
+  if (recipients.kind === 'none') return { ...nothingDone(''), outcome: 'skipped', errorMessage: recipients.reason };
+  if (recipients.kind === 'ambiguous') return { ...nothingDone(''), outcome: 'failed', errorCode: 'DUPLICATE_CONTACTS', errorMessage: recipients.reason };
+  const sent = await sendRowMessage(recipients.contactIds, draft.templateValues, { api, spec, state: context.state, dryRun: context.dryRun });
+  return { ...nothingDone(recipients.contactIds.join(';')), messageStatus: sent.status, messageError: sent.error };
+}
 
 function nothingDone(contactId: string): PartialResult {
   return { outcome: 'unchanged', contactId, fieldsChanged: [], tagsAdded: [], tagsRemoved: [], errorCode: '', errorMessage: '' };

@@ -79,6 +79,9 @@ export interface RowResult {
   apiCalls: number;
   errorCode: string;
   errorMessage: string;
+  /** The row's message (`message:` of the job): sent, skipped, failed, unknown; '' when none. */
+  messageStatus: '' | 'sent' | 'skipped' | 'failed' | 'unknown';
+  messageError: string;
   /** Input cells, for rejected.csv. */
   cells: string[];
 }
