@@ -11,6 +11,7 @@ import { StateStore } from '../state/state-store.js';
 import { existsSync } from 'node:fs';
 import type { Job } from '../config/job-types.js';
 import { runJob, type MaxErrors } from '../pipeline/run-job.js';
+import { parseShard, type Shard } from '../pipeline/shard.js';
 import type { CliIo } from './cli-io.js';
 import { startEmbeddedEmulator, type EmbeddedEmulator } from './embedded-emulator.js';
 import { EXIT, worstExit } from './exit-codes.js';
@@ -31,6 +32,17 @@ export interface RunArgs {
   maxErrors: MaxErrors | undefined;
   /** Ignore the state store's hashes: compare every row with the platform and refresh the state. */
   full: boolean;
+  /** `--shard I/N`: only the rows whose key hashes to shard I of N. */
+  shard: Shard | undefined;
+}
+
+/** `I/N` for --shard. */
+export function parseShardFlag(text: string): Shard {
+  try {
+    return parseShard(text);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /** `N` or `N%` for --max-errors. */
@@ -127,6 +139,7 @@ async function runOneJob(
       onRow: (tally) => progress.update(tally),
       full: args.full,
       argv: describeRun(args),
+      ...(args.shard === undefined ? {} : { shard: args.shard }),
       ...(state === undefined ? {} : { state }),
       ...(args.limit === undefined ? {} : { limit: args.limit }),
       ...(args.maxErrors === undefined ? {} : { maxErrors: args.maxErrors }),
@@ -143,6 +156,6 @@ async function runOneJob(
 
 /** The run as the state store's journal records it: the flags, never a secret. */
 function describeRun(args: RunArgs): string {
-  const flags = [args.dryRun && '--dry-run', args.full && '--full', args.limit !== undefined && `--limit ${args.limit}`, args.emulator && '--emulator'];
+  const flags = [args.dryRun && '--dry-run', args.full && '--full', args.limit !== undefined && `--limit ${args.limit}`, args.emulator && '--emulator', args.shard !== undefined && `--shard ${args.shard.index}/${args.shard.count}`];
   return ['run', args.jobsFile, ...flags.filter((flag): flag is string => typeof flag === 'string')].join(' ');
 }

@@ -4,7 +4,8 @@ import { formatDuration } from './progress-display.js';
 
 export function formatSummary(summary: JobSummary, reportFiles: readonly string[]): string {
   const lines: string[] = [''];
-  const title = `Job ${summary.job}${summary.dryRun ? ' (dry run: nothing was written)' : ''}`;
+  const shard = typeof summary.shard === 'string' ? ` (shard ${summary.shard})` : '';
+  const title = `Job ${summary.job}${shard}${summary.dryRun ? ' (dry run: nothing was written)' : ''}`;
   lines.push(title, '-'.repeat(title.length));
   const outcomes = ['created', 'updated', 'unchanged', 'skipped', 'failed'] as const;
   const width = 16;

@@ -14,6 +14,7 @@ import { KeyLanes } from './key-lanes.js';
 import { mapRow } from './map.js';
 import type { MatchedContact } from './plan.js';
 import { ReportWriter, type JobSummary } from './report.js';
+import { shardOf, type Shard } from './shard.js';
 import { readSource } from './source.js';
 import { failedResult, syncRow } from './sync-row.js';
 import type { RowOutcome, RowResult } from './types.js';
@@ -41,6 +42,8 @@ export interface RunJobOptions {
   full?: boolean;
   /** The command line without secrets, for the state store's journal of runs. */
   argv?: string;
+  /** Handle only the rows whose key belongs to this shard. */
+  shard?: Shard;
   /** Called after each row with the running tally (progress display). */
   onRow?: (tally: Readonly<RowTally>, result: RowResult) => void;
   now?: () => Date;
@@ -78,7 +81,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full: options.full === true });
   const index = job.match.prefetch === undefined ? undefined : await prefetchContacts(api, job.match.prefetch, job.key.field);
   const context = { api, job, dryRun: options.dryRun, dryRunContacts: new Map<string, MatchedContact>(), full: options.full === true, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) };
-  const report = new ReportWriter(options.reportDir, job.name, source.header);
+  // Shards of one job often share a report folder: each writes its own files.
+  const reportName = options.shard === undefined ? job.name : `${job.name}.shard-${options.shard.index}-of-${options.shard.count}`;
+  const report = new ReportWriter(options.reportDir, reportName, source.header);
   const tally: RowTally = { total: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
   const messages = { sent: 0, skipped: 0, failed: 0, unknown: 0 };
   const queue = new PQueue({ concurrency: job.concurrency });
@@ -99,22 +104,30 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   };
 
   let rowsTaken = 0;
+  const { shard } = options;
+  const mine = (key: string): boolean => shard === undefined || shardOf(key, shard.count) === shard.index;
   let summary: JobSummary;
   try {
     for await (const record of source.records) {
       if (abort !== undefined || options.signal?.aborted === true) break;
       if (options.limit !== undefined && rowsTaken >= options.limit) break;
-      rowsTaken++;
       if (record.kind === 'malformed') {
+        if (!mine('')) continue;
+        rowsTaken++;
         finish(failedResult(record.line, '', record.cells, record.code, record.message));
         continue;
       }
       const mapped = mapRow(record, job);
       if (!mapped.ok) {
-        finish(failedResult(record.line, (record.values[job.key.column] ?? '').trim(), record.cells, mapped.error.code, mapped.error.message));
+        const key = (record.values[job.key.column] ?? '').trim();
+        if (!mine(key)) continue;
+        rowsTaken++;
+        finish(failedResult(record.line, key, record.cells, mapped.error.code, mapped.error.message));
         continue;
       }
       const { draft } = mapped;
+      if (!mine(draft.key)) continue;
+      rowsTaken++;
       // Backpressure: stop reading while enough rows are waiting for the API.
       while (inFlight >= job.concurrency * 2) await new Promise<void>((resolve) => (wakeReader = resolve));
       inFlight++;
@@ -193,6 +206,7 @@ function summarize(
     apiCalls: { total: api.stats.total(), byOperation },
     retries,
     rateLimited,
+    ...(options.shard !== undefined ? { shard: `${options.shard.index}/${options.shard.count}` } : {}),
     ...(index !== undefined ? { prefetch: { contacts: index.size, calls: index.calls, searchesSaved: index.hits } } : {}),
     ...(abort !== undefined ? { aborted: { code: abort.code, message: abort.message } } : {}),
     ...(options.signal?.aborted === true ? { interrupted: String(options.signal.reason ?? 'signal') } : {}),
