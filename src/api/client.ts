@@ -20,7 +20,7 @@ import {
   readSuccessEnvelope,
 } from './envelopes.js';
 import { errorFromResponse, errorFromTransport, type RequestContext } from './error-mapping.js';
-import { ApiError, type ApiErrorContext } from './errors.js';
+import { ApiError, InvalidTokenError, type ApiErrorContext } from './errors.js';
 import { silentLogger, type ApiLogger } from './logger.js';
 import { paginateContacts } from './pagination.js';
 import {
@@ -166,6 +166,8 @@ export class ApiClient implements ContactsApi {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #now: () => number;
   readonly #maxPages: number;
+  /** The 401 that refused this client's token, once one came. */
+  #refusedToken: InvalidTokenError | undefined;
 
   constructor(options: ApiClientOptions) {
     const base = checkBaseUrl(options.baseUrl);
@@ -348,6 +350,9 @@ export class ApiClient implements ContactsApi {
   }
 
   async #attempt<T>(spec: CallSpec<T>, attempt: number): Promise<T> {
+    // A channel token the platform refused stays refused: calls queued behind that answer are
+    // not sent, so a 401 costs one call of the budget, not one per row in flight.
+    if (this.#refusedToken !== undefined) throw this.#refusedToken;
     const path = `${this.#rootPath}${spec.path}`;
     const request: RequestContext = { operation: spec.operation, method: spec.method, path };
     if (spec.contactId !== undefined) request.contactId = spec.contactId;
@@ -390,7 +395,9 @@ export class ApiClient implements ContactsApi {
       return spec.read(body, { operation: spec.operation, method: spec.method, path, status });
     }
     if (status === 429) this.stats.recordRateLimited(spec.operation);
-    throw errorFromResponse(request, { status, body, headers: response.headers, url }, this.#now());
+    const error = errorFromResponse(request, { status, body, headers: response.headers, url }, this.#now());
+    if (error instanceof InvalidTokenError) this.#refusedToken = error;
+    throw error;
   }
 }
 

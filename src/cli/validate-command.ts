@@ -4,9 +4,8 @@
  * errors. The same checks as `run`, so a green validate means run fails no row for its data.
  */
 import type { Logger } from 'pino';
-import { assertHeader } from '../pipeline/header-check.js';
+import { openCheckedSource } from '../pipeline/checked-source.js';
 import { mapRow } from '../pipeline/map.js';
-import { readSource } from '../pipeline/source.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, worstExit } from './exit-codes.js';
 import { loadJobs } from './load-jobs.js';
@@ -18,18 +17,7 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
   const jobs = await loadJobs(args.jobsFile, args.job, io, logger);
   const codes: number[] = [];
   for (const job of jobs) {
-    const source = await readSource(job.input);
-    try {
-    try {
-      assertHeader(job, source.header, job.input.path);
-    } catch (error) {
-      await source.close();
-      throw error;
-    }
-  } catch (error) {
-    await source.close();
-    throw error;
-  }
+    const source = await openCheckedSource(job);
     let rows = 0;
     let invalid = 0;
     const keys = new Map<string, number>();

@@ -8,14 +8,13 @@ import type { ContactsApi } from '../api/contacts-api.js';
 import type { Job } from '../config/job-types.js';
 import type { StateStore } from '../state/state-store.js';
 import { prefetchContacts, type ContactIndex } from './contact-index.js';
-import { assertHeader } from './header-check.js';
+import { openCheckedSource } from './checked-source.js';
 import { JobAbortError } from './job-abort.js';
 import { KeyLanes } from './key-lanes.js';
 import { mapRow } from './map.js';
 import type { MatchedContact } from './plan.js';
 import { ReportWriter, type JobSummary } from './report.js';
 import { shardOf, type Shard } from './shard.js';
-import { readSource } from './source.js';
 import { failedResult, syncRow } from './sync-row.js';
 import type { RowOutcome, RowResult } from './types.js';
 
@@ -64,18 +63,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const startedAt = now();
   const maxErrors = options.maxErrors ?? job.maxErrors;
 
-  const source = await readSource(job.input);
-  try {
-    try {
-      assertHeader(job, source.header, job.input.path);
-    } catch (error) {
-      await source.close();
-      throw error;
-    }
-  } catch (error) {
-    await source.close();
-    throw error;
-  }
+  const source = await openCheckedSource(job);
 
   const state = options.dryRun ? undefined : options.state;
   const runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full: options.full === true });
@@ -99,7 +87,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     report.add(result);
     options.onRow?.(tally, result);
     if (abort === undefined && crossed(maxErrors, tally, false)) {
-      abort = new JobAbortError('MAX_ERRORS', `${tally.failed} of ${tally.total} rows failed, over --max-errors ${describe(maxErrors)}; see the rejected rows in ${report.paths.rejected}`);
+      abort = maxErrorsCrossed(tally, maxErrors, report.paths.rejected);
     }
   };
 
@@ -132,7 +120,12 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       while (inFlight >= job.concurrency * 2) await new Promise<void>((resolve) => (wakeReader = resolve));
       inFlight++;
       void lanes
-        .run(draft.key, () => queue.add(() => syncRow(draft, record.cells, context)))
+        .run(draft.key, () =>
+          queue.add(() =>
+            // Rows queued before an abort do not call: after a 401 every call would be refused too.
+            abort === undefined ? syncRow(draft, record.cells, context) : Promise.resolve(failedResult(draft.line, draft.key, record.cells, 'ABORTED', `not sent: ${abort.message}`)),
+          ),
+        )
         .then(finish, (error: unknown) => {
           if (error instanceof JobAbortError) abort ??= error;
           finish(failedResult(draft.line, draft.key, record.cells, 'ABORTED', error instanceof Error ? error.message : String(error)));
@@ -145,7 +138,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     }
     while (inFlight > 0) await new Promise<void>((resolve) => (wakeReader = resolve));
     if (abort === undefined && crossed(maxErrors, tally, true)) {
-      abort = new JobAbortError('MAX_ERRORS', `${tally.failed} of ${tally.total} rows failed, over --max-errors ${describe(maxErrors)}; see the rejected rows in ${report.paths.rejected}`);
+      abort = maxErrorsCrossed(tally, maxErrors, report.paths.rejected);
     }
   } finally {
     summary = summarize(job, options, api, tally, startedAt, now(), abort, index);
@@ -171,6 +164,13 @@ function crossed(maxErrors: MaxErrors | undefined, tally: RowTally, atEnd: boole
   if ('count' in maxErrors) return tally.failed > maxErrors.count;
   if (!atEnd && tally.total < MAX_ERRORS_PERCENT_MIN_ROWS) return false;
   return tally.total > 0 && (tally.failed / tally.total) * 100 > maxErrors.percent;
+}
+
+function maxErrorsCrossed(tally: RowTally, maxErrors: MaxErrors | undefined, rejected: string): JobAbortError {
+  return new JobAbortError(
+    'MAX_ERRORS',
+    `${tally.failed} of the ${tally.total} rows finished so far failed, over --max-errors ${describe(maxErrors)}; see the failed rows in ${rejected}, fix them and run again`,
+  );
 }
 
 function describe(maxErrors: MaxErrors | undefined): string {

@@ -172,7 +172,10 @@ async function syncByMatch(
   const { job, state } = context;
   const findByKey = (key: string) => findContactsByKey(api, draft.keyField, key);
   const matches = await matchesOf(draft, context, findByKey);
-  const decision = decideMatch(matches, job.mode as 'upsert' | 'create' | 'update', job.onDuplicate);
+  // A create-pending key's contact is the one a killed run of this job created: finish it (its
+  // tags may be missing), even in mode create, which would otherwise skip it as existing.
+  const resuming = job.mode === 'create' && state?.isCreatePending(draft.key) === true;
+  const decision = decideMatch(matches, resuming ? 'upsert' : (job.mode as 'upsert' | 'create' | 'update'), job.onDuplicate);
   if (decision.kind === 'skip') {
     return { outcome: 'skipped', contactId: matches.map((c) => c.id).join(';'), fieldsChanged: [], tagsAdded: [], tagsRemoved: [], errorCode: '', errorMessage: decision.reason };
   }
@@ -200,7 +203,7 @@ async function syncByMatch(
         state.recordObserved(draft.key, { contactId, fields: after.custom_fields, tags: after.tags, draftHash: hash });
       }
     } else if (targets.length === 1) {
-      context.dryRunContacts?.set(draft.key, { ...applyPlan(before, plan, contactId || '(new)'), created_at: 0 });
+      context.dryRunContacts?.set(draft.key, { ...applyPlan(before, plan, contactId), created_at: 0 });
     }
     progress.contactId = '';
     results.push(fromPlan(plan, contactId));

@@ -36,7 +36,7 @@ describe('run --shard I/N', () => {
     expect(keys).toHaveLength(198);
     expect(emulator.counters(TOKEN).byOperation.createContact.received).toBe(198);
     expect(ws.summary('import.shard-1-of-2').shard).toBe('1/2');
-    expect(ws.summary('import.shard-2-of-2').rows.total + ws.summary('import.shard-1-of-2').rows.total).toBe(200);
+    expect(Number(ws.summary('import.shard-2-of-2').rows.total) + Number(ws.summary('import.shard-1-of-2').rows.total)).toBe(200);
   });
 
   it('refuses a malformed --shard before any call, exit 2', async () => {

@@ -1,0 +1,26 @@
+import Bottleneck from 'bottleneck';
+import { InvalidTokenError } from '../../src/api/errors.js';
+import { sendJson, startHttpTestServer, type HttpTestServer } from './support/http-test-server.js';
+import { testClient } from './support/test-client.js';
+
+describe('a refused token', () => {
+  let server: HttpTestServer;
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('after a 401 the client sends nothing more: calls queued behind it fail without a request', async () => {
+    server = await startHttpTestServer((_request, response) => {
+      sendJson(response, 401, { status: 'error', message: 'The API token is invalid', data: [] });
+    });
+    // One call at a time, as a strict limiter would let them out.
+    const serial = new Bottleneck({ maxConcurrent: 1 });
+    const client = testClient({ baseUrl: server.url, limiters: { contacts: serial, messages: serial } });
+
+    const outcomes = await Promise.allSettled([client.getContact('1'), client.getContact('2'), client.updateContact('3', { a: 'b' }), client.sendText('4', 'hi')]);
+
+    expect(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof InvalidTokenError)).toBe(true);
+    expect(server.requests).toHaveLength(1);
+    expect(client.stats.total()).toBe(1);
+  });
+});
