@@ -9,9 +9,10 @@ import { emulatorCommand } from './emulator-command.js';
 import { EXIT } from './exit-codes.js';
 import { describeFailure } from './failure.js';
 import { createLogger, type LogFormat, type LogLevel } from './logger.js';
-import { parseMaxErrors, runCommand } from './run-command.js';
+import { parseMaxErrors, parseShardFlag, runCommand } from './run-command.js';
 import { schemaCommand } from './schema-command.js';
-import { UsageErrorFromYargs } from './usage-error.js';
+import { stateCommand } from './state-command.js';
+import { UsageError, UsageErrorFromYargs } from './usage-error.js';
 import { validateCommand } from './validate-command.js';
 
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
@@ -38,11 +39,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
           .option('emulator', { type: 'boolean', default: false, describe: 'run against an emulator of the API started in this process' })
           .option('emulator-seed', { type: 'string', describe: 'with --emulator: JSON file of contacts to load first, keyed by connection' })
           .option('max-errors', { type: 'string', describe: 'abort (exit 3) when more than N rows, or N% of rows, failed' })
-          .option('full', { type: 'boolean', default: false, describe: 'ignore the state store\'s hashes: compare every row with the platform and refresh the state' }),
+          .option('full', { type: 'boolean', default: false, describe: 'ignore the state store\'s hashes: compare every row with the platform and refresh the state' })
+          .option('shard', { type: 'string', describe: 'I/N: handle only the rows whose key hashes to shard I of N (N workers cover the file once)' }),
       async (args) => {
         const log = loggerFor(args);
         if (args.limit !== undefined && (!Number.isInteger(args.limit) || args.limit < 0)) {
-          throw new Error(`--limit: expected a whole number of rows from 0 up, got ${String(args.limit)}`);
+          throw new UsageError(`--limit: expected a whole number of rows from 0 up, got ${String(args.limit)}`);
         }
         exitCode = await runCommand(
           {
@@ -55,6 +57,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
             emulatorSeed: args.emulatorSeed,
             maxErrors: args.maxErrors === undefined ? undefined : parseMaxErrors(args.maxErrors),
             full: args.full,
+            shard: args.shard === undefined ? undefined : parseShardFlag(args.shard),
           },
           io,
           log,
@@ -91,10 +94,27 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
         );
       },
     )
+    .command(
+      'state <action> <jobsFile>',
+      'show or reset the state store of a job',
+      (y) =>
+        y
+          .positional('action', { choices: ['show', 'reset'] as const, demandOption: true, describe: 'show: what the state holds; reset: delete it' })
+          .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
+          .option('job', { type: 'string', demandOption: true, describe: 'the job whose state is meant' })
+          .option('keys', { type: 'number', describe: 'with show: list the first N keys and their contact ids' }),
+      async (args) => {
+        exitCode = await stateCommand(
+          { action: args.action, jobsFile: args.jobsFile, job: args.job, ...(args.keys === undefined ? {} : { keys: args.keys }) },
+          io,
+          loggerFor(args),
+        );
+      },
+    )
     .command('schema', false, () => undefined, () => {
       exitCode = schemaCommand(io);
     })
-    .demandCommand(1, 'name a command: run, validate or emulator')
+    .demandCommand(1, 'name a command: run, validate, state or emulator')
     .strict()
     .help()
     .version(false)

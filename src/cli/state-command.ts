@@ -1,0 +1,108 @@
+/**
+ * `contact-sync state show|reset <jobs.yaml> --job NAME`: look into a job's state store, or start
+ * it afresh. `show` never creates a file (a job that never ran has no state yet); `reset` deletes
+ * the file and its SQLite companions, after which the next run searches each key once.
+ */
+import { existsSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Job } from '../config/job-types.js';
+import { StateStore, type RunRecord, type StateSummary } from '../state/state-store.js';
+import type { CliIo } from './cli-io.js';
+import { EXIT } from './exit-codes.js';
+import { loadJobs } from './load-jobs.js';
+import { UsageError } from './usage-error.js';
+
+export type StateAction = 'show' | 'reset';
+
+export interface StateArgs {
+  action: StateAction;
+  jobsFile: string;
+  /** The job whose state is meant; exactly one. */
+  job: string;
+  /** `show` only: list the first N keys with their contact ids. @default none listed */
+  keys?: number;
+}
+
+export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): Promise<number> {
+  if (args.keys !== undefined && (!Number.isInteger(args.keys) || args.keys < 0)) {
+    throw new UsageError(`--keys: expected a whole number of keys from 0 up, got ${String(args.keys)}`);
+  }
+  const [job] = await loadJobs(args.jobsFile, [args.job], io, logger);
+  if (job === undefined) throw new UsageError(`${args.jobsFile}: no job named "${args.job}"`);
+  const path = statePath(job, args.jobsFile);
+  return args.action === 'show' ? show(job, path, args.keys ?? 0, io) : reset(job, path, io);
+}
+
+function statePath(job: Job, jobsFile: string): string {
+  if (job.state === false) {
+    throw new UsageError(
+      `${jobsFile}: job "${job.name}" has state: false, so it keeps no state store to show or reset; ` +
+        `set its state: to a file (e.g. state: .contact-sync/${job.name}.db) to keep one`,
+    );
+  }
+  return job.state;
+}
+
+function show(job: Job, path: string, keys: number, io: CliIo): number {
+  if (!existsSync(path)) {
+    io.stdout.write(`job "${job.name}": no state yet (no file at ${path}); the first run of the job creates it\n`);
+    return EXIT.ok;
+  }
+  const store = StateStore.open(path, { job: job.name, keyField: job.key.field });
+  try {
+    io.stdout.write(formatSummary(store.summary()));
+    if (keys > 0) io.stdout.write(formatKeys(store, keys, store.summary().keys));
+  } finally {
+    store.close();
+  }
+  return EXIT.ok;
+}
+
+function reset(job: Job, path: string, io: CliIo): number {
+  const removed = StateStore.reset(path);
+  if (removed.length === 0) {
+    io.stdout.write(`job "${job.name}": no state at ${path}; nothing to delete\n`);
+    return EXIT.ok;
+  }
+  io.stdout.write(
+    [`job "${job.name}": deleted the state store`, ...removed.map((file) => `  ${file}`), 'The next run searches each key once and records it again.', ''].join('\n'),
+  );
+  return EXIT.ok;
+}
+
+const LABEL_WIDTH = 19;
+
+function formatSummary(summary: StateSummary): string {
+  const line = (label: string, value: string) => `${`${label}:`.padEnd(LABEL_WIDTH)}${value}`;
+  return [
+    line('state file', summary.path),
+    line('job', summary.job),
+    line('key field', summary.keyField),
+    line('keys', String(summary.keys)),
+    line('pending creates', String(summary.pendingCreates)),
+    line('messages', String(summary.messages)),
+    line('last run', formatRun(summary.lastRun)),
+    line('last finished run', formatRun(summary.lastFinishedRun)),
+    '',
+  ].join('\n');
+}
+
+function formatRun(run: RunRecord | undefined): string {
+  if (run === undefined) return 'none';
+  const started = `started ${new Date(run.startedAt).toISOString()}${run.full ? ' (--full)' : ''}`;
+  if (!run.finished || run.finishedAt === null) return `${started}, not finished (still running, or killed)`;
+  const rows = run.rows === null ? '' : `: ${Object.entries(run.rows).map(([outcome, count]) => `${outcome} ${count}`).join(', ')}`;
+  return `${started}, finished ${new Date(run.finishedAt).toISOString()}, exit ${String(run.exitCode)}${rows}`;
+}
+
+function formatKeys(store: StateStore, limit: number, total: number): string {
+  const known = store.listKeys(limit);
+  const width = Math.max(3, ...known.map((contact) => contact.key.length));
+  return [
+    '',
+    `keys (first ${known.length} of ${total}):`,
+    `  ${'key'.padEnd(width)}  contact id`,
+    ...known.map((contact) => `  ${contact.key.padEnd(width)}  ${contact.contactId}`),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,104 @@
+/**
+ * The real command line as a child process (`node bin/contact-sync.js ...`), for tests that must
+ * kill it: a SIGKILL cannot be simulated in-process. The launcher loads dist/, so `buildCli`
+ * compiles the sources first when dist/ is older than them.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(REPO_ROOT, 'bin', 'contact-sync.js');
+const COMPILED_MAIN = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+/**
+ * Runs `tsc -p tsconfig.build.json` unless dist/src/cli/main.js is newer than every file under
+ * src/ (about 6 s when it runs). Type errors do not stop tsc from emitting; a missing output does.
+ */
+export async function buildCli(): Promise<void> {
+  if (newestMtime(join(REPO_ROOT, 'src')) < mtimeOrZero(COMPILED_MAIN)) return;
+  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, timeout: 120_000 }).catch(
+    (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
+  );
+  if (mtimeOrZero(COMPILED_MAIN) === 0) throw new Error(`the build wrote no ${COMPILED_MAIN}:\n${result.stdout}`);
+}
+
+function mtimeOrZero(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Output kept per stream; a run's log beyond it is not needed to explain a failure. */
+const KEPT_OUTPUT = 64 * 1024;
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  /** stdout and stderr so far (the last 64 KiB of each). */
+  output(): string;
+  /** Resolves with the exit code, or the signal that ended it; rejects after `timeoutMs`. */
+  exited(timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** True once the process ended. */
+  readonly ended: boolean;
+}
+
+/** Starts `node bin/contact-sync.js <argv>` in `cwd` with a minimal environment. */
+export function startCli(argv: readonly string[], cwd: string): CliProcess {
+  const child = spawn(process.execPath, [BIN, ...argv], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, LANG: 'C.UTF-8' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString('utf8')).slice(-KEPT_OUTPUT)));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-KEPT_OUTPUT)));
+  let ended = false;
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => {
+      ended = true;
+      resolve({ code, signal });
+    }),
+  );
+  return {
+    child,
+    output: () => `stdout:\n${stdout}\nstderr:\n${stderr}`,
+    exited: (timeoutMs) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`contact-sync ${argv.join(' ')} did not end within ${timeoutMs} ms`)), timeoutMs);
+      });
+      return Promise.race([exit, timeout]).finally(() => clearTimeout(timer));
+    },
+    get ended() {
+      return ended;
+    },
+  };
+}
+
+/**
+ * Polls `condition` every millisecond until it holds. Rejects after `timeoutMs`, or at once when
+ * `cli` ended first (with its output, which says why).
+ */
+export async function waitUntil(condition: () => boolean, what: string, timeoutMs: number, cli?: CliProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (cli?.ended === true) throw new Error(`contact-sync ended before ${what}\n${cli.output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}${cli === undefined ? '' : `\n${cli.output()}`}`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}

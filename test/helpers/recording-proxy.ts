@@ -1,0 +1,66 @@
+/**
+ * A pass-through HTTP proxy in front of the emulator that keeps every request's method, path and
+ * JSON body, so a test can assert what the job sent (only the changed fields, only the missing
+ * tags), not only how many calls it made. Starts on 127.0.0.1 port 0.
+ */
+import { Agent, createServer, request, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query, as received (e.g. `/api/v1/contact/123`). */
+  path: string;
+  /** The parsed JSON body; undefined when there was none. */
+  body: unknown;
+}
+
+export interface RecordingProxy {
+  /** Base URL to put in jobs.yaml: the proxy's origin plus the target's path (`/api`). */
+  url: string;
+  readonly requests: RecordedRequest[];
+  clear(): void;
+  close(): Promise<void>;
+}
+
+/** Proxies to `targetUrl` (an emulator's `url`, e.g. `http://127.0.0.1:41234/api`). */
+export async function startRecordingProxy(targetUrl: string): Promise<RecordingProxy> {
+  const target = new URL(targetUrl);
+  const agent = new Agent({ keepAlive: true });
+  const requests: RecordedRequest[] = [];
+  const server = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      requests.push({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', body: text === '' ? undefined : (JSON.parse(text) as unknown) });
+      const upstream = request(
+        { agent, host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: forwardHeaders(incoming.headers, target.host) },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      // The emulator dropped the connection (a fault): drop ours too, as the platform would.
+      upstream.on('error', () => outgoing.destroy());
+      upstream.end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${target.pathname}`,
+    requests,
+    clear: () => void requests.splice(0),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      agent.destroy();
+    },
+  };
+}
+
+function forwardHeaders(headers: IncomingHttpHeaders, host: string): IncomingHttpHeaders {
+  const forwarded: IncomingHttpHeaders = { ...headers, host };
+  delete forwarded.connection;
+  return forwarded;
+}

@@ -1,0 +1,85 @@
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { TOKEN, customersCsv, fastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
+import { STATE_JOB, asExpected, contactsByKey, customerKey, expectedCustomer } from '../helpers/state-fixtures.js';
+
+const CONTACTS = 500;
+
+/** The customers job writing a `source: crm` marker on every contact, and prefetching by it. */
+const PREFETCH_JOB = `${STATE_JOB.replace('  plan: plan\n', '  plan: plan\n  source: { value: crm }\n')}
+match: { prefetch: { field: source, value: crm } }`;
+const SEARCH_JOB = PREFETCH_JOB.replace(/\nmatch: .*$/, '');
+
+/** The platform as a first import of `customersCsv(CONTACTS)` with PREFETCH_JOB left it. */
+function seedCustomers(emulator: RunningEmulator): void {
+  const seeds = [];
+  for (let i = 1; i <= CONTACTS; i++) {
+    const expected = expectedCustomer(i);
+    seeds.push({ custom_fields: { ...expected.fields, source: 'crm' }, tags: expected.tags });
+  }
+  emulator.loadContacts(TOKEN, seeds);
+}
+
+describe('run with match.prefetch: the job\'s contacts are read page by page once, rows are matched without a search each', () => {
+  let emulator: RunningEmulator;
+
+  beforeEach(async () => {
+    emulator = await fastEmulator();
+    seedCustomers(emulator);
+  });
+
+  afterEach(async () => {
+    await emulator.close();
+  });
+
+  it('a 500-contact reconciliation costs 50 search calls with the prefetch, where searching each key costs 500', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(CONTACTS));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: PREFETCH_JOB }));
+
+    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'prefetch']);
+
+    expect(run.exitCode).toBe(0);
+    const counters = emulator.counters(TOKEN);
+    expect(counters.byOperation.searchContacts.received).toBe(50);
+    expect(counters.total.received).toBe(50);
+    const summary = ws.summary('import', 'prefetch');
+    expect(summary.prefetch).toEqual({ contacts: CONTACTS, calls: 50, searchesSaved: CONTACTS });
+    expect(summary.rows).toEqual({ total: CONTACTS, created: 0, updated: 0, unchanged: CONTACTS, skipped: 0, failed: 0 });
+    const idByKey = new Map([...contactsByKey(emulator)].map(([key, contacts]) => [key, contacts[0]?.id]));
+    expect(ws.results('import', 'prefetch').filter((r) => r.api_calls !== '0' || r.contact_id !== idByKey.get(r.key ?? ''))).toEqual([]);
+
+    // The same reconciliation without the prefetch: one search per row.
+    const searching = workspace();
+    searching.write('customers.csv', customersCsv(CONTACTS));
+    searching.write('jobs.yaml', jobsYaml({ url: emulator.url, job: `${SEARCH_JOB}\nconcurrency: 32` }));
+    emulator.resetCounters(TOKEN);
+
+    expect((await searching.run(['run', 'jobs.yaml', '--report-dir', 'search'])).exitCode).toBe(0);
+
+    expect(emulator.counters(TOKEN).byOperation.searchContacts.received).toBe(CONTACTS);
+    expect(searching.summary('import', 'search').prefetch).toBeUndefined();
+  }, 30_000);
+
+  it('a changed row found in the index is updated with no search; a key the index lacks is still searched, then created with the marker', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(CONTACTS + 5, (i, cells) => (i === 7 ? [...cells.slice(0, 3), 'new7@example.com', ...cells.slice(4)] : cells)));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: PREFETCH_JOB }));
+
+    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'prefetch']);
+
+    expect(run.exitCode).toBe(0);
+    const counters = emulator.counters(TOKEN).byOperation;
+    expect(counters.searchContacts.received).toBe(50 + 5);
+    expect(counters.updateContact.received).toBe(1);
+    expect(counters.createContact.received).toBe(5);
+    expect(counters.addTags.received).toBe(5);
+    expect(emulator.counters(TOKEN).total.received).toBe(66);
+    expect(ws.summary('import', 'prefetch').prefetch).toEqual({ contacts: CONTACTS, calls: 50, searchesSaved: CONTACTS });
+    const results = new Map(ws.results('import', 'prefetch').map((r) => [r.key, r]));
+    expect(results.get('C0007')).toMatchObject({ outcome: 'updated', fields_changed: 'email', api_calls: '1' });
+    expect(results.get('C0503')).toMatchObject({ outcome: 'created', api_calls: '3' });
+    const byKey = contactsByKey(emulator);
+    expect(byKey.size).toBe(CONTACTS + 5);
+    expect(asExpected(byKey.get(customerKey(503))?.[0])).toEqual({ ...expectedCustomer(503), fields: { ...expectedCustomer(503).fields, source: 'crm' } });
+  }, 30_000);
+});
