@@ -18,6 +18,14 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   lines.push(`${'429s'.padEnd(width)}${String(summary.rateLimited).padStart(8)}`);
   lines.push(`${'retries'.padEnd(width)}${String(summary.retries).padStart(8)}`);
   lines.push(`${'duration'.padEnd(width)}${formatDuration(summary.durationMs).padStart(8)}`);
+  if (summary.prefetch !== undefined) {
+    const { contacts, calls, searchesSaved } = summary.prefetch;
+    lines.push('', `prefetch: ${contacts} contacts read in ${calls} calls, ${searchesSaved} searches saved`);
+  }
+  if (summary.messages !== undefined) {
+    const { sent, skipped, failed, unknown } = summary.messages;
+    lines.push('', `messages: ${sent} sent, ${skipped} skipped, ${failed} failed, ${unknown} unknown`);
+  }
   if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
   if (summary.interrupted !== undefined) lines.push('', `Interrupted by ${summary.interrupted}: the rows taken were finished and reported.`);
   lines.push('', 'Reports:', ...reportFiles.map((file) => `  ${file}`));

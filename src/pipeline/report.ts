@@ -55,6 +55,8 @@ export interface JobSummary {
   rateLimited: number;
   /** Rows' messages by status, when the job sends one. */
   messages?: Record<'sent' | 'skipped' | 'failed' | 'unknown', number>;
+  /** With `match.prefetch`: contacts read, calls made, searches saved. */
+  prefetch?: { contacts: number; calls: number; searchesSaved: number };
   /** Why the job stopped before the end of the input, if it did. */
   aborted?: { code: string; message: string };
   /** Set when the run was interrupted by a signal. */

@@ -1,0 +1,40 @@
+import { formatDuration } from '../../src/cli/progress-display.js';
+import { formatSummary } from '../../src/cli/summary-table.js';
+import type { JobSummary } from '../../src/pipeline/report.js';
+
+const summary: JobSummary = {
+  job: 'crm',
+  dryRun: false,
+  startedAt: '2026-01-01T00:00:00.000Z',
+  finishedAt: '2026-01-01T00:01:05.000Z',
+  durationMs: 65_000,
+  rows: { total: 10, created: 4, updated: 3, unchanged: 1, skipped: 1, failed: 1 },
+  apiCalls: { total: 21, byOperation: { searchContacts: 10, createContact: 4, addTags: 7, getContact: 0 } },
+  retries: 2,
+  rateLimited: 1,
+  prefetch: { contacts: 500, calls: 50, searchesSaved: 480 },
+  messages: { sent: 4, skipped: 0, failed: 0, unknown: 1 },
+  aborted: { code: 'MAX_ERRORS', message: '1 of the 10 rows failed' },
+};
+
+describe('the summary table', () => {
+  it('shows rows by outcome, calls by operation (not the unused ones), 429s, retries, time, prefetch, messages and an abort', () => {
+    const text = formatSummary(summary, ['reports/crm.results.csv']);
+    expect(text).toMatch(/created\s+4\n/);
+    expect(text).toMatch(/failed\s+1\n/);
+    expect(text).toMatch(/searchContacts\s+10\n/);
+    expect(text).not.toMatch(/getContact/);
+    expect(text).toMatch(/API calls\s+21\n/);
+    expect(text).toMatch(/429s\s+1\n/);
+    expect(text).toMatch(/retries\s+2\n/);
+    expect(text).toMatch(/duration\s+1m05s\n/);
+    expect(text).toContain('prefetch: 500 contacts read in 50 calls, 480 searches saved');
+    expect(text).toContain('messages: 4 sent, 0 skipped, 0 failed, 1 unknown');
+    expect(text).toContain('ABORTED (MAX_ERRORS): 1 of the 10 rows failed');
+    expect(text).toContain('  reports/crm.results.csv');
+  });
+
+  it('formats durations for people', () => {
+    expect([formatDuration(4_400), formatDuration(59_600), formatDuration(61_000), formatDuration(3_725_000)]).toEqual(['4s', '1m00s', '1m01s', '1h02m']);
+  });
+});
