@@ -22,6 +22,7 @@ import {
 import { errorFromResponse, errorFromTransport, type RequestContext } from './error-mapping.js';
 import { ApiError, InvalidTokenError, type ApiErrorContext } from './errors.js';
 import { silentLogger, type ApiLogger } from './logger.js';
+import { limiterFailure } from './limiter.js';
 import { paginateContacts } from './pagination.js';
 import {
   checkAttachment,
@@ -332,9 +333,15 @@ export class ApiClient implements ContactsApi {
     const limiter = this.#limiters[spec.group];
     const maxAttempts = this.#retry.limit + 1;
     for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
+      // A rejection before the attempt started is the limiter's own (its Redis went away).
+      let started = false;
       try {
-        return await limiter.schedule(() => this.#attempt(spec, attempt));
+        return await limiter.schedule(() => {
+          started = true;
+          return this.#attempt(spec, attempt);
+        });
       } catch (error) {
+        if (!started) throw limiterFailure(limiter, error);
         if (!(error instanceof ApiError)) throw error;
         const decision = decideRetry({ operation: spec.operation, error, attempt, retry: this.#retry, random: this.#random });
         if (!decision.retry) throw decision.error;
@@ -390,7 +397,9 @@ export class ApiClient implements ContactsApi {
     const status = response.statusCode;
     this.#logger.debug({ ...logged, status, ms: Math.round(performance.now() - started) }, 'api request');
     // A server may echo what it was sent; the token must not reach a message through it.
-    const body = response.body.split(this.#token).join('[redacted]');
+    // A token of a few characters is no secret worth the price: cutting it out of every body
+    // would corrupt the JSON (a token "t" would cut every "data").
+    const body = this.#token.length >= MIN_REDACTED_TOKEN_LENGTH ? response.body.split(this.#token).join('[redacted]') : response.body;
     if (status >= 200 && status < 300) {
       return spec.read(body, { operation: spec.operation, method: spec.method, path, status });
     }
@@ -400,6 +409,9 @@ export class ApiClient implements ContactsApi {
     throw error;
   }
 }
+
+/** Tokens at least this long are cut out of response bodies; real channel tokens are far longer. */
+const MIN_REDACTED_TOKEN_LENGTH = 8;
 
 function assignments(fields: Record<string, string>): CustomFieldAssignment[] {
   return Object.entries(fields).map(([name, value]) => ({ name, value: String(value) }));

@@ -1,20 +1,63 @@
 /**
  * One Bottleneck limiter per (base URL, token, API group), shared by every client in the process:
  * the platform counts calls per channel token, so two jobs on one token share one budget.
+ *
+ * With a Redis URL (`rateLimits.redis`) the limiter is clustered: Bottleneck keeps its state in
+ * Redis, so every process on the same base URL, token and group draws from one budget. The
+ * Bottleneck id (the Redis key) holds the base URL and a SHA-256 digest of the token, never the
+ * token. No request leaves without Redis: a process pacing itself alone would spend the others'
+ * budget, so an unreachable Redis fails the start and a lost one stops the job.
  */
 import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
+import { Redis } from 'ioredis';
 import type { ApiGroup, Rate } from '../limits.js';
+import { RateLimiterUnavailableError, type RateLimiterPhase } from './rate-limiter-unavailable-error.js';
+import { stripUrlAuth } from './strip-url-auth.js';
 
 /**
  * Spacing between two request starts for a rate, in milliseconds. Requests are spread evenly
  * (no reservoir, so no burst at the start of a window). The 2% margin is there because the
  * server counts arrivals in a strict sliding window: at exactly periodMs / limit, a request
  * delayed on the way by a millisecond and its successor on time would put limit + 1 arrivals
- * in one window and earn a 429, which costs far more than 2% of throughput.
+ * in one window and earn a 429, which costs far more than 2% of throughput. The margin is of a
+ * whole window (limit spacings are 2% longer than periodMs), so it also absorbs what clustering
+ * adds: Redis hands out the start times (from its own clock), and each process's way from
+ * Redis's answer to the platform is delayed by its own event loop and network.
  */
 export function minTimeFor(rate: Rate): number {
   return Math.ceil((rate.periodMs / rate.limit) * 1.02);
+}
+
+/** Idle time after which Redis forgets a shared limiter's keys, in milliseconds. */
+export const REDIS_KEY_IDLE_MS = 10 * 60_000;
+/** The Bottleneck id (and Redis key) prefix of shared limiters. */
+export const REDIS_ID_PREFIX = 'contact-sync';
+/** Bound of one TCP connect to Redis, in milliseconds. */
+const REDIS_CONNECT_TIMEOUT_MS = 5_000;
+/** Bound of stopping one shared limiter whose Redis does not answer, in milliseconds. */
+const REDIS_STOP_TIMEOUT_MS = 2_000;
+
+export interface LimiterOptions {
+  /**
+   * A redis:// or rediss:// URL (user and password allowed): the limiter is shared through this
+   * Redis with every process that uses the same base URL, token and group.
+   * @default undefined: this process paces itself alone
+   */
+  readonly redis?: string;
+  /** Where the URL was configured, for messages, like `connections.main.rateLimits.redis`. */
+  readonly redisWhere?: string;
+}
+
+export interface LimiterRegistryOptions {
+  /** Longest wait of `ready()` for Redis, in milliseconds. @default 10000 */
+  readonly readyTimeoutMs?: number;
+  /**
+   * Reconnection attempts, 200 ms apart growing to 1 s, before a Redis that went away counts as
+   * lost (at the start: as unreachable). Requests wait meanwhile, so a restart of Redis within
+   * about 3 s goes unnoticed. @default 5
+   */
+  readonly reconnectAttempts?: number;
 }
 
 function checkRate(rate: Rate, group: ApiGroup): void {
@@ -27,28 +70,174 @@ function checkRate(rate: Rate, group: ApiGroup): void {
   }
 }
 
+/** Read without `instanceof Error`: errors of node's sockets may come from another realm (jest). */
+function messageOf(error: unknown): string {
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : String(error);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** One Redis URL: a client pair (commands, pub/sub) shared by every limiter on it. */
+class RedisLink {
+  readonly url: string;
+  /** The URL without user and password, for messages. */
+  readonly shown: string;
+  readonly where: string | undefined;
+  readonly client: Redis;
+  readonly connection: Bottleneck.IORedisConnection;
+  /** Resolves when the client gave up reconnecting (or was closed). */
+  readonly ended: Promise<void>;
+  lastError: unknown;
+  everReady = false;
+  stopping = false;
+  lost: RateLimiterUnavailableError | undefined;
+
+  constructor(url: string, where: string | undefined, reconnectAttempts: number, onLost: (link: RedisLink) => void) {
+    this.url = url;
+    this.shown = stripUrlAuth(url);
+    this.where = where;
+    this.client = new Redis(url, {
+      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+      // ioredis waits this long on a socket that failed to connect before it lets the process end.
+      disconnectTimeout: 200,
+      // Commands wait while the client reconnects and fail when it gives up, not before.
+      maxRetriesPerRequest: null,
+      retryStrategy: (times) => (times > reconnectAttempts ? null : Math.min(times * 200, 1_000)),
+    });
+    this.connection = new Bottleneck.IORedisConnection({ client: this.client, Redis });
+    this.connection.on('error', (error: unknown) => {
+      this.lastError = error;
+    });
+    this.ended = new Promise((resolve) => this.client.once('end', () => resolve()));
+    void this.ended.then(() => {
+      if (this.everReady && !this.stopping) {
+        this.lost = this.failure('lost', this.lastError ?? new Error('the connection was closed'));
+        onLost(this);
+      }
+    });
+  }
+
+  failure(phase: RateLimiterPhase, cause: unknown): RateLimiterUnavailableError {
+    const encoded = URL.canParse(this.url) ? new URL(this.url).password : '';
+    let reason = messageOf(this.lastError ?? cause);
+    for (const password of [encoded, safeDecode(encoded)]) if (password !== '') reason = reason.split(password).join('***');
+    return new RateLimiterUnavailableError({ redis: this.shown, phase, reason, cause, ...(this.where === undefined ? {} : { where: this.where }) });
+  }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    const healthy = this.client.status === 'ready';
+    // A healthy link quits after its pending replies; a broken one drops them.
+    await this.connection.disconnect(healthy).catch(() => undefined);
+  }
+}
+
+/** Shared limiters and their Redis, for `limiterFailure`. */
+const clusteredLinks = new WeakMap<Bottleneck, RedisLink>();
+
+/**
+ * What a failure of `limiter.schedule()` itself (the scheduled function never ran) means: for a
+ * limiter shared through Redis, a `RateLimiterUnavailableError`; for any other, the error as is.
+ */
+export function limiterFailure(limiter: Bottleneck, error: unknown): unknown {
+  const link = clusteredLinks.get(limiter);
+  if (link === undefined || error instanceof RateLimiterUnavailableError) return error;
+  return link.lost ?? link.failure(link.everReady ? 'lost' : 'start', error);
+}
+
+/**
+ * Resolves when none of this process's jobs is waiting or running. Every job ends `done` or
+ * `dropped` (a lost Redis drops the waiting ones), so this settles without a bound of its own.
+ */
+function jobsSettled(limiter: Bottleneck): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      const counts = limiter.counts();
+      if (counts.RECEIVED + counts.QUEUED + counts.RUNNING + counts.EXECUTING === 0) resolve();
+    };
+    limiter.on('done', check);
+    limiter.on('dropped', check);
+    check();
+  });
+}
+
+interface Entry {
+  limiter: Bottleneck;
+  minTime: number;
+  /** Set on shared limiters. */
+  link?: RedisLink;
+  /** Bottleneck id, the stem of its Redis keys. */
+  id: string;
+  stopped: boolean;
+}
+
 export class LimiterRegistry {
-  readonly #entries = new Map<string, { limiter: Bottleneck; minTime: number }>();
+  readonly #entries = new Map<string, Entry>();
+  readonly #links = new Map<string, RedisLink>();
+  readonly #readyTimeoutMs: number;
+  readonly #reconnectAttempts: number;
+
+  constructor(options: LimiterRegistryOptions = {}) {
+    this.#readyTimeoutMs = options.readyTimeoutMs ?? 10_000;
+    this.#reconnectAttempts = options.reconnectAttempts ?? 5;
+  }
 
   /**
    * The limiter of this base URL, token and group, created on first use. When callers ask for
    * different rates on one key, the strictest one wins: the budget is the server's, not theirs.
+   * With `options.redis` the limiter is shared through Redis; call `ready()` before using it.
    */
-  get(baseUrl: string, token: string, group: ApiGroup, rate: Rate): Bottleneck {
+  get(baseUrl: string, token: string, group: ApiGroup, rate: Rate, options: LimiterOptions = {}): Bottleneck {
     checkRate(rate, group);
     const key = LimiterRegistry.key(baseUrl, token, group);
     const minTime = minTimeFor(rate);
     const existing = this.#entries.get(key);
     if (existing) {
+      if (existing.link?.url !== options.redis) {
+        const was = existing.link === undefined ? 'paced by this process alone' : `shared through Redis at ${existing.link.shown}`;
+        throw new Error(
+          `${options.redisWhere === undefined ? '' : `${options.redisWhere}: `}the ${group} limit of ${baseUrl} with this token is already ${was}; ` +
+            'give every connection with the same baseUrl and token the same rateLimits.redis',
+        );
+      }
       if (minTime > existing.minTime) {
-        existing.limiter.updateSettings({ minTime });
         existing.minTime = minTime;
+        if (existing.link === undefined) existing.limiter.updateSettings({ minTime });
+        else if (existing.link.everReady) void this.#raiseSharedMinTime(existing).catch(() => undefined);
       }
       return existing.limiter;
     }
-    const limiter = new Bottleneck({ minTime, maxConcurrent: null, id: group });
-    this.#entries.set(key, { limiter, minTime });
+    if (options.redis === undefined) {
+      const limiter = new Bottleneck({ minTime, maxConcurrent: null, id: group });
+      this.#entries.set(key, { limiter, minTime, id: group, stopped: false });
+      return limiter;
+    }
+    const link = this.#link(options.redis, options.redisWhere);
+    const id = `${REDIS_ID_PREFIX}|${key}`;
+    const limiter = new Bottleneck({ id, datastore: 'ioredis', connection: link.connection, minTime, maxConcurrent: null, timeout: REDIS_KEY_IDLE_MS });
+    limiter.on('error', (error: unknown) => {
+      link.lastError = error;
+    });
+    // ready() answers for it; a rejection nobody awaited would end the process.
+    limiter.ready().catch(() => undefined);
+    clusteredLinks.set(limiter, link);
+    this.#entries.set(key, { limiter, minTime, link, id, stopped: false });
     return limiter;
+  }
+
+  /**
+   * Waits until every shared limiter is connected to its Redis and holds the strictest spacing.
+   * @throws RateLimiterUnavailableError when a Redis does not answer within `readyTimeoutMs`
+   */
+  async ready(): Promise<void> {
+    await Promise.all([...this.#links.values()].map((link) => this.#linkReady(link)));
   }
 
   /** The registry key: the token enters only as a SHA-256 digest, so no dump or log of keys shows it. */
@@ -57,18 +246,106 @@ export class LimiterRegistry {
     return `${baseUrl.replace(/\/+$/, '')}|${digest}|${group}`;
   }
 
+  /** The Bottleneck id of a shared limiter: its Redis keys are `b_<id>_...`. */
+  static redisId(baseUrl: string, token: string, group: ApiGroup): string {
+    return `${REDIS_ID_PREFIX}|${LimiterRegistry.key(baseUrl, token, group)}`;
+  }
+
   /** Limiters created so far. */
   get size(): number {
     return this.#entries.size;
   }
 
   /**
-   * Stops every limiter and forgets it. Queued jobs are rejected when `dropWaitingJobs` is true
-   * (an interrupted run), otherwise they run first.
+   * Stops every limiter, forgets it and closes the Redis connections. Queued jobs are rejected
+   * when `dropWaitingJobs` is true (an interrupted run), otherwise they run first. The shared
+   * state in Redis stays for the other processes; it expires after `REDIS_KEY_IDLE_MS` idle.
    */
   async stop(options: { dropWaitingJobs?: boolean } = {}): Promise<void> {
     const entries = [...this.#entries.values()];
+    const links = [...this.#links.values()];
     this.#entries.clear();
-    await Promise.all(entries.map(({ limiter }) => limiter.stop({ dropWaitingJobs: options.dropWaitingJobs ?? false })));
+    this.#links.clear();
+    for (const link of links) link.stopping = true;
+    const dropWaitingJobs = options.dropWaitingJobs ?? false;
+    await Promise.all(
+      entries.map(async (entry) => {
+        if (entry.stopped) return;
+        entry.stopped = true;
+        if (entry.link === undefined) {
+          await entry.limiter.stop({ dropWaitingJobs });
+          return;
+        }
+        // Bottleneck's own way to let waiting jobs run first schedules one more job through Redis,
+        // which takes a slot of the shared budget: wait for this process's jobs instead. Without
+        // Redis they cannot run: they are dropped, and the wait for the stop is bounded.
+        const healthy = entry.link.lost === undefined && entry.link.client.status === 'ready';
+        if (!dropWaitingJobs && healthy) await jobsSettled(entry.limiter);
+        const stopped = entry.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
+        let timer: NodeJS.Timeout | undefined;
+        const bound = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, REDIS_STOP_TIMEOUT_MS);
+        });
+        await Promise.race([stopped, bound]).finally(() => clearTimeout(timer));
+      }),
+    );
+    await Promise.all(links.map((link) => link.close()));
+  }
+
+  #link(url: string, where: string | undefined): RedisLink {
+    const existing = this.#links.get(url);
+    if (existing) return existing;
+    const link = new RedisLink(url, where, this.#reconnectAttempts, (lost) => this.#onLost(lost));
+    this.#links.set(url, link);
+    return link;
+  }
+
+  /** Redis gave up: waiting jobs are dropped (their requests never leave) and new ones refused. */
+  #onLost(link: RedisLink): void {
+    for (const entry of this.#entries.values()) {
+      if (entry.link !== link || entry.stopped) continue;
+      entry.stopped = true;
+      entry.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
+    }
+  }
+
+  async #linkReady(link: RedisLink): Promise<void> {
+    if (link.lost !== undefined) throw link.lost;
+    const entries = [...this.#entries.values()].filter((entry) => entry.link === link);
+    const connected = Promise.all(
+      entries.map(async (entry) => {
+        await entry.limiter.ready();
+        await this.#raiseSharedMinTime(entry);
+      }),
+    );
+    const ended = link.ended.then(() => Promise.reject(new Error('the connection was closed')));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.#readyTimeoutMs} ms`)), this.#readyTimeoutMs);
+    });
+    // The losers of the race settle later: handled here, so they cannot end the process.
+    for (const promise of [connected, ended, timedOut]) promise.catch(() => undefined);
+    try {
+      await Promise.race([connected, ended, timedOut]);
+      link.everReady = true;
+    } catch (error) {
+      throw link.failure('start', error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Another process may have created the shared settings with a looser spacing: Bottleneck keeps
+   * the first one, so a stricter one is written over it. A looser one never is: the strictest
+   * rate of the processes wins while the keys live.
+   */
+  async #raiseSharedMinTime(entry: Entry): Promise<void> {
+    if (entry.link === undefined) return;
+    const stored = Number(await entry.link.client.hget(`b_${entry.id}_settings`, 'minTime'));
+    if (!(stored >= entry.minTime)) {
+      // Typed as returning the limiter; with a Redis datastore it is a promise of the write.
+      await (entry.limiter.updateSettings({ minTime: entry.minTime }) as unknown as Promise<Bottleneck>);
+    }
   }
 }

@@ -5,7 +5,7 @@
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiCallStats } from '../api/call-stats.js';
-import { ApiClient } from '../api/client.js';
+import { ApiClient, type ApiLimiters } from '../api/client.js';
 import { LimiterRegistry } from '../api/limiter.js';
 import { StateStore } from '../state/state-store.js';
 import { existsSync } from 'node:fs';
@@ -82,6 +82,10 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
 
   const codes: number[] = [];
   try {
+    // Every limiter shared through Redis connects before the first job: an unreachable Redis is
+    // a start failure (exit 2), before any row or call.
+    for (const job of jobs) apiLimiters(job, limiters);
+    await limiters.ready();
     for (const job of jobs) {
       if (interrupt.signal.aborted) break;
       codes.push(await runOneJob(job, args, io, logger, limiters, reportDir, interrupt.signal));
@@ -111,10 +115,7 @@ async function runOneJob(
     baseUrl: connection.baseUrl,
     token: connection.token,
     channelType: connection.channelType,
-    limiters: {
-      contacts: limiters.get(connection.baseUrl, connection.token, 'contacts', connection.rateLimits.contacts),
-      messages: limiters.get(connection.baseUrl, connection.token, 'messages', connection.rateLimits.messages),
-    },
+    limiters: apiLimiters(job, limiters),
     stats,
     logger: logger.child({ job: job.name }),
   });
@@ -153,6 +154,17 @@ async function runOneJob(
     progress.stop();
     state?.close();
   }
+}
+
+/** The job's limiters, shared through `rateLimits.redis` when the connection names one. */
+function apiLimiters(job: Job, limiters: LimiterRegistry): ApiLimiters {
+  const { connection } = job;
+  const { redis } = connection.rateLimits;
+  const shared = redis === undefined ? {} : { redis, redisWhere: `connections.${connection.name}.rateLimits.redis` };
+  return {
+    contacts: limiters.get(connection.baseUrl, connection.token, 'contacts', connection.rateLimits.contacts, shared),
+    messages: limiters.get(connection.baseUrl, connection.token, 'messages', connection.rateLimits.messages, shared),
+  };
 }
 
 /** The run as the state store's journal records it: the flags, never a secret. */

@@ -6,6 +6,7 @@
  * same message to the same contact again unless `message.repeat` is true.
  */
 import { ApiError, InvalidTokenError, OutcomeUnknownError } from '../api/errors.js';
+import { RateLimiterUnavailableError } from '../api/rate-limiter-unavailable-error.js';
 import type { ContactsApi } from '../api/contacts-api.js';
 import type { MessageElement } from '../api/wire-types.js';
 import type { MessageSpec } from '../config/job-types.js';
@@ -58,6 +59,11 @@ async function sendOnce(contactId: string, element: MessageElement, context: Sen
     }
   } catch (error) {
     if (error instanceof InvalidTokenError) throw error;
+    // The shared limiter refused before the request left: not delivered, and the job stops.
+    if (error instanceof RateLimiterUnavailableError) {
+      state?.forgetMessage(contactId, hash);
+      throw error;
+    }
     if (error instanceof OutcomeUnknownError) {
       return { status: 'unknown', error: `${error.message}; it may have been delivered, so it is not sent again (check with the contact, then rerun with message.repeat: true to resend)` };
     }

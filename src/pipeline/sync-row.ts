@@ -1,6 +1,7 @@
 /**
  * One row through match -> plan -> write. Returns the row's result; a failure of the row is a
- * result too. Only an invalid token escapes, as a JobAbortError: no later row could succeed.
+ * result too. Only an invalid token or a lost shared rate limiter escapes, as a JobAbortError: no
+ * later row could succeed.
  *
  * Where the contact comes from, cheapest first: the state store (a known key whose draft is
  * unchanged costs no call; a changed one is updated by its id, no search), the prefetched index,
@@ -9,6 +10,7 @@
  */
 import { ApiError, InvalidTokenError, NoSuchContactError } from '../api/errors.js';
 import type { ContactsApi } from '../api/contacts-api.js';
+import { RateLimiterUnavailableError } from '../api/rate-limiter-unavailable-error.js';
 import type { Job } from '../config/job-types.js';
 import { draftHash } from '../state/draft-hash.js';
 import type { StateStore } from '../state/state-store.js';
@@ -84,6 +86,8 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
         { cause: error },
       );
     }
+    // Its message names the connection's rateLimits.redis and what to do.
+    if (error instanceof RateLimiterUnavailableError) throw new JobAbortError('RATE_LIMITER_LOST', error.message, { cause: error });
     return {
       ...base,
       outcome: 'failed',
@@ -177,6 +181,12 @@ async function syncByMatch(
   const resuming = job.mode === 'create' && state?.isCreatePending(draft.key) === true;
   const decision = decideMatch(matches, resuming ? 'upsert' : (job.mode as 'upsert' | 'create' | 'update'), job.onDuplicate);
   if (decision.kind === 'skip') {
+    // mode create found the key on the platform: record its contact, or a later run (which does
+    // not search keys it never saw) would create it again. No hash: nothing of the row was written.
+    const [found] = [...matches].sort((a, b) => a.created_at - b.created_at);
+    if (state !== undefined && !context.dryRun && found !== undefined) {
+      state.recordObserved(draft.key, { contactId: found.id, fields: found.custom_fields, tags: found.tags, draftHash: null });
+    }
     return { outcome: 'skipped', contactId: matches.map((c) => c.id).join(';'), fieldsChanged: [], tagsAdded: [], tagsRemoved: [], errorCode: '', errorMessage: decision.reason };
   }
   if (decision.kind === 'ambiguous') {

@@ -24,3 +24,19 @@ describe('a refused token', () => {
     expect(client.stats.total()).toBe(1);
   });
 });
+
+describe('a short token', () => {
+  it('does not corrupt response bodies that happen to contain its text', async () => {
+    const { startEmulator } = await import('../../src/emulator/index.js');
+    const emulator = await startEmulator({ channels: [{ token: 't' }], rateLimits: false });
+    try {
+      emulator.loadContacts('t', [{ custom_fields: { customerid: 'data-t' } }]);
+      const client = testClient({ baseUrl: emulator.url, token: 't' });
+      const pages = [];
+      for await (const page of client.searchContacts('customerid', 'data-t')) pages.push(page);
+      expect(pages.flat().map((c) => c.custom_fields.customerid)).toEqual(['data-t']);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
