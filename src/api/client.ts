@@ -23,6 +23,7 @@ import { errorFromResponse, errorFromTransport, type RequestContext } from './er
 import { ApiError, InvalidTokenError, type ApiErrorContext } from './errors.js';
 import { silentLogger, type ApiLogger } from './logger.js';
 import { limiterFailure } from './limiter.js';
+import { startSpacingOf } from './start-spacing.js';
 import { paginateContacts } from './pagination.js';
 import {
   checkAttachment,
@@ -336,8 +337,10 @@ export class ApiClient implements ContactsApi {
       // A rejection before the attempt started is the limiter's own (its Redis went away).
       let started = false;
       try {
-        return await limiter.schedule(() => {
+        const spacing = startSpacingOf(limiter);
+        return await limiter.schedule(async () => {
           started = true;
+          await spacing?.reserve();
           return this.#attempt(spec, attempt);
         });
       } catch (error) {

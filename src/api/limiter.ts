@@ -13,6 +13,7 @@ import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import type { ApiGroup, Rate } from '../limits.js';
 import { RateLimiterUnavailableError, type RateLimiterPhase } from './rate-limiter-unavailable-error.js';
+import { attachStartSpacing, startSpacingOf } from './start-spacing.js';
 import { stripUrlAuth } from './strip-url-auth.js';
 
 /**
@@ -209,6 +210,8 @@ export class LimiterRegistry {
       }
       if (minTime > existing.minTime) {
         existing.minTime = minTime;
+        const spacing = startSpacingOf(existing.limiter);
+        if (spacing !== undefined) spacing.minTime = minTime;
         if (existing.link === undefined) existing.limiter.updateSettings({ minTime });
         else if (existing.link.everReady) void this.#raiseSharedMinTime(existing).catch(() => undefined);
       }
@@ -216,6 +219,7 @@ export class LimiterRegistry {
     }
     if (options.redis === undefined) {
       const limiter = new Bottleneck({ minTime, maxConcurrent: null, id: group });
+      attachStartSpacing(limiter, minTime);
       this.#entries.set(key, { limiter, minTime, id: group, stopped: false });
       return limiter;
     }
