@@ -18,8 +18,11 @@ import { validateCommand } from './validate-command.js';
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   let exitCode: number = EXIT.ok;
   let logger: Logger | undefined;
-  const loggerFor = (args: { logFormat: string; logLevel: string }): Logger =>
-    (logger = createLogger({ format: args.logFormat as LogFormat, level: args.logLevel as LogLevel, destination: io.stderr }));
+  let logFormat = 'text' as LogFormat;
+  const loggerFor = (args: { logFormat: string; logLevel: string }): Logger => {
+    logFormat = args.logFormat as LogFormat;
+    return (logger = createLogger({ format: logFormat, level: args.logLevel as LogLevel, destination: io.stderr }));
+  };
 
   const parser = yargs([...argv])
     .scriptName('contact-sync')
@@ -131,7 +134,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   } catch (error) {
     const failure = describeFailure(error);
     if (failure.showUsage) io.stderr.write(`${await parser.getHelp()}\n\n`);
-    if (logger !== undefined && failure.exitCode !== EXIT.usage) logger.error({ code: failure.code }, failure.message);
+    // JSON logs carry every failure with its code, for collectors; in text, an input error is a
+    // plain line a person reads (its message names the file, the place and the fix).
+    if (logger !== undefined && (failure.exitCode !== EXIT.usage || logFormat === 'json')) logger.error({ code: failure.code, exitCode: failure.exitCode }, failure.message);
     else io.stderr.write(`contact-sync: ${failure.message}\n`);
     return failure.exitCode;
   }

@@ -70,11 +70,15 @@ export async function loadJobsFile(file: string, options: LoadJobsFileOptions): 
   const shape = jobsFileInputSchema.safeParse(data);
   const schemaIssues = shape.success ? [] : describeSchemaIssues(shape.error.issues, jobsFileInputSchema, data);
   const tokens = await readTokens(data, baseDir, readFile);
-  const later = [...schemaIssues, ...checkRules(data), ...tokens.issues].filter(
+  const later = [...schemaIssues, ...checkRules(data), ...tokens.issues, ...tokenShapeIssues(data, tokens.values)].filter(
     // A value whose variable is missing is reported once, by interpolation, not again as invalid.
     (issue) => !unusable.some((path) => isUnderPath(issue.path, path)),
   );
-  const issues = dedupe([...interpolated.issues, ...later]).map(place);
+  // A variable put under the wrong key (channelType: ${CHANNEL_TOKEN}) would echo the token in
+  // that key's message: no message carries a token's text.
+  const issues = dedupe([...interpolated.issues, ...later])
+    .map((issue) => ({ ...issue, message: withoutTokens(issue.message, tokens.values) }))
+    .map(place);
   if (issues.length > 0 || !shape.success) {
     throw new ConfigError('CONFIG_INVALID', file, sortByPosition(issues));
   }
@@ -129,6 +133,23 @@ async function readTokens(
     }
   }
   return { values, issues };
+}
+
+/** HTTP headers take visible ASCII only: a space or line break is a copy-paste slip, said here. */
+function tokenShapeIssues(data: unknown, tokens: Readonly<Record<string, string>>): PathIssue[] {
+  const connections = ((data as { connections?: unknown } | null)?.connections ?? {}) as Record<string, { tokenFile?: unknown } | null>;
+  return Object.entries(tokens)
+    .filter(([, token]) => token !== '' && !/^[!-~]+$/.test(token))
+    .map(([name]) => ({
+      path: ['connections', name, typeof connections[name]?.tokenFile === 'string' ? 'tokenFile' : 'token'],
+      message: 'the token holds a space, a line break or a character that is not visible ASCII; a channel token has none: copy it again from the channel settings',
+    }));
+}
+
+function withoutTokens(message: string, tokens: Readonly<Record<string, string>>): string {
+  let safe = message;
+  for (const token of Object.values(tokens)) if (token.length >= 4) safe = safe.split(token).join('[the token]');
+  return safe;
 }
 
 function dedupe(issues: readonly PathIssue[]): PathIssue[] {

@@ -80,7 +80,10 @@ function syntaxIssue(error: YAMLError, text: string): ConfigIssue {
   const fix =
     /[{[].*\$\{/.test(source)
       ? 'inside { } or [ ], quote a ${VAR} value: "${VAR}"'
-      : (SYNTAX_FIXES[error.code] ?? 'check the YAML syntax here; quote values that contain ": " or " #", or start with { [ * & ! | > % @ `');
+      : // yaml reports a list item without its "- " with the code of an unclosed quote.
+        /without - indicator/i.test(error.message)
+        ? 'start each item of the list with "- " at the same indentation as the others'
+        : (SYNTAX_FIXES[error.code] ?? 'check the YAML syntax here; quote values that contain ": " or " #", or start with { [ * & ! | > % @ `');
   // yaml quotes source text in some messages; on the token's line that text could be the token.
   const problem = /\btoken\s*:/.test(source) ? firstLine(error.message).replace(/"[^"]*"/g, '"..."') : firstLine(error.message);
   return { path: '', message: `YAML syntax error: ${problem}; ${fix}`, line, column };

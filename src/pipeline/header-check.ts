@@ -94,9 +94,15 @@ export function checkHeader(job: Job, header: readonly string[], file: string, j
     missing.set(use.column, paths);
   }
   const names = header.filter((name) => name !== '');
+  const delimiter = otherDelimiterIn(header);
   return [...missing].map(([column, paths]) => {
     const suggestion = closestHeaderName(column, names);
-    const hint = suggestion !== undefined ? ` (did you mean ${JSON.stringify(suggestion)}?)` : `; the header has ${listNames(names)}: fix the name in the jobs file or the file's header`;
+    const hint =
+      delimiter !== undefined
+        ? `; the header is one column holding ${JSON.stringify(delimiter.name)}: the file is separated by ${delimiter.name}, set input.delimiter: ${JSON.stringify(delimiter.char)} in the job (or delimiter: auto)`
+        : suggestion !== undefined
+          ? ` (did you mean ${JSON.stringify(suggestion)}?)`
+          : `; the header has ${listNames(names)}: fix the name in the jobs file or the file's header`;
     const message = `${file}: column ${JSON.stringify(column)} (${paths.join(', ')}) is not in the header${hint}`;
     return suggestion !== undefined ? { column, paths, suggestion, message } : { column, paths, message };
   });
@@ -106,6 +112,19 @@ export function checkHeader(job: Job, header: readonly string[], file: string, j
 export function assertHeader(job: Job, header: readonly string[], file: string, jobPath = defaultJobPath(job)): void {
   const problems = checkHeader(job, header, file, jobPath);
   if (problems.length > 0) throw new HeaderMismatchError(file, problems);
+}
+
+/** A one-column header holding another delimiter: the file was read with the wrong one. */
+function otherDelimiterIn(header: readonly string[]): { char: string; name: string } | undefined {
+  const [only] = header;
+  if (header.length !== 1 || only === undefined) return undefined;
+  const candidates = [
+    { char: ';', name: 'semicolons' },
+    { char: '\t', name: 'tabs' },
+    { char: '|', name: 'pipes' },
+    { char: ',', name: 'commas' },
+  ];
+  return candidates.find((candidate) => only.includes(candidate.char));
 }
 
 /** Same letters in another case first, else the nearest name close enough to be a typo. */
