@@ -1,0 +1,60 @@
+/**
+ * The jobs.yaml of each benchmark run. The connection reads its URL, token and rate from the
+ * environment (`BENCH_API_URL`, `BENCH_CHANNEL_TOKEN`, `BENCH_CONTACTS_RATE`), so the token is in
+ * no file and one file serves every channel.
+ */
+
+export interface BenchJob {
+  name: string;
+  /** CSV path, relative to the jobs file or absolute. */
+  input: string;
+  /** State store path, or false for none. */
+  state: string | false;
+  /** @default 'upsert' */
+  mode?: 'upsert' | 'create';
+  /** Page once through `source = crm` (every contact the job writes carries it) instead of a search per row. */
+  prefetch?: boolean;
+  /** Rows in flight. @default 8 (the product's default) */
+  concurrency?: number;
+}
+
+/**
+ * The 8 fields and the tags of the benchmark job: plain columns, the email and phone transforms,
+ * a value map and a constant (the marker `match.prefetch` pages through), as a CRM import has.
+ */
+const JOB_BODY = `    key: { column: customer_id, field: customerid }
+    fields:
+      firstName: first_name
+      lastName: last_name
+      email: { column: email, transform: email }
+      phone: { column: phone, transform: { phone: { defaultCountry: SG } } }
+      locale: locale
+      timezone: timezone
+      plan: { column: plan, transform: { map: { basic: Basic, pro: Pro, enterprise: Enterprise } } }
+      source: { value: crm }
+    tags: { column: segments, separator: ";" }`;
+
+export function jobsYaml(jobs: readonly BenchJob[]): string {
+  const lines = [
+    'connections:',
+    '  bench:',
+    '    baseUrl: ${BENCH_API_URL}',
+    '    token: ${BENCH_CHANNEL_TOKEN}',
+    '    rateLimits:',
+    '      contacts: ${BENCH_CONTACTS_RATE}',
+    'jobs:',
+  ];
+  for (const job of jobs) {
+    lines.push(
+      `  - name: ${job.name}`,
+      '    connection: bench',
+      `    input: ${JSON.stringify(job.input)}`,
+      `    mode: ${job.mode ?? 'upsert'}`,
+      `    state: ${job.state === false ? 'false' : JSON.stringify(job.state)}`,
+      `    concurrency: ${job.concurrency ?? 8}`,
+      ...(job.prefetch === true ? ['    match: { prefetch: { field: source, value: crm } }'] : []),
+      JOB_BODY,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
