@@ -1,19 +1,16 @@
 /**
  * The command line: argv -> command -> exit code. The launcher (bin/contact-sync.js) sets the
- * process's exit code from what `main` returns; nothing else in the code ends the process.
+ * process's exit code from what `main` returns; nothing else in the code ends the process. Each
+ * command's module is loaded when it runs, so `validate` does not pay for the HTTP client, the
+ * limiter or SQLite in memory and start-up.
  */
 import yargs from 'yargs';
 import type { Logger } from 'pino';
 import { processIo, type CliIo } from './cli-io.js';
-import { emulatorCommand } from './emulator-command.js';
 import { EXIT } from './exit-codes.js';
 import { describeFailure } from './failure.js';
 import { createLogger, type LogFormat, type LogLevel } from './logger.js';
-import { parseMaxErrors, parseShardFlag, runCommand } from './run-command.js';
-import { schemaCommand } from './schema-command.js';
-import { stateCommand } from './state-command.js';
 import { UsageError, UsageErrorFromYargs } from './usage-error.js';
-import { validateCommand } from './validate-command.js';
 
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   let exitCode: number = EXIT.ok;
@@ -49,6 +46,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
         if (args.limit !== undefined && (!Number.isInteger(args.limit) || args.limit < 0)) {
           throw new UsageError(`--limit: expected a whole number of rows from 0 up, got ${String(args.limit)}`);
         }
+        const { parseMaxErrors, parseShardFlag, runCommand } = await import('./run-command.js');
         exitCode = await runCommand(
           {
             jobsFile: args.jobsFile,
@@ -75,6 +73,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
           .positional('jobsFile', { type: 'string', demandOption: true })
           .option('job', { type: 'string', array: true, default: [] as string[], describe: 'check only this job (repeatable)' }),
       async (args) => {
+        const { validateCommand } = await import('./validate-command.js');
         exitCode = await validateCommand({ jobsFile: args.jobsFile, job: args.job }, io, loggerFor(args));
       },
     )
@@ -90,6 +89,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
           .option('messages-rate', { type: 'string', default: '25/s', describe: 'messages API limit per channel, or off' })
           .option('admin-key', { type: 'string', describe: 'key of the admin API (x-admin-key); random and printed by default' }),
       async (args) => {
+        const { emulatorCommand } = await import('./emulator-command.js');
         exitCode = await emulatorCommand(
           { port: args.port, host: args.host, token: args.token, contactsRate: args.contactsRate, messagesRate: args.messagesRate, adminKey: args.adminKey },
           io,
@@ -107,6 +107,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
           .option('job', { type: 'string', demandOption: true, describe: 'the job whose state is meant' })
           .option('keys', { type: 'number', describe: 'with show: list the first N keys and their contact ids' }),
       async (args) => {
+        const { stateCommand } = await import('./state-command.js');
         exitCode = await stateCommand(
           { action: args.action, jobsFile: args.jobsFile, job: args.job, ...(args.keys === undefined ? {} : { keys: args.keys }) },
           io,
@@ -114,7 +115,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
         );
       },
     )
-    .command('schema', false, () => undefined, () => {
+    .command('schema', false, () => undefined, async () => {
+      const { schemaCommand } = await import('./schema-command.js');
       exitCode = schemaCommand(io);
     })
     .demandCommand(1, 'name a command: run, validate, state or emulator')

@@ -13,7 +13,7 @@ import type { Job } from '../config/job-types.js';
 import { runJob, type MaxErrors } from '../pipeline/run-job.js';
 import { parseShard, type Shard } from '../pipeline/shard.js';
 import type { CliIo } from './cli-io.js';
-import { startEmbeddedEmulator, type EmbeddedEmulator } from './embedded-emulator.js';
+import type { EmbeddedEmulator } from './embedded-emulator.js';
 import { EXIT, worstExit } from './exit-codes.js';
 import { countLines } from './line-count.js';
 import { loadJobs } from './load-jobs.js';
@@ -63,6 +63,8 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
   let jobs: Job[] = await loadJobs(args.jobsFile, args.job, io, logger);
   let embedded: EmbeddedEmulator | undefined;
   if (args.emulator) {
+    // Loaded only here: a real run never pays for the emulator's server (fastify) in memory or start-up.
+    const { startEmbeddedEmulator } = await import('./embedded-emulator.js');
     embedded = await startEmbeddedEmulator(jobs, args.emulatorSeed === undefined ? undefined : resolve(io.cwd, args.emulatorSeed));
     jobs = embedded.jobs;
     logger.info({ url: embedded.emulator.url }, 'embedded emulator started');

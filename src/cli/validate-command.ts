@@ -8,6 +8,7 @@ import { openCheckedSource } from '../pipeline/checked-source.js';
 import { mapRow } from '../pipeline/map.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, worstExit } from './exit-codes.js';
+import { KeySighting } from './key-sighting.js';
 import { loadJobs } from './load-jobs.js';
 
 /** Row problems printed per job; the rest are counted. */
@@ -20,7 +21,7 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
     const source = await openCheckedSource(job);
     let rows = 0;
     let invalid = 0;
-    const keys = new Map<string, number>();
+    const keys = new KeySighting();
     let repeatedKeys = 0;
     for await (const record of source.records) {
       rows++;
@@ -30,9 +31,7 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
         const mapped = mapRow(record, job);
         if (!mapped.ok) problem = `${mapped.error.code}: ${mapped.error.message}`;
         else {
-          const seen = keys.get(mapped.draft.key);
-          if (seen !== undefined) repeatedKeys++;
-          else keys.set(mapped.draft.key, record.line);
+          if (keys.seenBefore(mapped.draft.key)) repeatedKeys++;
         }
       }
       if (problem !== undefined) {

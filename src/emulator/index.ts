@@ -3,6 +3,7 @@
  * `<origin>/api` and an admin API under `<origin>/__admin/`, and hands tests an in-process view
  * of the same state. See docs/emulator.md.
  */
+import { setMaxListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Contact } from '../api/wire-types.js';
 import type { CallCounters } from './call-counters.js';
@@ -57,6 +58,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const resolved = resolveOptions(options);
   const state = new EmulatorState(resolved);
   const closing = new AbortController();
+  // Every request waiting out its latency listens for the close: many at once is the normal case.
+  setMaxListeners(0, closing.signal);
   const app = buildServer(state, resolved, closing.signal);
   await app.listen({ port: resolved.port, host: resolved.host });
   const port = (app.server.address() as AddressInfo).port;

@@ -18,11 +18,11 @@ describe('LimiterRegistry', () => {
   });
   afterEach(() => registry.stop());
 
-  it('spaces requests by ceil(periodMs / limit * 1.02) ms', () => {
-    expect(minTimeFor({ limit: 30, periodMs: 1_000 })).toBe(34);
-    expect(minTimeFor(RATE)).toBe(82);
-    expect(minTimeFor({ limit: 100, periodMs: 60_000 })).toBe(612);
-    expect(minTimeFor({ limit: 25, periodMs: 1_000 })).toBe(41);
+  it('spaces requests by periodMs / limit * 1.02 ms, not rounded up (a rounding would waste budget at high rates)', () => {
+    expect(minTimeFor({ limit: 30, periodMs: 1_000 })).toBeCloseTo(34, 6);
+    expect(minTimeFor({ limit: 100, periodMs: 60_000 })).toBeCloseTo(612, 6);
+    expect(minTimeFor({ limit: 25, periodMs: 1_000 })).toBeCloseTo(40.8, 6);
+    expect(minTimeFor({ limit: 6_000, periodMs: 60_000 })).toBeCloseTo(10.2, 6);
   });
 
   it('returns one limiter per base URL, token and group', () => {

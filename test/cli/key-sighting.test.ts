@@ -1,0 +1,14 @@
+import { KeySighting } from '../../src/cli/key-sighting.js';
+
+describe('KeySighting', () => {
+  it('tells a repeated key from a new one, across 100,000 distinct keys without a false repeat', () => {
+    const keys = new KeySighting();
+    let repeats = 0;
+    for (let i = 0; i < 100_000; i++) if (keys.seenBefore(`C${i}`)) repeats++;
+    expect(repeats).toBe(0);
+    expect(keys.seenBefore('C42')).toBe(true);
+    expect(keys.seenBefore('c42')).toBe(false);
+    expect(keys.seenBefore('')).toBe(false);
+    expect(keys.seenBefore('')).toBe(true);
+  });
+});
