@@ -34,21 +34,13 @@ export const API_CHANNELS = {
   reconcile: 'bench-reconcile-token',
   migration: 'bench-migration-token',
   naive: 'bench-naive-token',
-  spaced: 'bench-spaced-token',
 } as const;
-
-/** The limiter spacing of the "un-rounded" run: periodMs / limit x 1.02, as minTimeFor has it before its ceil. */
-export function unroundedSpacingMs(rate: Rate): number {
-  return (rate.periodMs / rate.limit) * 1.02;
-}
 
 export interface ApiBenchContext {
   emulator: RunningEmulator;
   /** Scratch folder: CSVs, jobs file, state stores, reports. */
   workDir: string;
   cli: CliPaths;
-  /** The compiled `spaced-run.js`. */
-  spacedRun: string;
   /** The emulator's strict contacts limit, which the job's connection is told too. */
   rate: Rate;
   rows: number;
@@ -113,8 +105,6 @@ function scenarioJob(id: string, files: Files): BenchJob {
       return { name: 'crm-sync', input: files.first, state: 'state/crm-sync.db' };
     case '4':
       return { name: 'crm-sync', input: files.changed, state: 'state/crm-sync.db' };
-    case '1b':
-      return { name: 'crm-sync-spaced', input: files.first, state: 'state/crm-sync-spaced.db' };
     case '2':
       return { name: 'crm-sync-no-state', input: files.first, state: false };
     case '5':
@@ -153,16 +143,13 @@ async function measured<T extends { wallMs: number }>(emulator: RunningEmulator,
 async function runScenario(
   context: ApiBenchContext,
   files: Files,
-  spec: { id: string; title: string; token: string; minimum: MinimumCalls; spacingMs?: number },
+  spec: { id: string; title: string; token: string; minimum: MinimumCalls },
 ): Promise<ScenarioResult> {
   const job = scenarioJob(spec.id, files);
   const jobsFile = join(context.workDir, `scenario-${spec.id}.yaml`);
   writeFileSync(jobsFile, jobsYaml([job]));
   const reportDir = join('reports', `scenario-${spec.id}`);
-  const [paths, args] =
-    spec.spacingMs === undefined
-      ? [context.cli, ['run', jobsFile, '--report-dir', reportDir, '--log-level', 'warn']]
-      : [{ ...context.cli, bin: context.spacedRun }, [jobsFile, String(spec.spacingMs), reportDir]];
+  const [paths, args] = [context.cli, ['run', jobsFile, '--report-dir', reportDir, '--log-level', 'warn']] as const;
   const { result: run, figures } = await measured(context.emulator, spec.token, () =>
     runCli(paths, args, {
       cwd: context.workDir,
@@ -230,14 +217,6 @@ export async function runContactSyncScenarios(context: ApiBenchContext, files: F
     minimum: reconcileMinimum(seeds.length, fieldDiffs, tagDiffs),
   });
   await step({ id: '6', title: '`mode: create` first migration with a state store', token: API_CHANNELS.migration, minimum: migrationMinimum(rows) });
-  const spacingMs = unroundedSpacingMs(context.rate);
-  await step({
-    id: '1b',
-    title: `Scenario 1 again on an empty channel, limiter spacing not rounded up (${spacingMs.toFixed(1)} ms)`,
-    token: API_CHANNELS.spaced,
-    minimum: { ...firstImportMinimum(rows), derivation: 'as scenario 1' },
-    spacingMs,
-  });
   return results;
 }
 

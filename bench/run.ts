@@ -76,7 +76,7 @@ async function main(argv: readonly string[]): Promise<void> {
     });
     let api;
     try {
-      api = await runApiBench({ emulator, workDir, cli, spacedRun: join(here, 'spaced-run.js'), rate: API_RATE, rows: scale.apiRows }, log);
+      api = await runApiBench({ emulator, workDir, cli, rate: API_RATE, rows: scale.apiRows }, log);
     } finally {
       await emulator.close();
     }
