@@ -59,6 +59,8 @@ export function createProgressDisplay(options: ProgressOptions): ProgressDisplay
         format: 'rows {bar} {value}/{total} | calls {calls} ({rate}/min) | failed {failed} | ETA {eta}',
         stream: options.stream,
         hideCursor: true,
+        // Room for the counts and the ETA on an 80-column terminal.
+        barsize: 20,
         clearOnComplete: false,
       },
       cliProgress.Presets.shades_classic,
