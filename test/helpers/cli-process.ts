@@ -102,3 +102,25 @@ export async function waitUntil(condition: () => boolean, what: string, timeoutM
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }
+
+/**
+ * For a describe block that runs the CLI as child processes: builds dist/ once before the block,
+ * and SIGKILLs every child still running after each test, so no test leaves one behind.
+ * `track(cli)` registers a child and returns it.
+ */
+export function useCliChildren(): { track: (cli: CliProcess) => CliProcess } {
+  const running = new Set<CliProcess>();
+  beforeAll(async () => {
+    await buildCli();
+  }, 120_000);
+  afterEach(() => {
+    for (const cli of running) if (!cli.ended) cli.child.kill('SIGKILL');
+    running.clear();
+  });
+  return {
+    track(cli) {
+      running.add(cli);
+      return cli;
+    },
+  };
+}

@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import type { CallCounters, FaultOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
-import { buildCli, startCli, waitUntil, type CliProcess } from '../helpers/cli-process.js';
+import { type CliProcess, startCli, useCliChildren, waitUntil } from '../helpers/cli-process.js';
 import { STATE_FILE, STATE_JOB, asExpected, contactsByKey, customerKey, expectedCustomer } from '../helpers/state-fixtures.js';
 
 const ROWS = 30;
@@ -96,22 +96,16 @@ function readReport(ws: Workspace, file: string): Array<Record<string, string>> 
 
 describe('run killed with SIGKILL, then run again: the platform ends as if the first run had finished', () => {
   let emulator: RunningEmulator | undefined;
-  const running = new Set<CliProcess>();
-
-  beforeAll(async () => {
-    await buildCli();
-  }, 120_000);
+  const children = useCliChildren();
 
   afterEach(async () => {
-    for (const cli of running) if (!cli.ended) cli.child.kill('SIGKILL');
-    running.clear();
     await emulator?.close();
     emulator = undefined;
   });
 
   const start = (ws: Workspace): CliProcess => {
     const cli = startCli(COMMAND, ws.dir);
-    running.add(cli);
+    children.track(cli);
     return cli;
   };
 

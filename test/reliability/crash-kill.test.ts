@@ -15,7 +15,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallCounters, FaultOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
-import { buildCli, startCli, waitUntil, type CliProcess } from '../helpers/cli-process.js';
+import { type CliProcess, startCli, useCliChildren, waitUntil } from '../helpers/cli-process.js';
 import { STATE_JOB } from '../helpers/state-fixtures.js';
 import { CLEAN, WRITTEN_OUTCOMES, auditPlatform, countOutcomes, dataLines, readReport, repeatedLines, reportedLines } from './support/platform-audit.js';
 import { platformQuiet } from './support/quiet-platform.js';
@@ -125,22 +125,16 @@ const COMMAND = (reportDir: string): string[] => ['run', 'jobs.yaml', '--report-
 
 describe(`${ROWS} rows, SIGKILLed at seeded points, then the same command again: no row lost, no duplicate, valid reports from both runs`, () => {
   let emulator: RunningEmulator | undefined;
-  const running = new Set<CliProcess>();
-
-  beforeAll(async () => {
-    await buildCli();
-  }, 120_000);
+  const children = useCliChildren();
 
   afterEach(async () => {
-    for (const cli of running) if (!cli.ended) cli.child.kill('SIGKILL');
-    running.clear();
     await emulator?.close();
     emulator = undefined;
   });
 
   const start = (ws: Workspace, reportDir: string): CliProcess => {
     const cli = startCli(COMMAND(reportDir), ws.dir);
-    running.add(cli);
+    children.track(cli);
     return cli;
   };
 

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
-import { buildCli, startCli, waitUntil, type CliProcess } from '../helpers/cli-process.js';
+import { startCli, useCliChildren, waitUntil } from '../helpers/cli-process.js';
 import { STATE_JOB } from '../helpers/state-fixtures.js';
 import { CLEAN, auditPlatform, countOutcomes, dataLines, readReport, repeatedLines, reportedLines } from './support/platform-audit.js';
 
@@ -16,15 +16,9 @@ const WAIT_MS = 15_000;
 
 describe(`${ROWS} rows, a signal mid-run: the rows taken finish, their reports are complete, exit 130 / 143`, () => {
   let emulator: RunningEmulator | undefined;
-  const running = new Set<CliProcess>();
-
-  beforeAll(async () => {
-    await buildCli();
-  }, 120_000);
+  const children = useCliChildren();
 
   afterEach(async () => {
-    for (const cli of running) if (!cli.ended) cli.child.kill('SIGKILL');
-    running.clear();
     await emulator?.close();
     emulator = undefined;
   });
@@ -41,7 +35,7 @@ describe(`${ROWS} rows, a signal mid-run: the rows taken finish, their reports a
     ws.write('jobs.yaml', jobsYaml({ url: platform.url, job: `${state ? STATE_JOB : CUSTOMERS_JOB}\nconcurrency: 8` }));
 
     const cli = startCli(['run', 'jobs.yaml', '--report-dir', 'interrupted'], ws.dir);
-    running.add(cli);
+    children.track(cli);
     await waitUntil(() => platform.counters(TOKEN).byOperation.addTags.received >= 10, 'ten rows written', WAIT_MS, cli);
     const createsAtSignal = platform.counters(TOKEN).byOperation.createContact.received;
     cli.child.kill(signal);
@@ -65,7 +59,7 @@ describe(`${ROWS} rows, a signal mid-run: the rows taken finish, their reports a
     expect(platform.contacts(TOKEN)).toHaveLength(taken.size);
 
     const rerun = startCli(['run', 'jobs.yaml', '--report-dir', 'rerun'], ws.dir);
-    running.add(rerun);
+    children.track(rerun);
     const rerunExit = await rerun.exited(WAIT_MS);
     expect({ ...rerunExit, output: rerunExit.code === 0 ? '' : rerun.output() }).toEqual({ code: 0, signal: null, output: '' });
     expect(reportedLines(readReport(join(ws.dir, 'rerun', 'import.results.csv')))).toEqual(dataLines(ROWS));
