@@ -24,13 +24,19 @@ import { stripUrlAuth } from './strip-url-auth.js';
  * in one window and earn a 429, which costs far more than 2% of throughput. The margin is of a
  * whole window (limit spacings are 2% longer than periodMs), so it also absorbs what clustering
  * adds: Redis hands out the start times (from its own clock), and each process's way from
- * Redis's answer to the platform is delayed by its own event loop and network.
+ * Redis's answer to the platform is delayed by its own event loop and network. On a short window
+ * 2% is too little time to absorb that jitter (20 ms a second at 25/s), so the margin is at least
+ * `MIN_WINDOW_MARGIN_MS` a window.
  */
 export function minTimeFor(rate: Rate): number {
   // Not rounded up to a whole millisecond: at 6,000/min that rounding alone (10.2 -> 11 ms)
   // would cost 7% of the budget; Bottleneck and StartSpacing both take fractions.
-  return (rate.periodMs / rate.limit) * 1.02;
+  const margin = Math.max(rate.periodMs * 0.02, MIN_WINDOW_MARGIN_MS);
+  return (rate.periodMs + margin) / rate.limit;
 }
+
+/** The least margin a window is given, in milliseconds: request arrivals jitter by tens of ms. */
+export const MIN_WINDOW_MARGIN_MS = 100;
 
 /** Idle time after which Redis forgets a shared limiter's keys, in milliseconds. */
 export const REDIS_KEY_IDLE_MS = 10 * 60_000;

@@ -18,11 +18,11 @@ describe('LimiterRegistry', () => {
   });
   afterEach(() => registry.stop());
 
-  it('spaces requests by periodMs / limit * 1.02 ms, not rounded up (a rounding would waste budget at high rates)', () => {
-    expect(minTimeFor({ limit: 30, periodMs: 1_000 })).toBeCloseTo(34, 6);
+  it('spaces requests by (periodMs + a 2% margin, at least 100 ms) / limit, not rounded up (a rounding would waste budget at high rates)', () => {
     expect(minTimeFor({ limit: 100, periodMs: 60_000 })).toBeCloseTo(612, 6);
-    expect(minTimeFor({ limit: 25, periodMs: 1_000 })).toBeCloseTo(40.8, 6);
     expect(minTimeFor({ limit: 6_000, periodMs: 60_000 })).toBeCloseTo(10.2, 6);
+    expect(minTimeFor({ limit: 25, periodMs: 1_000 })).toBeCloseTo(44, 6);
+    expect(minTimeFor({ limit: 30, periodMs: 1_000 })).toBeCloseTo(1100 / 30, 6);
   });
 
   it('returns one limiter per base URL, token and group', () => {
