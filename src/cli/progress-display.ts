@@ -43,9 +43,11 @@ export function estimateRemainingMs(tally: Readonly<RowTally>, expectedRows: num
 export function createProgressDisplay(options: ProgressOptions): ProgressDisplay {
   const now = options.now ?? Date.now;
   const started = now();
+  // Calls are counted between starts: N calls paced by the limit span N - 1 spacings, so N / time
+  // would show a paced run as over its limit.
   const callRate = (): string => {
     const minutes = (now() - started) / 60_000;
-    return minutes > 0 ? (options.stats.total() / minutes).toFixed(1) : '0.0';
+    return minutes > 0 ? (Math.max(0, options.stats.total() - 1) / minutes).toFixed(1) : '0.0';
   };
   const eta = (tally: Readonly<RowTally>): string => {
     const ms = estimateRemainingMs(tally, options.expectedRows, options.stats.total(), options.rate);
