@@ -7,7 +7,7 @@ import type { ContactsApi } from '../api/contacts-api.js';
 import type { Job } from '../config/job-types.js';
 import type { StateStore } from '../state/state-store.js';
 import { findContactsByKey } from './match.js';
-import { decideMatch } from './plan.js';
+import { decideMatch, duplicateContactsReason } from './plan.js';
 import type { ContactDraft } from './types.js';
 
 export type Recipients = { kind: 'found'; contactIds: string[] } | { kind: 'none'; reason: string } | { kind: 'ambiguous'; reason: string };
@@ -25,10 +25,7 @@ export async function findRecipients(draft: ContactDraft, job: Job, api: Contact
     case 'update':
       return { kind: 'found', contactIds: decision.contacts.map((contact) => contact.id) };
     case 'ambiguous':
-      return {
-        kind: 'ambiguous',
-        reason: `${decision.ids.length} contacts have ${draft.keyField}=${draft.key} (${decision.ids.join(', ')}); set onDuplicate to oldest, newest or all to pick`,
-      };
+      return { kind: 'ambiguous', reason: duplicateContactsReason(draft.keyField, draft.key, decision.ids) };
     default:
       return { kind: 'none', reason: `no contact has ${draft.keyField}=${draft.key}; nothing was sent` };
   }

@@ -113,6 +113,11 @@ export type MatchDecision =
   | { kind: 'skip'; reason: string }
   | { kind: 'ambiguous'; ids: string[] };
 
+/** Why a row whose key several contacts hold failed under `onDuplicate: fail`, and the fix. */
+export function duplicateContactsReason(keyField: string, key: string, ids: readonly string[]): string {
+  return `${ids.length} contacts have ${keyField}=${key} (${ids.join(', ')}); set onDuplicate to oldest, newest or all to pick, or merge them on the platform`;
+}
+
 export interface MatchedContact extends KnownContact {
   /** Unix seconds; orders duplicates for `oldest` / `newest`. */
   created_at: number;

@@ -21,7 +21,7 @@ import { findRecipients } from './message-recipients.js';
 import { messageWanted } from './message-render.js';
 import { sendRowMessage } from './send-message.js';
 import { findContactsByKey } from './match.js';
-import { applyPlan, decideMatch, planCreate, planUpdate, type ContactPlan, type MatchDecision, type MatchedContact } from './plan.js';
+import { applyPlan, decideMatch, duplicateContactsReason, planCreate, planUpdate, type ContactPlan, type MatchDecision, type MatchedContact } from './plan.js';
 import type { ContactDraft, RowResult } from './types.js';
 import { executePlan, type WriteProgress } from './write.js';
 
@@ -187,18 +187,10 @@ async function syncByMatch(
     if (state !== undefined && !context.dryRun && found !== undefined) {
       state.recordObserved(draft.key, { contactId: found.id, fields: found.custom_fields, tags: found.tags, draftHash: null });
     }
-    return { outcome: 'skipped', contactId: matches.map((c) => c.id).join(';'), fieldsChanged: [], tagsAdded: [], tagsRemoved: [], errorCode: '', errorMessage: decision.reason };
+    return { ...nothingDone(matches.map((c) => c.id).join(';')), outcome: 'skipped', errorMessage: decision.reason };
   }
   if (decision.kind === 'ambiguous') {
-    return {
-      outcome: 'failed',
-      contactId: '',
-      fieldsChanged: [],
-      tagsAdded: [],
-      tagsRemoved: [],
-      errorCode: 'DUPLICATE_CONTACTS',
-      errorMessage: `${decision.ids.length} contacts have ${draft.keyField}=${draft.key} (${decision.ids.join(', ')}); set onDuplicate to oldest, newest or all to pick, or merge them on the platform`,
-    };
+    return { ...nothingDone(''), outcome: 'failed', errorCode: 'DUPLICATE_CONTACTS', errorMessage: duplicateContactsReason(draft.keyField, draft.key, decision.ids) };
   }
   const targets = decision.kind === 'create' ? [undefined] : decision.contacts;
   const results: PartialResult[] = [];

@@ -104,9 +104,7 @@ describe('run killed with SIGKILL, then run again: the platform ends as if the f
   });
 
   const start = (ws: Workspace): CliProcess => {
-    const cli = startCli(COMMAND, ws.dir);
-    children.track(cli);
-    return cli;
+    return children.track(startCli(COMMAND, ws.dir));
   };
 
   it.each(KILL_POINTS)('killed $name', async (point) => {

@@ -133,9 +133,7 @@ describe(`${ROWS} rows, SIGKILLed at seeded points, then the same command again:
   });
 
   const start = (ws: Workspace, reportDir: string): CliProcess => {
-    const cli = startCli(COMMAND(reportDir), ws.dir);
-    children.track(cli);
-    return cli;
+    return children.track(startCli(COMMAND(reportDir), ws.dir));
   };
 
   it.each(KILL_POINTS)('killed $name', async (point) => {
