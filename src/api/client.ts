@@ -1,7 +1,7 @@
 /**
  * `ApiClient`: the Contacts and Messaging API v1 over HTTP (got), one method per operation of the
  * spec. Every request goes through the limiter of its API group, every retry too; the retry policy
- * (retry-policy.ts) follows the idempotency table of DESIGN.md. got's own retry and redirect
+ * (retry-policy.ts) follows the idempotency table of docs/architecture.md. got's own retry and redirect
  * following are off: the first would resend creates and sends, the second would carry the
  * Authorization header to whatever origin a redirect names.
  */

@@ -7,21 +7,24 @@ import type { AttachmentType } from '../limits.js';
 import type { ApiOperation } from './wire-types.js';
 
 /** The stable codes of API errors: what reports and the pipeline switch on. */
-export type ApiErrorCode =
-  | 'INVALID_TOKEN'
-  | 'RATE_LIMITED'
-  | 'METHOD_NOT_ALLOWED'
-  | 'UNMATCHED_FILE_TYPE'
-  | 'NO_SUCH_CONTACT'
-  | 'FORBIDDEN'
-  | 'SERVER_ERROR'
-  | 'UNEXPECTED_STATUS'
-  | 'NETWORK'
-  | 'TIMEOUT'
-  | 'MALFORMED_RESPONSE'
-  | 'OUTCOME_UNKNOWN'
-  | 'REQUEST_INVALID'
-  | 'PAGE_LIMIT';
+export const API_ERROR_CODES = [
+  'INVALID_TOKEN',
+  'RATE_LIMITED',
+  'METHOD_NOT_ALLOWED',
+  'UNMATCHED_FILE_TYPE',
+  'NO_SUCH_CONTACT',
+  'FORBIDDEN',
+  'SERVER_ERROR',
+  'UNEXPECTED_STATUS',
+  'NETWORK',
+  'TIMEOUT',
+  'MALFORMED_RESPONSE',
+  'OUTCOME_UNKNOWN',
+  'REQUEST_INVALID',
+  'PAGE_LIMIT',
+] as const;
+
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
 /** Where an error happened. */
 export interface ApiErrorContext {

@@ -1,6 +1,6 @@
 /**
  * What to do after a failed attempt: retry after a delay, or fail with which error. Pure, so the
- * idempotency table of DESIGN.md is tested without a server.
+ * idempotency table of docs/architecture.md is tested without a server.
  *
  * - search, get, update, add/remove tags repeat the same effect: they retry on 429, 5xx, network
  *   failures and timeouts.

@@ -1,4 +1,4 @@
-/** The exit codes of the contract (DESIGN.md): scripts and cron wrappers switch on them. */
+/** The exit codes of the contract (docs/architecture.md): scripts and cron wrappers switch on them. */
 export const EXIT = {
   /** Every row ended well (created, updated, unchanged, skipped). */
   ok: 0,

@@ -6,7 +6,7 @@
 import { RateLimiterUnavailableError } from '../api/rate-limiter-unavailable-error.js';
 import { ConfigError } from '../config/index.js';
 import { StateStoreError } from '../state/state-store-error.js';
-import { SourceError } from '../pipeline/source-error.js';
+import { SourceError } from '../pipeline/source/source-error.js';
 import { EXIT } from './exit-codes.js';
 import { UsageError, UsageErrorFromYargs } from './usage-error.js';
 

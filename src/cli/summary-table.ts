@@ -1,5 +1,5 @@
 /** The table printed when a job ends: rows by outcome, calls by operation, 429s, retries, time. */
-import type { JobSummary } from '../pipeline/report.js';
+import type { JobSummary } from '../pipeline/report/report.js';
 import { formatDuration } from './progress-display.js';
 
 export function formatSummary(summary: JobSummary, reportFiles: readonly string[]): string {

@@ -4,8 +4,8 @@
  * errors. The same checks as `run`, so a green validate means run fails no row for its data.
  */
 import type { Logger } from 'pino';
-import { openCheckedSource } from '../pipeline/checked-source.js';
-import { mapRow } from '../pipeline/map.js';
+import { openCheckedSource } from '../pipeline/source/checked-source.js';
+import { mapRow } from '../pipeline/map/map.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, worstExit } from './exit-codes.js';
 import { KeySighting } from './key-sighting.js';

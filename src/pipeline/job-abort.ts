@@ -2,7 +2,20 @@
  * An exception that stops a whole job (exit 3): row failures are data, this is not. It names the
  * connection, never the token.
  */
-export type JobAbortCode = 'INVALID_TOKEN' | 'MAX_ERRORS' | 'RATE_LIMITER_LOST';
+export const JOB_ABORT_CODES = [
+  /** The platform refused the channel token (401). */
+  'INVALID_TOKEN',
+  /** Failed rows crossed `--max-errors` / `maxErrors`. */
+  'MAX_ERRORS',
+  /** The shared rate limit's Redis was lost mid-run. */
+  'RATE_LIMITER_LOST',
+  /** The state store could not be written (full disk, permissions, a damaged file). */
+  'STATE_WRITE_FAILED',
+  /** Anything else: a bug, reported with its message. */
+  'UNEXPECTED',
+] as const;
+
+export type JobAbortCode = (typeof JOB_ABORT_CODES)[number];
 
 export class JobAbortError extends Error {
   override readonly name = 'JobAbortError';

@@ -7,16 +7,16 @@ import PQueue from 'p-queue';
 import type { ContactsApi } from '../api/contacts-api.js';
 import type { Job } from '../config/job-types.js';
 import type { StateStore } from '../state/state-store.js';
-import { prefetchContacts, type ContactIndex } from './contact-index.js';
-import { openCheckedSource } from './checked-source.js';
+import { prefetchContacts, type ContactIndex } from './row/contact-index.js';
+import { openCheckedSource } from './source/checked-source.js';
 import { JobAbortError } from './job-abort.js';
 import { KeyLanes } from './key-lanes.js';
-import { mapRow } from './map.js';
-import type { MatchedContact } from './plan.js';
-import { ReportWriter, type JobSummary } from './report.js';
+import { mapRow } from './map/map.js';
+import type { MatchedContact } from './row/plan.js';
+import { ReportWriter, type JobSummary } from './report/report.js';
 import { shardOf, type Shard } from './shard.js';
-import { failedResult, syncRow } from './sync-row.js';
-import type { RowOutcome, RowResult } from './types.js';
+import { failedResult, syncRow, type RowSync } from './row/sync-row.js';
+import type { ContactDraft, RowOutcome, RowResult } from './types.js';
 
 export type MaxErrors = { count: number } | { percent: number };
 
@@ -123,12 +123,12 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         .run(draft.key, () =>
           queue.add(() =>
             // Rows queued before an abort do not call: after a 401 every call would be refused too.
-            abort === undefined ? syncRow(draft, record.cells, context) : Promise.resolve(failedResult(draft.line, draft.key, record.cells, 'ABORTED', `not sent: ${abort.message}`)),
+            abort === undefined ? syncRow(draft, record.cells, context) : Promise.resolve<RowSync>({ result: notSent(draft, record.cells, abort) }),
           ),
         )
-        .then(finish, (error: unknown) => {
-          if (error instanceof JobAbortError) abort ??= error;
-          finish(failedResult(draft.line, draft.key, record.cells, 'ABORTED', error instanceof Error ? error.message : String(error)));
+        .then((row) => {
+          if (row.abort !== undefined) abort ??= row.abort;
+          finish(row.result);
         })
         .finally(() => {
           inFlight--;
@@ -151,6 +151,11 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     reportPaths: report.paths,
     exitCode: exitCodeOf(abort, tally, messages),
   };
+}
+
+/** A row the job did not send because it had stopped: `ABORTED`, naming the reason. */
+function notSent(draft: ContactDraft, cells: string[], abort: JobAbortError): RowResult {
+  return failedResult(draft.line, draft.key, cells, 'ABORTED', `not sent: the job stopped (${abort.code}): ${abort.message}`);
 }
 
 /** A message that failed or may not have arrived needs a look as much as a failed row does. */

@@ -1,3 +1,6 @@
+import type { ApiErrorCode } from '../api/errors.js';
+import type { JobAbortCode } from './job-abort.js';
+
 /**
  * The records that flow through the pipeline: source -> map -> match -> plan -> write -> report.
  */
@@ -25,21 +28,31 @@ export interface MalformedRow {
 
 export type SourceRecord = SourceRow | MalformedRow;
 
-/** Stable codes of row failures, in reports (`error_code`). */
-export type RowErrorCode =
-  | 'CSV_UNCLOSED_QUOTE'
-  | 'CSV_COLUMN_COUNT'
-  | 'CSV_INVALID_BYTES'
-  | 'CSV_MALFORMED'
-  | 'KEY_MISSING'
-  | 'INVALID_EMAIL'
-  | 'INVALID_PHONE'
-  | 'TOO_MANY_FIELDS'
-  | 'DUPLICATE_CONTACTS'
-  | 'MESSAGE_INVALID'
-  | 'API_ERROR'
-  | 'OUTCOME_UNKNOWN'
-  | 'ABORTED';
+/**
+ * Codes of the failures that belong to the row itself, found before or without any call: the
+ * reader's, the mapper's, the decision's, and `ABORTED` for a row the job did not send after it
+ * stopped.
+ */
+export const ROW_ERROR_CODES = [
+  'CSV_UNCLOSED_QUOTE',
+  'CSV_COLUMN_COUNT',
+  'CSV_INVALID_BYTES',
+  'CSV_MALFORMED',
+  'KEY_MISSING',
+  'INVALID_EMAIL',
+  'INVALID_PHONE',
+  'DUPLICATE_CONTACTS',
+  'ABORTED',
+] as const;
+
+export type RowErrorCode = (typeof ROW_ERROR_CODES)[number];
+
+/**
+ * Every code that can stand in a report's `error_code`: the row's own, the API client's (the
+ * row's call failed), and the job's abort codes (the row that met the reason the job stopped).
+ * Each is listed with its meaning and fix in docs/reports.md; a test keeps the two in step.
+ */
+export type ReportErrorCode = RowErrorCode | ApiErrorCode | JobAbortCode;
 
 /** A row mapped to what the platform should hold. */
 export interface ContactDraft {
@@ -77,7 +90,7 @@ export interface RowResult {
   tagsAdded: string[];
   tagsRemoved: string[];
   apiCalls: number;
-  errorCode: string;
+  errorCode: ReportErrorCode | '';
   errorMessage: string;
   /** The row's message (`message:` of the job): sent, skipped, failed, unknown; '' when none. */
   messageStatus: '' | 'sent' | 'skipped' | 'failed' | 'unknown';

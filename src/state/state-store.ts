@@ -31,7 +31,7 @@ export interface StateStoreOptions {
 }
 
 /** What the platform confirmed for one key. */
-export interface KnownContact {
+export interface StoredContact {
   readonly key: string;
   readonly contactId: string;
   /** Custom field name -> value last confirmed written, merged over every write to this contact. */
@@ -168,7 +168,7 @@ export class StateStore {
   readonly #syncNormal: Database.Statement<[]>;
   readonly #recordConfirmed: (key: string, write: ConfirmedWrite) => void;
   readonly #recordObserved: (key: string, observed: ObservedContact) => void;
-  readonly #getMany: (keys: readonly string[]) => Map<string, KnownContact>;
+  readonly #getMany: (keys: readonly string[]) => Map<string, StoredContact>;
 
   private constructor(
     /** The file, as given to `open`. */
@@ -229,11 +229,11 @@ export class StateStore {
     this.#recordObserved = (key, observed) => recordObserved.immediate(key, observed);
 
     // One read transaction: every key is read from the same snapshot.
-    this.#getMany = db.transaction((keys: readonly string[]): Map<string, KnownContact> => {
-      const found = new Map<string, KnownContact>();
+    this.#getMany = db.transaction((keys: readonly string[]): Map<string, StoredContact> => {
+      const found = new Map<string, StoredContact>();
       for (const key of keys) {
         const row = this.#getContact.get(key);
-        if (row !== undefined) found.set(key, toKnownContact(row));
+        if (row !== undefined) found.set(key, toStoredContact(row));
       }
       return found;
     });
@@ -283,13 +283,13 @@ export class StateStore {
     if (this.#db.open) this.#db.close();
   }
 
-  get(key: string): KnownContact | undefined {
+  get(key: string): StoredContact | undefined {
     const row = this.#getContact.get(key);
-    return row === undefined ? undefined : toKnownContact(row);
+    return row === undefined ? undefined : toStoredContact(row);
   }
 
   /** The known contacts among `keys`, by key; keys not known are absent. */
-  getMany(keys: readonly string[]): Map<string, KnownContact> {
+  getMany(keys: readonly string[]): Map<string, StoredContact> {
     return this.#getMany(keys);
   }
 
@@ -398,10 +398,10 @@ export class StateStore {
   }
 
   /** The first `limit` known contacts in key order (`Infinity`: all). */
-  listKeys(limit: number): KnownContact[] {
+  listKeys(limit: number): StoredContact[] {
     // SQLite reads a negative LIMIT as "no limit".
     const bound = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : -1;
-    return this.#listContacts.all(bound).map(toKnownContact);
+    return this.#listContacts.all(bound).map(toStoredContact);
   }
 
   /** Runs `write` as a transaction that is fsynced before it returns. */
@@ -448,7 +448,7 @@ function readMeta(db: Database.Database): Map<string, string> {
   return new Map(rows.map((row) => [row.name, row.value]));
 }
 
-function toKnownContact(row: ContactRow): KnownContact {
+function toStoredContact(row: ContactRow): StoredContact {
   return {
     key: row.key,
     contactId: row.contact_id,

@@ -1,6 +1,6 @@
 import { formatDuration } from '../../src/cli/progress-display.js';
 import { formatSummary } from '../../src/cli/summary-table.js';
-import type { JobSummary } from '../../src/pipeline/report.js';
+import type { JobSummary } from '../../src/pipeline/report/report.js';
 
 const summary: JobSummary = {
   job: 'crm',

@@ -15,7 +15,7 @@ describe('run: report files', () => {
 
     await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports']);
 
-    // DESIGN.md: "at least the columns ..."; columns a later feature adds come after them.
+    // The report contract (docs/reports.md): "at least the columns ..."; columns a later feature adds come after them.
     const header = reportText(ws, 'import', 'results.csv').split('\n')[0]!.split(',');
     expect(header.slice(0, RESULT_COLUMNS.length)).toEqual(RESULT_COLUMNS);
     expect(ws.results('import')).toHaveLength(3);

@@ -1,0 +1,82 @@
+/**
+ * Sends a row's message, at most once. A send is not idempotent (a retried send can reach the
+ * person twice), so: the client retries only what cannot have been delivered (429, refused
+ * connection); an unknown outcome is reported `unknown` and never resent by this run; and with a
+ * state store the message is journalled as maybe-sent before it leaves, so no later run sends the
+ * same message to the same contact again unless `message.repeat` is true.
+ */
+import { ApiError, InvalidTokenError, OutcomeUnknownError } from '../../api/errors.js';
+import { RateLimiterUnavailableError } from '../../api/rate-limiter-unavailable-error.js';
+import type { ContactsApi } from '../../api/contacts-api.js';
+import type { MessageElement } from '../../api/wire-types.js';
+import type { MessageSpec } from '../../config/job-types.js';
+import { messageHash } from '../../state/message-hash.js';
+import type { StateStore } from '../../state/state-store.js';
+import { renderMessage } from './message-render.js';
+
+export type MessageStatus = 'sent' | 'skipped' | 'failed' | 'unknown';
+
+export interface MessageOutcome {
+  status: MessageStatus;
+  error: string;
+}
+
+export interface SendContext {
+  api: ContactsApi;
+  spec: MessageSpec;
+  state: StateStore | undefined;
+  dryRun: boolean;
+}
+
+/** Sends to each contact id; the row's status is the worst of them. */
+export async function sendRowMessage(contactIds: readonly string[], values: Readonly<Record<string, string>>, context: SendContext): Promise<MessageOutcome> {
+  const rendered = renderMessage(context.spec, values);
+  if (!rendered.ok) return { status: 'failed', error: rendered.error };
+  const outcomes: MessageOutcome[] = [];
+  for (const contactId of contactIds) outcomes.push(await sendOnce(contactId, rendered.element, context));
+  return worst(outcomes);
+}
+
+async function sendOnce(contactId: string, element: MessageElement, context: SendContext): Promise<MessageOutcome> {
+  const { api, spec, state } = context;
+  const hash = messageHash(element);
+  if (!spec.repeat && state?.messageSent(contactId, hash) === true) {
+    return { status: 'skipped', error: 'this message was already sent to this contact (message.repeat: false)' };
+  }
+  if (context.dryRun) return { status: 'sent', error: '' };
+  state?.recordMessage(contactId, hash, 'unknown');
+  const options = { forceCancelSurvey: spec.forceCancelSurvey };
+  try {
+    switch (element.type) {
+      case 'text':
+        await api.sendText(contactId, element.text, options);
+        break;
+      case 'quick_reply':
+        await api.sendQuickReplies(contactId, element.title, element.replies, options);
+        break;
+      default:
+        await api.sendAttachment(contactId, element.type, element.url, options);
+    }
+  } catch (error) {
+    if (error instanceof InvalidTokenError) throw error;
+    // The shared limiter refused before the request left: not delivered, and the job stops.
+    if (error instanceof RateLimiterUnavailableError) {
+      state?.forgetMessage(contactId, hash);
+      throw error;
+    }
+    if (error instanceof OutcomeUnknownError) {
+      return { status: 'unknown', error: `${error.message}; it may have been delivered, so it is not sent again (check with the contact, then rerun with message.repeat: true to resend)` };
+    }
+    // Refused by the platform: certainly not delivered, so a later run may try again.
+    state?.forgetMessage(contactId, hash);
+    return { status: 'failed', error: error instanceof ApiError ? `${error.code}: ${error.message}` : String(error) };
+  }
+  state?.recordMessage(contactId, hash, 'sent');
+  return { status: 'sent', error: '' };
+}
+
+const RANK: Record<MessageStatus, number> = { skipped: 0, sent: 1, failed: 2, unknown: 3 };
+
+function worst(outcomes: readonly MessageOutcome[]): MessageOutcome {
+  return outcomes.reduce<MessageOutcome>((a, b) => (RANK[b.status] > RANK[a.status] ? b : a), { status: 'skipped', error: '' });
+}

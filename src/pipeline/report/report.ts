@@ -1,0 +1,155 @@
+/**
+ * The reporter: results.csv, rejected.csv and summary.json (the contract in docs/reports.md and docs/architecture.md). Rows are
+ * appended as they finish and flushed often, so a killed run leaves valid partial files; files are
+ * readable by their owner only, since they hold customer data.
+ */
+import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { spreadsheetSafe } from './spreadsheet-safe.js';
+import type { RowOutcome, RowResult } from '../types.js';
+
+export const RESULT_COLUMNS = [
+  'line',
+  'key',
+  'outcome',
+  'contact_id',
+  'fields_changed',
+  'tags_added',
+  'tags_removed',
+  'api_calls',
+  'error_code',
+  'error_message',
+  'message_status',
+  'message_error',
+] as const;
+
+/** Bytes buffered before a write to disk; a timer flushes sooner when rows come slowly. */
+const FLUSH_BYTES = 32 * 1024;
+const FLUSH_INTERVAL_MS = 250;
+const OWNER_ONLY = 0o600;
+
+export interface ReportPaths {
+  results: string;
+  rejected: string;
+  summary: string;
+}
+
+export function reportPaths(dir: string, job: string): ReportPaths {
+  return {
+    results: join(dir, `${job}.results.csv`),
+    rejected: join(dir, `${job}.rejected.csv`),
+    summary: join(dir, `${job}.summary.json`),
+  };
+}
+
+export interface JobSummary {
+  job: string;
+  dryRun: boolean;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  rows: Record<'total' | RowOutcome, number>;
+  apiCalls: { total: number; byOperation: Record<string, number> };
+  retries: number;
+  rateLimited: number;
+  /** Rows' messages by status, when the job sends one. */
+  messages?: Record<'sent' | 'skipped' | 'failed' | 'unknown', number>;
+  /** With `match.prefetch`: contacts read, calls made, searches saved. */
+  prefetch?: { contacts: number; calls: number; searchesSaved: number };
+  /** Why the job stopped before the end of the input, if it did. */
+  aborted?: { code: string; message: string };
+  /** Set when the run was interrupted by a signal. */
+  interrupted?: string;
+  [extra: string]: unknown;
+}
+
+/** An append-only CSV file, flushed in batches. */
+class CsvFile {
+  private readonly fd: number;
+  private buffer = '';
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(path: string, header: readonly string[]) {
+    this.fd = openSync(path, 'w', OWNER_ONLY);
+    this.buffer = csvLine(header);
+    this.flush();
+    this.timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  append(cells: readonly string[]): void {
+    this.buffer += csvLine(cells.map(spreadsheetSafe));
+    if (this.buffer.length >= FLUSH_BYTES) this.flush();
+  }
+
+  flush(): void {
+    if (this.buffer === '') return;
+    writeSync(this.fd, this.buffer);
+    this.buffer = '';
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.flush();
+    closeSync(this.fd);
+  }
+}
+
+function csvLine(cells: readonly string[]): string {
+  return stringify([cells], { eof: true, record_delimiter: 'unix' });
+}
+
+export class ReportWriter {
+  readonly paths: ReportPaths;
+  private readonly results: CsvFile;
+  private readonly rejected: CsvFile;
+  private readonly headerLength: number;
+  private closed = false;
+
+  /** `inputHeader` is the CSV's own header: rejected.csv repeats it so it can be fed back. */
+  constructor(dir: string, job: string, inputHeader: readonly string[]) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.paths = reportPaths(dir, job);
+    this.headerLength = inputHeader.length;
+    this.results = new CsvFile(this.paths.results, RESULT_COLUMNS);
+    this.rejected = new CsvFile(this.paths.rejected, [...inputHeader, 'error_code', 'error_message']);
+  }
+
+  add(result: RowResult): void {
+    this.results.append([
+      String(result.line),
+      result.key,
+      result.outcome,
+      result.contactId,
+      result.fieldsChanged.join(';'),
+      result.tagsAdded.join(';'),
+      result.tagsRemoved.join(';'),
+      String(result.apiCalls),
+      result.errorCode,
+      result.errorMessage,
+      result.messageStatus,
+      result.messageError,
+    ]);
+    if (result.outcome === 'failed') {
+      // Cells line up under the input's header; cells beyond it go into the message, so
+      // nothing the user gave is lost.
+      const cells = result.cells.slice(0, this.headerLength);
+      const extra = result.cells.slice(this.headerLength);
+      while (cells.length < this.headerLength) cells.push('');
+      const message = extra.length === 0 ? result.errorMessage : `${result.errorMessage} (cells beyond the header: ${JSON.stringify(extra)})`;
+      this.rejected.append([...cells, result.errorCode, message]);
+    }
+  }
+
+  /** Flushes and closes the CSVs and writes summary.json (through a rename: never half written). */
+  close(summary: JobSummary): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.results.close();
+    this.rejected.close();
+    const temporary = `${this.paths.summary}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(summary, null, 2)}\n`, { mode: OWNER_ONLY });
+    renameSync(temporary, this.paths.summary);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * A view of the client that counts the calls one row makes, for the `api_calls` column. Retries
+ * inside the client are not calls of the row's own; the summary counts them apart.
+ */
+import type { ContactsApi, SendOptions } from '../../api/contacts-api.js';
+import type { AttachmentType } from '../../limits.js';
+import type { Contact, ContactPage } from '../../api/wire-types.js';
+
+export class CountedApi implements ContactsApi {
+  /** Calls made through this view. */
+  calls = 0;
+
+  constructor(private readonly api: ContactsApi) {}
+
+  get stats() {
+    return this.api.stats;
+  }
+
+  searchContactsPage(field: string, value: string, page?: number): Promise<ContactPage> {
+    this.calls++;
+    return this.api.searchContactsPage(field, value, page);
+  }
+
+  async *searchContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
+    // The paginator yields once per request it made (an empty first page included).
+    for await (const page of this.api.searchContacts(field, value)) {
+      this.calls++;
+      yield page;
+    }
+  }
+
+  getContact(id: string): Promise<Contact> {
+    this.calls++;
+    return this.api.getContact(id);
+  }
+
+  updateContact(id: string, fields: Record<string, string>): Promise<void> {
+    this.calls++;
+    return this.api.updateContact(id, fields);
+  }
+
+  addTags(id: string, tags: readonly string[]): Promise<void> {
+    this.calls++;
+    return this.api.addTags(id, tags);
+  }
+
+  removeTags(id: string, tags: readonly string[]): Promise<void> {
+    this.calls++;
+    return this.api.removeTags(id, tags);
+  }
+
+  createContact(fields: Record<string, string>): Promise<{ id: string }> {
+    this.calls++;
+    return this.api.createContact(fields);
+  }
+
+  sendText(id: string, text: string, options?: SendOptions): Promise<void> {
+    this.calls++;
+    return this.api.sendText(id, text, options);
+  }
+
+  sendAttachment(id: string, type: AttachmentType, url: string, options?: SendOptions): Promise<void> {
+    this.calls++;
+    return this.api.sendAttachment(id, type, url, options);
+  }
+
+  sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<void> {
+    this.calls++;
+    return this.api.sendQuickReplies(id, title, replies, options);
+  }
+}

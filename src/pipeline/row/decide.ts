@@ -1,0 +1,290 @@
+/**
+ * The row decision: a pure function from what is known about a row (its draft, what the state
+ * store knows of its key, what the platform returned, the job's mode and the run's flags) to the
+ * row's complete plan: which write calls in which order, what the state store records once they
+ * are confirmed, what a dry run simulates, and who gets the row's message. When what is known is
+ * not enough, the decision is "search the key first", and the executor asks again with the answer.
+ *
+ * The executor (`sync-row.ts`) gathers the facts, runs the plan and reports it; it knows no
+ * policy. Every rule of "which contact, which calls" lives here, so it is proved by a table test
+ * without a server (test/pipeline/row/decide.test.ts). See docs/architecture.md.
+ */
+import type { JobMode, MessageSpec, OnDuplicate } from '../../config/job-types.js';
+import { messageWanted } from '../message/message-render.js';
+import type { ContactDraft, RowOutcome } from '../types.js';
+import { oldestFirst } from './contact-order.js';
+import {
+  applyPlan,
+  decideMatch,
+  duplicateContactsReason,
+  planCreate,
+  planUpdate,
+  type ContactPlan,
+  type ContactTarget,
+  type KnownContact,
+  type MatchDecision,
+  type MatchedContact,
+} from './plan.js';
+
+/** What the job's state store knows of the row's key. */
+export type KeyState =
+  /** The store has no record of the key. */
+  | { readonly kind: 'unknown' }
+  /** The store knows the key's contact and what this job last wrote to it. */
+  | { readonly kind: 'known'; readonly contact: KnownContact; readonly draftHash: string | null }
+  /** A create was sent for the key and its answer never confirmed: the contact may exist. */
+  | { readonly kind: 'create-pending' }
+  /** The store knew the key, but the platform says its contact no longer exists. */
+  | { readonly kind: 'stale' };
+
+/** Everything the decision depends on. */
+export interface RowFacts {
+  readonly draft: ContactDraft;
+  /** `draftHash(draft)`: equal to the state's hash means the row asks for what was last written. */
+  readonly draftHash: string;
+  readonly mode: JobMode;
+  readonly onDuplicate: OnDuplicate;
+  /** Search and plan, write nothing. */
+  readonly dryRun: boolean;
+  /** `--full`: what the state store knows is not trusted for matching; the platform is read. */
+  readonly full: boolean;
+  /** What the state store knows of the key; undefined when the job has no state store. */
+  readonly state: KeyState | undefined;
+  /** Dry run: the contact an earlier row of the same key would have left. */
+  readonly simulated?: MatchedContact;
+  /** The prefetch index's contacts of the key; undefined with no index or a key it lacks. */
+  readonly indexed?: readonly MatchedContact[];
+  /** What a search of the key on the platform returned, once the executor made it. */
+  readonly searched?: readonly MatchedContact[];
+  /** The job's `message:`; undefined when the job sends none. */
+  readonly message?: Pick<MessageSpec, 'when' | 'contactIdColumn'>;
+}
+
+/** Where the contacts of a key were found. */
+export type MatchSource = 'state' | 'index' | 'search' | 'simulated' | 'assumed-new' | 'contact-id';
+
+/** The contacts that hold a row's key, or "search the platform first". */
+export type KeyContacts = { readonly kind: 'found'; readonly source: MatchSource; readonly contacts: readonly MatchedContact[] } | { readonly kind: 'search' };
+
+/** What the state store records once every write of the plan is confirmed. */
+export type StateRecord =
+  /** Merge what was written over what the store knows of the contact (it was found there). */
+  | {
+      readonly kind: 'confirmed';
+      readonly contactId: string;
+      readonly fields: Readonly<Record<string, string>>;
+      readonly tagsAdded: readonly string[];
+      readonly tagsRemoved: readonly string[];
+      readonly draftHash: string;
+    }
+  /** Replace what the store knows with the contact as read from the platform, plus the writes. */
+  | {
+      readonly kind: 'observed';
+      readonly contact: ContactTarget;
+      readonly fields: Readonly<Record<string, string>>;
+      readonly tags: readonly string[];
+      readonly draftHash: string | null;
+    };
+
+export interface RowPlan {
+  readonly outcome: RowOutcome;
+  /** `DUPLICATE_CONTACTS` for a key several contacts hold under `onDuplicate: fail`. */
+  readonly errorCode: 'DUPLICATE_CONTACTS' | '';
+  /** Why a row is skipped or failed (results.csv `error_message`); '' otherwise. */
+  readonly reason: string;
+  /** The contacts the row is about (results.csv `contact_id`); 'created' is the one its write creates. */
+  readonly contacts: readonly ContactTarget[];
+  /** Write plans, run in order, one per contact written (several under `onDuplicate: all`). None in a dry run. */
+  readonly writes: readonly ContactPlan[];
+  /** Journal the key as create-pending before a create leaves (the job has a state store). */
+  readonly journalCreate: boolean;
+  /** Recorded in the state store once every write is confirmed. */
+  readonly record: StateRecord | undefined;
+  /** Dry run: what the key's contact would hold after the row, for the next row of the key. */
+  readonly simulate: MatchedContact | undefined;
+  /** The contacts the row's message goes to; undefined when no message is due. */
+  readonly message: readonly ContactTarget[] | undefined;
+  readonly fieldsChanged: readonly string[];
+  readonly tagsAdded: readonly string[];
+  readonly tagsRemoved: readonly string[];
+  /** Where the key's contacts came from; undefined when the row needed none. */
+  readonly matchedBy: MatchSource | undefined;
+}
+
+export type RowDecision = { readonly kind: 'search' } | { readonly kind: 'plan'; readonly plan: RowPlan };
+
+/**
+ * The contacts of the row's key, cheapest source first, for every mode: the dry run's own
+ * simulation, the state store (unless `--full`), a search already made, the prefetch index (it
+ * proves presence, not absence), then a search. A create-pending key is always searched: a killed
+ * run may have created its contact without learning the id. `mode: create` with a state store
+ * takes a key the store never saw as new, without a search (a first migration costs no search per
+ * row; `--full` searches).
+ */
+export function contactsOfKey(facts: RowFacts): KeyContacts {
+  const { state } = facts;
+  if (facts.simulated !== undefined) return found('simulated', [facts.simulated]);
+  if (!facts.full && state?.kind === 'known') return found('state', [{ ...state.contact, created_at: 0 }]);
+  if (facts.searched !== undefined) return found('search', facts.searched);
+  const pending = state?.kind === 'create-pending';
+  if (!pending && facts.indexed !== undefined && facts.indexed.length > 0) return found('index', facts.indexed);
+  if (facts.mode === 'create' && state?.kind === 'unknown' && !facts.full) return found('assumed-new', []);
+  return { kind: 'search' };
+}
+
+function found(source: MatchSource, contacts: readonly MatchedContact[]): KeyContacts {
+  return { kind: 'found', source, contacts };
+}
+
+/** Decides the row, or asks for a search of its key first. */
+export function decideRow(facts: RowFacts): RowDecision {
+  const idColumn = facts.mode === 'message' ? facts.message?.contactIdColumn : undefined;
+  const keyContacts =
+    idColumn === undefined ? contactsOfKey(facts) : found('contact-id', contactById(facts.draft.templateValues[idColumn] ?? ''));
+  if (keyContacts.kind === 'search') return { kind: 'search' };
+  const plan = facts.mode === 'message' ? decideMessageOnly(facts, keyContacts, idColumn) : decideWrite(facts, keyContacts);
+  return { kind: 'plan', plan };
+}
+
+function contactById(id: string): MatchedContact[] {
+  const trimmed = id.trim();
+  return trimmed === '' ? [] : [{ id: trimmed, custom_fields: {}, tags: [], created_at: 0 }];
+}
+
+const NOTHING: Omit<RowPlan, 'outcome' | 'matchedBy'> = {
+  errorCode: '',
+  reason: '',
+  contacts: [],
+  writes: [],
+  journalCreate: false,
+  record: undefined,
+  simulate: undefined,
+  message: undefined,
+  fieldsChanged: [],
+  tagsAdded: [],
+  tagsRemoved: [],
+};
+
+/** `mode: message`: no contact is written; the row's message goes to the key's contacts. */
+function decideMessageOnly(facts: RowFacts, keyContacts: Extract<KeyContacts, { kind: 'found' }>, idColumn: string | undefined): RowPlan {
+  const { draft } = facts;
+  const matchedBy = keyContacts.source;
+  if (keyContacts.contacts.length === 0) {
+    const reason =
+      idColumn !== undefined
+        ? `the column "${idColumn}" is empty; put the contact id in it`
+        : `no contact has ${draft.keyField}=${draft.key}; nothing was sent`;
+    return { ...NOTHING, outcome: 'skipped', reason, matchedBy };
+  }
+  const decision = decideMatch(keyContacts.contacts, 'update', facts.onDuplicate);
+  if (decision.kind === 'ambiguous') return ambiguous(facts, decision.ids, matchedBy);
+  const contacts = decision.kind === 'update' ? decision.contacts.map((contact) => ({ id: contact.id })) : [];
+  return { ...NOTHING, outcome: 'unchanged', contacts, message: contacts, matchedBy };
+}
+
+function ambiguous(facts: RowFacts, ids: readonly string[], matchedBy: MatchSource): RowPlan {
+  const reason = duplicateContactsReason(facts.draft.keyField, facts.draft.key, ids);
+  return { ...NOTHING, outcome: 'failed', errorCode: 'DUPLICATE_CONTACTS', reason, matchedBy };
+}
+
+/** `mode: upsert | create | update`: which contacts to write, with which calls. */
+function decideWrite(facts: RowFacts, keyContacts: Extract<KeyContacts, { kind: 'found' }>): RowPlan {
+  const { draft, state } = facts;
+  const { source, contacts } = keyContacts;
+  // A create-pending key's contact is the one a killed run of this job created: finish it (its
+  // tags may be missing), even in mode create, which would otherwise skip it as existing.
+  const resuming = facts.mode === 'create' && state?.kind === 'create-pending';
+  const mode = resuming ? 'upsert' : (facts.mode as 'upsert' | 'create' | 'update');
+  const decision = decideMatch(contacts, mode, facts.onDuplicate);
+  switch (decision.kind) {
+    case 'ambiguous':
+      return ambiguous(facts, decision.ids, source);
+    case 'skip':
+      return decideSkip(facts, source, contacts, decision);
+    case 'create':
+      return withMessage(facts, single(facts, source, undefined, planCreate(draft)));
+    case 'update': {
+      const [only, ...more] = decision.contacts;
+      if (only !== undefined && more.length === 0) {
+        // Known to the state store with the same draft: the contact holds what the row asks for.
+        if (source === 'state' && state?.kind === 'known' && state.draftHash === facts.draftHash) {
+          return withMessage(facts, { ...NOTHING, outcome: 'unchanged', contacts: [{ id: only.id }], matchedBy: source });
+        }
+        return withMessage(facts, single(facts, source, only, planUpdate(draft, only)));
+      }
+      return withMessage(facts, several(facts, source, decision.contacts));
+    }
+  }
+}
+
+function decideSkip(facts: RowFacts, source: MatchSource, contacts: readonly MatchedContact[], decision: Extract<MatchDecision, { kind: 'skip' }>): RowPlan {
+  const byAge = oldestFirst(contacts);
+  const [oldest] = byAge;
+  if (source === 'state') {
+    const reason = 'a contact with this key exists (known from the state store; mode: create)';
+    return { ...NOTHING, outcome: 'skipped', reason, contacts: byAge.map((c) => ({ id: c.id })), matchedBy: source };
+  }
+  // mode create found the key on the platform: record its contact, or a later run (which does
+  // not search keys it never saw) would create it again. No hash: nothing of the row was written.
+  const record: StateRecord | undefined =
+    oldest !== undefined && facts.state !== undefined && !facts.dryRun
+      ? { kind: 'observed', contact: { id: oldest.id }, fields: oldest.custom_fields, tags: oldest.tags, draftHash: null }
+      : undefined;
+  return { ...NOTHING, outcome: 'skipped', reason: decision.reason, contacts: byAge.map((c) => ({ id: c.id })), record, matchedBy: source };
+}
+
+/** One contact written (or created). */
+function single(facts: RowFacts, source: MatchSource, before: MatchedContact | undefined, plan: ContactPlan): RowPlan {
+  const target: ContactTarget = before === undefined ? 'created' : { id: before.id };
+  const outcome = plan.action === 'create' ? 'created' : plan.action === 'update' ? 'updated' : 'unchanged';
+  const after = applyPlan(before, plan, before?.id ?? '');
+  const written = writtenFields(plan);
+  const record: StateRecord | undefined =
+    facts.state === undefined || facts.dryRun
+      ? undefined
+      : source === 'state'
+        ? { kind: 'confirmed', contactId: before?.id ?? '', fields: written, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, draftHash: facts.draftHash }
+        : // What the contact holds now, as far as this job knows: the next run compares with it.
+          { kind: 'observed', contact: target, fields: after.custom_fields, tags: after.tags, draftHash: facts.draftHash };
+  return {
+    ...NOTHING,
+    outcome,
+    contacts: facts.dryRun && target === 'created' ? [] : [target],
+    writes: facts.dryRun || plan.operations.length === 0 ? [] : [plan],
+    journalCreate: plan.action === 'create' && facts.state !== undefined && !facts.dryRun,
+    record,
+    simulate: facts.dryRun ? { ...after, created_at: 0 } : undefined,
+    fieldsChanged: plan.fieldsChanged,
+    tagsAdded: plan.tagsAdded,
+    tagsRemoved: plan.tagsRemoved,
+    matchedBy: source,
+  };
+}
+
+/** `onDuplicate: all`: every contact of the key is updated; the state records none of them. */
+function several(facts: RowFacts, source: MatchSource, contacts: readonly MatchedContact[]): RowPlan {
+  const plans = contacts.map((contact) => planUpdate(facts.draft, contact));
+  const union = (pick: (plan: ContactPlan) => string[]) => [...new Set(plans.flatMap(pick))];
+  return {
+    ...NOTHING,
+    outcome: plans.some((plan) => plan.action === 'update') ? 'updated' : 'unchanged',
+    contacts: contacts.map((contact) => ({ id: contact.id })),
+    writes: facts.dryRun ? [] : plans.filter((plan) => plan.operations.length > 0),
+    fieldsChanged: union((plan) => plan.fieldsChanged),
+    tagsAdded: union((plan) => plan.tagsAdded),
+    tagsRemoved: union((plan) => plan.tagsRemoved),
+    matchedBy: source,
+  };
+}
+
+/** The fields a plan writes, merged in call order. */
+function writtenFields(plan: ContactPlan): Record<string, string> {
+  return Object.fromEntries(plan.operations.flatMap((op) => (op.kind === 'createContact' || op.kind === 'updateContact' ? Object.entries(op.fields) : [])));
+}
+
+/** Adds the row's message when the job sends one on this outcome. */
+function withMessage(facts: RowFacts, plan: RowPlan): RowPlan {
+  const when = facts.message?.when;
+  if (when === undefined || !messageWanted(when, plan.outcome)) return plan;
+  return { ...plan, message: plan.contacts.length > 0 ? plan.contacts : ['created'] };
+}

@@ -1,0 +1,169 @@
+/**
+ * The planner: a pure function from what a row wants (ContactDraft) and what the platform holds
+ * (the matched contact, or nothing) to the fewest write calls that make them agree. No I/O here:
+ * the writer executes the plan, so every decision about "what to send" is testable as a table.
+ */
+import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
+import { oldestFirst } from './contact-order.js';
+import type { ContactDraft } from '../types.js';
+
+/** What the platform is known to hold for a contact: from a search, or from the state store. */
+export interface KnownContact {
+  id: string;
+  custom_fields: Readonly<Record<string, string>>;
+  tags: readonly string[];
+}
+
+/** One write call. Calls on a contact created by the same plan target `'created'`. */
+export type Operation =
+  | { kind: 'createContact'; fields: Record<string, string> }
+  | { kind: 'updateContact'; target: ContactTarget; fields: Record<string, string> }
+  | { kind: 'addTags'; target: ContactTarget; tags: string[] }
+  | { kind: 'removeTags'; target: ContactTarget; tags: string[] };
+
+/** A known contact id, or the id the create of the same plan returns. */
+export type ContactTarget = { id: string } | 'created';
+
+export interface ContactPlan {
+  action: 'create' | 'update' | 'unchanged';
+  /** The contact acted on; undefined for a create until the platform answers. */
+  contactId: string | undefined;
+  operations: Operation[];
+  /** Names of the custom fields the plan writes (the key included on create). */
+  fieldsChanged: string[];
+  tagsAdded: string[];
+  tagsRemoved: string[];
+}
+
+/** Splits a list into chunks of at most `size`, keeping order. */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
+function fieldChunks(fields: Record<string, string>): Record<string, string>[] {
+  return chunk(Object.entries(fields), MAX_FIELDS_PER_CALL).map((entries) => Object.fromEntries(entries));
+}
+
+function tagOperations(target: ContactTarget, add: string[], remove: string[]): Operation[] {
+  return [
+    ...chunk(add, MAX_TAGS_PER_CALL).map((tags): Operation => ({ kind: 'addTags', target, tags })),
+    ...chunk(remove, MAX_TAGS_PER_CALL).map((tags): Operation => ({ kind: 'removeTags', target, tags })),
+  ];
+}
+
+/**
+ * Plans a new contact: one create with the key first and up to 30 fields, the rest of the fields
+ * in updates of 30, then the tags in calls of 10. Empty values are not sent to a new contact:
+ * there is nothing to clear.
+ */
+export function planCreate(draft: ContactDraft): ContactPlan {
+  const fields: Record<string, string> = { [draft.keyField]: draft.key };
+  for (const [name, value] of Object.entries(draft.fields)) {
+    if (value !== '' && name !== draft.keyField) fields[name] = value;
+  }
+  const [first = {}, ...rest] = fieldChunks(fields);
+  return {
+    action: 'create',
+    contactId: undefined,
+    operations: [
+      { kind: 'createContact', fields: first },
+      ...rest.map((chunkFields): Operation => ({ kind: 'updateContact', target: 'created', fields: chunkFields })),
+      ...tagOperations('created', draft.tagsToAdd, []),
+    ],
+    fieldsChanged: Object.keys(fields),
+    tagsAdded: [...draft.tagsToAdd],
+    tagsRemoved: [],
+  };
+}
+
+/**
+ * Plans the change of an existing contact: only the fields whose value differs, only the tags it
+ * lacks, only the removals of tags it has. Nothing to do is `unchanged`, with no call at all.
+ * A field the contact does not hold counts as "" (the platform answers absent fields that way),
+ * so `emptyValues: clear` does not rewrite a field that is already empty.
+ */
+export function planUpdate(draft: ContactDraft, existing: KnownContact): ContactPlan {
+  const changed: Record<string, string> = {};
+  for (const [name, value] of Object.entries(draft.fields)) {
+    if ((existing.custom_fields[name] ?? '') !== value) changed[name] = value;
+  }
+  const present = new Set(existing.tags);
+  const tagsAdded = draft.tagsToAdd.filter((tag) => !present.has(tag));
+  const tagsRemoved = draft.tagsToRemove.filter((tag) => present.has(tag));
+  const target = { id: existing.id };
+  const operations: Operation[] = [
+    ...fieldChunks(changed).map((fields): Operation => ({ kind: 'updateContact', target, fields })),
+    ...tagOperations(target, tagsAdded, tagsRemoved),
+  ];
+  return {
+    action: operations.length === 0 ? 'unchanged' : 'update',
+    contactId: existing.id,
+    operations,
+    fieldsChanged: Object.keys(changed),
+    tagsAdded,
+    tagsRemoved,
+  };
+}
+
+/** The contact a plan should act on after the match, by `mode` and `onDuplicate`. */
+export type MatchDecision =
+  | { kind: 'create' }
+  | { kind: 'update'; contacts: MatchedContact[] }
+  | { kind: 'skip'; reason: string }
+  | { kind: 'ambiguous'; ids: string[] };
+
+/** Why a row whose key several contacts hold failed under `onDuplicate: fail`, and the fix. */
+export function duplicateContactsReason(keyField: string, key: string, ids: readonly string[]): string {
+  return `${ids.length} contacts have ${keyField}=${key} (${ids.join(', ')}); set onDuplicate to oldest, newest or all to pick, or merge them on the platform`;
+}
+
+export interface MatchedContact extends KnownContact {
+  /** Unix seconds; orders duplicates for `oldest` / `newest`. */
+  created_at: number;
+}
+
+/**
+ * Decides what to do with a row from the contacts its key matched, in the one order of
+ * contact-order.ts (oldest first, ties broken by id), so the choice is the same on every run.
+ */
+export function decideMatch(
+  matches: readonly MatchedContact[],
+  mode: 'upsert' | 'create' | 'update',
+  onDuplicate: 'fail' | 'oldest' | 'newest' | 'all',
+): MatchDecision {
+  if (matches.length === 0) {
+    return mode === 'update' ? { kind: 'skip', reason: 'no contact has this key (mode: update)' } : { kind: 'create' };
+  }
+  const byAge = oldestFirst(matches);
+  if (mode === 'create') {
+    return { kind: 'skip', reason: `a contact with this key exists (${byAge.map((c) => c.id).join(', ')}; mode: create)` };
+  }
+  if (matches.length === 1) return { kind: 'update', contacts: [...matches] };
+  switch (onDuplicate) {
+    case 'fail':
+      return { kind: 'ambiguous', ids: byAge.map((c) => c.id) };
+    case 'oldest':
+      return { kind: 'update', contacts: byAge.slice(0, 1) };
+    case 'newest':
+      return { kind: 'update', contacts: byAge.slice(-1) };
+    case 'all':
+      return { kind: 'update', contacts: byAge };
+  }
+}
+
+/**
+ * What the contact holds once the plan is applied: how a dry run carries the effect of one row to
+ * the next row of the same key, and how the state store knows what was last written.
+ */
+export function applyPlan(contact: KnownContact | undefined, plan: ContactPlan, contactId: string): KnownContact {
+  const fields: Record<string, string> = { ...(contact?.custom_fields ?? {}) };
+  for (const operation of plan.operations) {
+    if (operation.kind === 'createContact' || operation.kind === 'updateContact') Object.assign(fields, operation.fields);
+  }
+  const tags = new Set(contact?.tags ?? []);
+  for (const tag of plan.tagsAdded) tags.add(tag);
+  for (const tag of plan.tagsRemoved) tags.delete(tag);
+  return { id: contactId, custom_fields: fields, tags: [...tags] };
+}

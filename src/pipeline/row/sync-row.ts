@@ -1,0 +1,220 @@
+/**
+ * The row executor: gathers what is known of a row's key (state store, prefetch index, dry-run
+ * simulation, a search when the decision asks for one), asks the pure decision (`decide.ts`) for
+ * the row's plan, runs its writes, records the confirmed outcome in the state store, sends the
+ * row's message and reports the row. It knows no policy: which contact and which calls is the
+ * decision's. See docs/architecture.md.
+ *
+ * A row's failure is a result (an API error on this row). What is not the row's own failure
+ * stops the job, as a JobAbortError carried with the row's result: an invalid token or a lost
+ * shared rate limiter (no later row could succeed), a state store that cannot be written (the
+ * job would lose track of what it did), a bug.
+ */
+import { ApiError, InvalidTokenError, NoSuchContactError } from '../../api/errors.js';
+import type { ContactsApi } from '../../api/contacts-api.js';
+import { RateLimiterUnavailableError } from '../../api/rate-limiter-unavailable-error.js';
+import type { Job } from '../../config/job-types.js';
+import { draftHash } from '../../state/draft-hash.js';
+import type { StateStore } from '../../state/state-store.js';
+import { sendRowMessage } from '../message/send-message.js';
+import { JobAbortError } from '../job-abort.js';
+import type { ContactDraft, RowResult } from '../types.js';
+import type { ContactIndex } from './contact-index.js';
+import { CountedApi } from './counted-api.js';
+import { decideRow, type KeyState, type RowFacts, type RowPlan } from './decide.js';
+import { findContactsByKey } from './match.js';
+import type { ContactTarget, MatchedContact } from './plan.js';
+import { executePlan, type WriteProgress } from './write.js';
+
+export interface RowSyncContext {
+  readonly api: ContactsApi;
+  readonly job: Job;
+  /** Search and plan, write nothing; outcomes say what would happen. */
+  readonly dryRun: boolean;
+  /**
+   * In a dry run, what each key's contact would hold after the rows so far, so a later row of the
+   * same key is planned against it as a real run would (an update, not a second create).
+   */
+  readonly dryRunContacts?: Map<string, MatchedContact>;
+  /** The job's state store; absent with `state: false`. */
+  readonly state?: StateStore;
+  /** `--full`: ignore what the state store knows, compare every row with the platform. */
+  readonly full?: boolean;
+  /** Contacts prefetched by `match.prefetch`. */
+  readonly index?: ContactIndex;
+}
+
+/** A row's result, and the reason the job must stop when the row met one. */
+export interface RowSync {
+  readonly result: RowResult;
+  readonly abort?: JobAbortError;
+}
+
+/** A row that failed before any call (unreadable, unmappable), or was not sent after an abort. */
+export function failedResult(line: number, key: string, cells: string[], code: RowResult['errorCode'], message: string): RowResult {
+  return {
+    line,
+    key,
+    outcome: 'failed',
+    contactId: '',
+    fieldsChanged: [],
+    tagsAdded: [],
+    tagsRemoved: [],
+    apiCalls: 0,
+    errorCode: code,
+    errorMessage: message,
+    messageStatus: '',
+    messageError: '',
+    cells,
+  };
+}
+
+/** A stale state answered "no such contact" at most this often for one row before it is searched. */
+const MAX_DECISIONS = 4;
+
+export async function syncRow(draft: ContactDraft, cells: string[], context: RowSyncContext): Promise<RowSync> {
+  const api = new CountedApi(context.api);
+  const progress: WriteProgress = { contactId: '' };
+  const row = failedResult(draft.line, draft.key, cells, '', '');
+  let plan: RowPlan | undefined;
+  let written = false;
+  try {
+    let facts = initialFacts(draft, context);
+    for (let round = 1; ; round++) {
+      if (round > MAX_DECISIONS) throw new Error(`the row decision did not settle after ${MAX_DECISIONS} rounds`);
+      const decision = decideRow(facts);
+      if (decision.kind === 'search') {
+        facts = { ...facts, searched: await findContactsByKey(api, draft.keyField, draft.key) };
+        continue;
+      }
+      plan = decision.plan;
+      if (plan.matchedBy === 'index') context.index?.recordHit();
+      try {
+        await runWrites(plan, draft, api, context, progress);
+      } catch (error) {
+        // Deleted on the platform since the last run: forget the key and match it afresh.
+        if (error instanceof NoSuchContactError && plan.matchedBy === 'state' && context.state !== undefined) {
+          context.state.forget(draft.key);
+          progress.contactId = '';
+          facts = { ...facts, state: { kind: 'stale' } };
+          continue;
+        }
+        throw error;
+      }
+      written = true;
+      break;
+    }
+    const contactIds = plan.contacts.map((target) => resolve(target, progress.contactId));
+    recordState(plan, draft.key, contactIds[0] ?? '', context.state);
+    if (plan.simulate !== undefined) context.dryRunContacts?.set(draft.key, plan.simulate);
+    const result: RowResult = { ...row, ...fromPlan(plan), contactId: contactIds.join(';') };
+    const spec = context.job.message;
+    if (plan.message === undefined || spec === undefined) return { result: { ...result, apiCalls: api.calls } };
+    // A dry run has no id for a contact it would create; the send is reported all the same.
+    const recipients = plan.message.map((target) => resolve(target, progress.contactId) || '(new)');
+    const sent = await sendRowMessage(recipients, draft.templateValues, { api, spec, state: context.state, dryRun: context.dryRun });
+    return { result: { ...result, messageStatus: sent.status, messageError: sent.error, apiCalls: api.calls } };
+  } catch (error) {
+    // Writes confirmed before the failure are what they are: a created contact is reported created.
+    const base = written && plan !== undefined ? { ...row, ...fromPlan(plan), contactId: progress.contactId } : { ...row, contactId: progress.contactId };
+    const abort = abortOf(error, context, draft);
+    if (abort !== undefined) {
+      const failed = written ? base : { ...base, outcome: 'failed' as const };
+      return { result: { ...failed, errorCode: abort.code, errorMessage: abort.message, apiCalls: api.calls }, abort };
+    }
+    const apiError = error as ApiError;
+    return { result: { ...base, outcome: 'failed', errorCode: apiError.code, errorMessage: apiError.message, apiCalls: api.calls } };
+  }
+}
+
+function initialFacts(draft: ContactDraft, context: RowSyncContext): RowFacts {
+  const { job } = context;
+  const simulated = context.dryRun ? context.dryRunContacts?.get(draft.key) : undefined;
+  const indexed = context.index?.lookup(draft.key);
+  return {
+    draft,
+    draftHash: draftHash(draft),
+    mode: job.mode,
+    onDuplicate: job.onDuplicate,
+    dryRun: context.dryRun,
+    full: context.full === true,
+    state: context.state === undefined ? undefined : keyState(context.state, draft.key),
+    ...(simulated !== undefined ? { simulated } : {}),
+    ...(indexed !== undefined ? { indexed } : {}),
+    ...(job.message !== undefined ? { message: job.message } : {}),
+  };
+}
+
+function keyState(state: StateStore, key: string): KeyState {
+  if (state.isCreatePending(key)) return { kind: 'create-pending' };
+  const known = state.get(key);
+  if (known === undefined) return { kind: 'unknown' };
+  return { kind: 'known', contact: { id: known.contactId, custom_fields: known.fields, tags: known.tags }, draftHash: known.draftHash };
+}
+
+async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, context: RowSyncContext, progress: WriteProgress): Promise<void> {
+  const hooks = {
+    findByKey: (key: string) => findContactsByKey(api, draft.keyField, key),
+    ...(plan.journalCreate && context.state !== undefined ? { beforeCreate: (key: string) => context.state?.markCreatePending(key) } : {}),
+  };
+  for (const write of plan.writes) {
+    await executePlan(api, write, draft.key, hooks, progress);
+    // Each contact of `onDuplicate: all` reports its own id; the row lists them all.
+    if (plan.writes.length > 1) progress.contactId = '';
+  }
+}
+
+function resolve(target: ContactTarget, created: string): string {
+  return target === 'created' ? created : target.id;
+}
+
+function recordState(plan: RowPlan, key: string, contactId: string, state: StateStore | undefined): void {
+  const { record } = plan;
+  if (record === undefined || state === undefined) return;
+  if (record.kind === 'confirmed') {
+    state.recordConfirmed(key, { contactId: record.contactId, fields: record.fields, tagsAdded: record.tagsAdded, tagsRemoved: record.tagsRemoved, draftHash: record.draftHash });
+  } else {
+    const id = record.contact === 'created' ? contactId : record.contact.id;
+    state.recordObserved(key, { contactId: id, fields: record.fields, tags: record.tags, draftHash: record.draftHash });
+  }
+}
+
+function fromPlan(plan: RowPlan): Pick<RowResult, 'outcome' | 'fieldsChanged' | 'tagsAdded' | 'tagsRemoved' | 'errorCode' | 'errorMessage'> {
+  return {
+    outcome: plan.outcome,
+    fieldsChanged: [...plan.fieldsChanged],
+    tagsAdded: [...plan.tagsAdded],
+    tagsRemoved: [...plan.tagsRemoved],
+    errorCode: plan.errorCode,
+    errorMessage: plan.reason,
+  };
+}
+
+/** The reason the job must stop, or undefined for a failure of this row alone (an API error). */
+function abortOf(error: unknown, context: RowSyncContext, draft: ContactDraft): JobAbortError | undefined {
+  if (error instanceof InvalidTokenError) {
+    return new JobAbortError(
+      'INVALID_TOKEN',
+      `the platform refused the token of connection "${context.job.connection.name}" (401); check the channel token it reads`,
+      { cause: error },
+    );
+  }
+  // Its message names the connection's rateLimits.redis and what to do.
+  if (error instanceof RateLimiterUnavailableError) return new JobAbortError('RATE_LIMITER_LOST', error.message, { cause: error });
+  if (error instanceof ApiError) return undefined;
+  if (isSqliteError(error)) {
+    return new JobAbortError(
+      'STATE_WRITE_FAILED',
+      `the state store ${context.job.state === false ? '' : context.job.state} could not be written at line ${draft.line} (${error.message}); free space or fix its permissions, then run again: what was confirmed is kept`,
+      { cause: error },
+    );
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return new JobAbortError('UNEXPECTED', `an unexpected error stopped the job at line ${draft.line}: ${detail}; please report it`, { cause: error });
+}
+
+/** better-sqlite3's SqliteError: `code` is SQLITE_FULL, SQLITE_IOERR_WRITE, SQLITE_READONLY... */
+function isSqliteError(error: unknown): error is Error & { code: string } {
+  const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}

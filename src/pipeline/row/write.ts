@@ -1,0 +1,89 @@
+/**
+ * The writer: the only stage that calls mutating endpoints. It executes a ContactPlan in order and
+ * resolves a create whose outcome is unknown by searching the key again, so a timed-out create
+ * never becomes a second contact.
+ */
+import { OutcomeUnknownError } from '../../api/errors.js';
+import type { ContactsApi } from '../../api/contacts-api.js';
+import { oldestFirst } from './contact-order.js';
+import type { ContactPlan, ContactTarget, MatchedContact } from './plan.js';
+
+/** Creates tried for one row when each answer is lost and the search still finds nothing. */
+export const MAX_CREATE_ATTEMPTS = 3;
+
+export interface WriteHooks {
+  /** Called before each create leaves (the state store journals the key as create-pending). */
+  beforeCreate?(key: string): void;
+  /** The contacts that hold the key now: how an unknown create is resolved. */
+  findByKey(key: string): Promise<MatchedContact[]>;
+}
+
+/** Progress of a plan, kept even when a later call fails, for the report. */
+export interface WriteProgress {
+  contactId: string;
+}
+
+/**
+ * Executes the plan's operations in order. Returns the contact id (the created one for a create).
+ * On a failure, `progress.contactId` still tells which contact the earlier calls reached.
+ */
+export async function executePlan(
+  api: ContactsApi,
+  plan: ContactPlan,
+  key: string,
+  hooks: WriteHooks,
+  progress: WriteProgress,
+): Promise<string> {
+  let created: string | undefined;
+  const resolve = (target: ContactTarget): string => {
+    if (target !== 'created') return target.id;
+    if (created === undefined) throw new Error('planner bug: an operation targets a contact not created yet');
+    return created;
+  };
+  for (const operation of plan.operations) {
+    switch (operation.kind) {
+      case 'createContact':
+        created = await createExactlyOnce(api, operation.fields, key, hooks);
+        progress.contactId = created;
+        break;
+      case 'updateContact':
+        progress.contactId = resolve(operation.target);
+        await api.updateContact(progress.contactId, operation.fields);
+        break;
+      case 'addTags':
+        progress.contactId = resolve(operation.target);
+        await api.addTags(progress.contactId, operation.tags);
+        break;
+      case 'removeTags':
+        progress.contactId = resolve(operation.target);
+        await api.removeTags(progress.contactId, operation.tags);
+        break;
+    }
+  }
+  return progress.contactId;
+}
+
+/**
+ * Creates the contact, or adopts the one a lost answer created. The client retries a create only
+ * when it cannot have taken effect; any other failure after the request left is an unknown
+ * outcome, resolved here by searching the key before trying again.
+ */
+async function createExactlyOnce(
+  api: ContactsApi,
+  fields: Record<string, string>,
+  key: string,
+  hooks: WriteHooks,
+): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    hooks.beforeCreate?.(key);
+    try {
+      return (await api.createContact(fields)).id;
+    } catch (error) {
+      if (!(error instanceof OutcomeUnknownError)) throw error;
+      const found = await hooks.findByKey(key);
+      const [adopted] = oldestFirst(found);
+      if (adopted !== undefined) return adopted.id;
+      if (attempt >= MAX_CREATE_ATTEMPTS) throw error;
+    }
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * The source stage: a CSV file -> its header, then its rows as a stream of `SourceRecord`s.
+ *
+ * `readSource` resolves once the header is read, so the job can check it before any API call;
+ * the records come after, one at a time, as the consumer asks (flat memory, whatever the size).
+ * Rows the file gets wrong (a quote, the column count, bytes that are not text) become
+ * `MalformedRow`s with their line, and reading goes on. Only problems with the file as a whole
+ * throw a `SourceError`.
+ *
+ * Lines are physical: the header is line 1 (when nothing precedes it), a row's line is the line
+ * its first value is on, a quoted value with line breaks makes its row span several lines and
+ * does not shift the numbering of the next rows. Blank lines are skipped but counted.
+ */
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import type { MalformedRow, SourceRecord, SourceRow } from '../types.js';
+import { readCsvBatches, type CsvRecord } from './csv-records.js';
+import { decodeInput, isKnownEncoding, type DecodedInput } from './decode.js';
+import { detectDelimiter, firstLine } from './delimiter-detect.js';
+import { SourceError } from './source-error.js';
+
+/** Bytes read from a file at a time. */
+const READ_CHUNK_BYTES = 64 * 1024;
+/** How much of the file `auto` reads, at most, to find the end of the header line. */
+const DELIMITER_SAMPLE_BYTES = 1024 * 1024;
+/**
+ * U+FFFD is what a decoder puts in place of bytes that are not valid in the encoding; NUL is never
+ * text. (A U+FFFD written in the file as valid UTF-8 is refused too: it means text was lost before.)
+ */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
+const INVALID_TEXT = /[\u0000\uFFFD]/;
+
+export interface SourceOptions {
+  /** Path of the CSV file (already resolved). Error messages name it as given. */
+  readonly path: string;
+  /** One character, or `auto` to detect `,` `;` tab `|` from the header line. @default 'auto' */
+  readonly delimiter?: string;
+  /**
+   * A label iconv-lite knows (utf-8, latin1, windows-1252, utf-16le...). A byte order mark at the
+   * start of the file overrides it. @default 'utf-8'
+   */
+  readonly encoding?: string;
+  /** Largest row, in bytes; a longer one is a malformed row. @default 8 MiB */
+  readonly maxRecordBytes?: number;
+  /** Most line breaks inside one row's quoted values before it counts as an unclosed quote. @default 100 */
+  readonly maxRecordLines?: number;
+}
+
+export interface Source {
+  /** Column names in file order, trimmed, BOM removed. An empty name is allowed (and unusable). */
+  header: string[];
+  /** Physical line of the header: 1 unless blank lines precede it. */
+  headerLine: number;
+  /** The delimiter used (detected or given). */
+  delimiter: string;
+  /** The encoding used: `utf-8`, the configured label, or the one a BOM named. */
+  encoding: string;
+  /** The data rows, read as iterated. Iterate once. Breaking out of the loop closes the file. */
+  records: AsyncIterable<SourceRecord>;
+  /** Closes the file when the records will not be read to the end (e.g. the header check failed). */
+  close(): Promise<void>;
+}
+
+export async function readSource(options: SourceOptions): Promise<Source> {
+  const file = options.path;
+  const encoding = options.encoding ?? 'utf-8';
+  if (!isKnownEncoding(encoding)) {
+    throw new SourceError('INPUT_ENCODING', file, `${file}: encoding ${JSON.stringify(encoding)} is not known; set input.encoding to a label such as utf-8, windows-1252, latin1 or utf-16le`);
+  }
+  const handle = await openInput(file);
+  let decoded: DecodedInput;
+  try {
+    decoded = await decodeInput(handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES }), encoding);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw unreadable(file, error);
+  }
+  let csv: AsyncGenerator<CsvRecord[], void, undefined> | undefined;
+  try {
+    const sample = await sampleHeader(decoded.chunks, options.delimiter ?? 'auto');
+    csv = readCsvBatches(sample.chunks, { delimiter: sample.delimiter, maxRecordBytes: options.maxRecordBytes, maxRecordLines: options.maxRecordLines });
+    const first = await csv.next();
+    const firstBatch = first.done === true ? [] : first.value;
+    const { header, line } = checkHeaderRecord(file, decoded.encoding, firstBatch[0]);
+    const records = dataRecords(file, header, firstBatch.slice(1), csv);
+    return {
+      header,
+      headerLine: line,
+      delimiter: sample.delimiter,
+      encoding: decoded.encoding,
+      records,
+      close: async () => {
+        // A generator never started skips its `finally`: close the reader underneath too.
+        await records.return(undefined);
+        await csv?.return(undefined);
+      },
+    };
+  } catch (error) {
+    await (csv ?? decoded.chunks).return(undefined).catch(() => undefined);
+    throw error instanceof SourceError ? error : unreadable(file, error);
+  }
+}
+
+async function openInput(file: string): Promise<FileHandle> {
+  try {
+    const stats = await stat(file);
+    if (stats.isDirectory()) {
+      throw new SourceError('INPUT_IS_DIRECTORY', file, `${file}: is a folder, not a file; set input.path to the CSV file`);
+    }
+    return await open(file, 'r');
+  } catch (error) {
+    if (error instanceof SourceError) throw error;
+    if (isErrnoException(error) && error.code === 'ENOENT') {
+      throw new SourceError('INPUT_NOT_FOUND', file, `${file}: the input file does not exist; check input.path (a relative path is resolved from the folder of the jobs file)`, { cause: error });
+    }
+    throw unreadable(file, error);
+  }
+}
+
+function unreadable(file: string, error: unknown): SourceError {
+  const reason = isErrnoException(error) ? (error.code ?? error.message) : error instanceof Error ? error.message : String(error);
+  return new SourceError('INPUT_UNREADABLE', file, `${file}: the input file cannot be read (${reason}); check that it exists and that this user may read it`, { cause: error });
+}
+
+/** Duck-typed: errors from another realm (a test VM) fail `instanceof Error`. */
+function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
+  return typeof error === 'object' && error !== null && 'code' in error && 'message' in error;
+}
+
+/**
+ * The delimiter (given, or detected from the header line) and the input with the bytes read to
+ * find it put back in front.
+ */
+async function sampleHeader(chunks: AsyncGenerator<Buffer, void, undefined>, delimiter: string): Promise<{ delimiter: string; chunks: AsyncGenerator<Buffer, void, undefined> }> {
+  if (delimiter !== 'auto') return { delimiter, chunks };
+  const sample: Buffer[] = [];
+  let sampleBytes = 0;
+  let headerLine: string | undefined;
+  while (headerLine === undefined && sampleBytes < DELIMITER_SAMPLE_BYTES) {
+    const next = await chunks.next();
+    if (next.done === true) break;
+    sample.push(next.value);
+    sampleBytes += next.value.length;
+    // Blank lines before the header do not count as the header line.
+    headerLine = firstLine(Buffer.concat(sample).toString('utf8').replace(/^[\r\n]+/, ''));
+  }
+  headerLine ??= Buffer.concat(sample).toString('utf8').replace(/^[\r\n]+/, '');
+  return { delimiter: detectDelimiter(headerLine), chunks: prepend(sample, chunks) };
+}
+
+async function* prepend(head: readonly Buffer[], rest: AsyncGenerator<Buffer, void, undefined>): AsyncGenerator<Buffer, void, undefined> {
+  try {
+    yield* head;
+    yield* rest;
+  } finally {
+    await rest.return(undefined);
+  }
+}
+
+function checkHeaderRecord(file: string, encoding: string, record: CsvRecord | undefined): { header: string[]; line: number } {
+  if (record === undefined) {
+    throw new SourceError('INPUT_EMPTY', file, `${file}: the file is empty; it needs a header line naming the columns (e.g. customer_id,email)`);
+  }
+  if (record.kind === 'fault') {
+    const problem = record.code === 'CSV_UNCLOSED_QUOTE' ? 'a quote opened in it is not closed' : 'a quote in it is misplaced';
+    throw new SourceError('INPUT_BAD_HEADER', file, `${file}: the header (line ${record.line}) cannot be read: ${problem}; fix the header line (column names need no quotes)`);
+  }
+  const header = record.cells.map((name, index) => (index === 0 ? name.replace(/^\uFEFF/, '') : name).trim());
+  if (header.some((name) => name.includes('\u0000'))) {
+    throw new SourceError('INPUT_ENCODING', file, `${file}: the header holds NUL bytes, so the file is probably UTF-16 without a byte order mark; set input.encoding to utf-16le (or utf-16be)`);
+  }
+  if (header.some((name) => name.includes('\uFFFD'))) {
+    throw new SourceError('INPUT_ENCODING', file, `${file}: the header holds bytes that are not valid ${encoding}; set input.encoding to the encoding the file was saved in (e.g. windows-1252 or latin1)`);
+  }
+  const seen = new Map<string, number>();
+  header.forEach((name, index) => {
+    if (name === '') return;
+    const earlier = seen.get(name);
+    if (earlier !== undefined) {
+      throw new SourceError('INPUT_DUPLICATE_HEADER', file, `${file}: column ${JSON.stringify(name)} appears twice in the header (columns ${earlier + 1} and ${index + 1}); rename or remove one of them`);
+    }
+    seen.set(name, index);
+  });
+  return { header, line: record.line };
+}
+
+async function* dataRecords(
+  file: string,
+  header: readonly string[],
+  firstBatch: readonly CsvRecord[],
+  csv: AsyncGenerator<CsvRecord[], void, undefined>,
+): AsyncGenerator<SourceRecord, void, undefined> {
+  // A column named __proto__ would be lost on a plain object; only then pay for null-prototype ones.
+  const newValues = header.includes('__proto__') ? () => Object.create(null) as Record<string, string> : () => ({}) as Record<string, string>;
+  try {
+    for (const record of firstBatch) yield toSourceRecord(record, header, newValues);
+    for (;;) {
+      let next: IteratorResult<CsvRecord[], void>;
+      try {
+        next = await csv.next();
+      } catch (error) {
+        throw unreadable(file, error);
+      }
+      if (next.done === true) return;
+      for (const record of next.value) yield toSourceRecord(record, header, newValues);
+    }
+  } finally {
+    await csv.return(undefined);
+  }
+}
+
+function toSourceRecord(record: CsvRecord, header: readonly string[], newValues: () => Record<string, string>): SourceRecord {
+  if (record.kind === 'fault') {
+    return { kind: 'malformed', line: record.line, code: record.code, message: record.message, cells: record.cells };
+  }
+  const { line, cells } = record;
+  if (cells.length !== header.length) {
+    const span = record.lastLine > line ? ` (it spans lines ${line}-${record.lastLine}: a quoted value holds line breaks; check for a quote that is not closed)` : '';
+    const values = cells.length === 1 ? '1 value' : `${cells.length} values`;
+    return malformed(line, 'CSV_COLUMN_COUNT', `line ${line}: ${values} but the header has ${header.length} columns${span}; quote values that contain the delimiter, and check for a missing or extra delimiter`, cells);
+  }
+  const values = newValues();
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i]!;
+    const name = header[i]!;
+    if (INVALID_TEXT.test(cell)) {
+      const what = cell.includes('\u0000') ? 'a NUL byte' : 'bytes that are not valid text in the encoding of the file (shown as \uFFFD)';
+      return malformed(line, 'CSV_INVALID_BYTES', `line ${line}, column ${JSON.stringify(name)}: ${what}; fix the value, or set input.encoding to the encoding the file was saved in`, cells);
+    }
+    if (name !== '') values[name] = cell;
+  }
+  const row: SourceRow = { kind: 'row', line, values, cells };
+  return row;
+}
+
+function malformed(line: number, code: MalformedRow['code'], message: string, cells: string[]): MalformedRow {
+  return { kind: 'malformed', line, code, message, cells };
+}

@@ -1,0 +1,246 @@
+/**
+ * The row decision as a table: every mode x what the state store knows x what the platform holds
+ * x `--full`, each with its expected searches, outcome, writes, state record and message, written
+ * out literally; then every combination again as a dry run, which must decide the same and write
+ * nothing.
+ */
+import type { JobMode } from '../../../src/config/job-types.js';
+import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
+import type { MatchedContact } from '../../../src/pipeline/row/plan.js';
+import type { ContactDraft } from '../../../src/pipeline/types.js';
+import { draftHash } from '../../../src/state/draft-hash.js';
+
+const draft: ContactDraft = {
+  line: 2,
+  key: 'C-1',
+  keyField: 'customerid',
+  fields: { firstName: 'Ada' },
+  tagsToAdd: ['crm'],
+  tagsToRemove: [],
+  templateValues: {},
+};
+
+/** What a search finds: nothing, one contact, or two created in the same second. */
+const PLATFORM: Record<0 | 1 | 2, MatchedContact[]> = {
+  0: [],
+  1: [{ id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: [], created_at: 1000 }],
+  // Listed newest first; '99' is the older by the id tie-break (numeric ids by length).
+  2: [
+    { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: [], created_at: 1000 },
+    { id: '99', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: [], created_at: 1000 },
+  ],
+};
+
+type StateName = 'no-store' | 'unknown' | 'known-same' | 'known-changed' | 'create-pending' | 'stale';
+
+const STATES: Record<StateName, KeyState | undefined> = {
+  'no-store': undefined,
+  unknown: { kind: 'unknown' },
+  'known-same': { kind: 'known', contact: { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ['crm'] }, draftHash: draftHash(draft) },
+  'known-changed': { kind: 'known', contact: { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: [] }, draftHash: 'an older draft' },
+  'create-pending': { kind: 'create-pending' },
+  stale: { kind: 'stale' },
+};
+
+const MODES: JobMode[] = ['upsert', 'create', 'update', 'message'];
+const STATE_NAMES = Object.keys(STATES) as StateName[];
+const COUNTS = [0, 1, 2] as const;
+
+/** Runs the decision as the executor does: a search when it asks, with what the platform holds. */
+function decide(mode: JobMode, state: StateName, count: 0 | 1 | 2, flags: { full: boolean; dryRun: boolean }): { searches: number; plan: RowPlan } {
+  let facts: RowFacts = {
+    draft,
+    draftHash: draftHash(draft),
+    mode,
+    onDuplicate: 'fail',
+    dryRun: flags.dryRun,
+    full: flags.full,
+    state: STATES[state],
+    message: { when: 'changed' },
+  };
+  for (let searches = 0; searches < 3; searches++) {
+    const decision = decideRow(facts);
+    if (decision.kind === 'plan') return { searches, plan: decision.plan };
+    facts = { ...facts, searched: PLATFORM[count] };
+  }
+  throw new Error('the decision asked for a search again after it had the answer');
+}
+
+const OP: Record<string, string> = { createContact: 'create', updateContact: 'update', addTags: 'tag+', removeTags: 'tag-' };
+const target = (t: { id: string } | 'created'): string => (t === 'created' ? 'new' : t.id);
+
+/** `S|- outcome[:code] writes record msg:targets`, the shape of the table below. */
+function describe_(searches: number, plan: RowPlan): string {
+  const writes = plan.writes.flatMap((w) => w.operations.map((op) => (op.kind === 'createContact' ? 'create' : `${OP[op.kind]}@${target(op.target)}`))).join(',');
+  const record =
+    plan.record === undefined
+      ? '-'
+      : plan.record.kind === 'confirmed'
+        ? `confirmed:${plan.record.contactId}`
+        : `observed${plan.record.draftHash === null ? '-null' : ''}:${target(plan.record.contact)}`;
+  return [
+    searches > 0 ? 'S' : '-',
+    plan.outcome + (plan.errorCode === '' ? '' : `:${plan.errorCode}`),
+    (plan.journalCreate ? 'J:' : '') + (writes || '-'),
+    record,
+    `msg:${plan.message === undefined ? '-' : plan.message.map(target).join(';')}`,
+  ].join(' ');
+}
+
+// Rows that several states share, written once so each reads as the rule it is.
+const UPSERT_SEARCHED_NO_STORE = ['S created create,tag+@new - msg:new', 'S updated update@100,tag+@100 - msg:100', 'S failed:DUPLICATE_CONTACTS - - msg:-'];
+const UPSERT_SEARCHED = ['S created J:create,tag+@new observed:new msg:new', 'S updated update@100,tag+@100 observed:100 msg:100', 'S failed:DUPLICATE_CONTACTS - - msg:-'];
+const CREATE_SEARCHED = ['S created J:create,tag+@new observed:new msg:new', 'S skipped - observed-null:100 msg:-', 'S skipped - observed-null:99 msg:-'];
+const UPDATE_SEARCHED_NO_STORE = ['S skipped - - msg:-', 'S updated update@100,tag+@100 - msg:100', 'S failed:DUPLICATE_CONTACTS - - msg:-'];
+const UPDATE_SEARCHED = ['S skipped - - msg:-', 'S updated update@100,tag+@100 observed:100 msg:100', 'S failed:DUPLICATE_CONTACTS - - msg:-'];
+const MESSAGE_SEARCHED = ['S skipped - - msg:-', 'S unchanged - - msg:100', 'S failed:DUPLICATE_CONTACTS - - msg:-'];
+const all = (row: string): string[] => [row, row, row];
+
+/** Expected for 0, 1 and 2 contacts on the platform, without `--full`. */
+const EXPECTED: Record<JobMode, Record<StateName, string[]>> = {
+  upsert: {
+    'no-store': UPSERT_SEARCHED_NO_STORE,
+    unknown: UPSERT_SEARCHED,
+    'known-same': all('- unchanged - - msg:-'),
+    'known-changed': all('- updated update@100,tag+@100 confirmed:100 msg:100'),
+    'create-pending': UPSERT_SEARCHED,
+    stale: UPSERT_SEARCHED,
+  },
+  create: {
+    'no-store': ['S created create,tag+@new - msg:new', 'S skipped - - msg:-', 'S skipped - - msg:-'],
+    // New keys are new: no search per row of a first migration.
+    unknown: all('- created J:create,tag+@new observed:new msg:new'),
+    'known-same': all('- skipped - - msg:-'),
+    'known-changed': all('- skipped - - msg:-'),
+    // A killed run may have created it: searched, and finished as an upsert.
+    'create-pending': UPSERT_SEARCHED,
+    stale: CREATE_SEARCHED,
+  },
+  update: {
+    'no-store': UPDATE_SEARCHED_NO_STORE,
+    unknown: UPDATE_SEARCHED,
+    'known-same': all('- unchanged - - msg:-'),
+    'known-changed': all('- updated update@100,tag+@100 confirmed:100 msg:100'),
+    'create-pending': UPDATE_SEARCHED,
+    stale: UPDATE_SEARCHED,
+  },
+  message: {
+    'no-store': MESSAGE_SEARCHED,
+    unknown: MESSAGE_SEARCHED,
+    'known-same': all('- unchanged - - msg:100'),
+    'known-changed': all('- unchanged - - msg:100'),
+    'create-pending': MESSAGE_SEARCHED,
+    stale: MESSAGE_SEARCHED,
+  },
+};
+
+/** With `--full` what the state knows is not trusted: every key is searched. */
+const EXPECTED_FULL: Record<JobMode, Record<StateName, string[]>> = {
+  upsert: {
+    'no-store': UPSERT_SEARCHED_NO_STORE,
+    unknown: UPSERT_SEARCHED,
+    'known-same': UPSERT_SEARCHED,
+    'known-changed': UPSERT_SEARCHED,
+    'create-pending': UPSERT_SEARCHED,
+    stale: UPSERT_SEARCHED,
+  },
+  create: {
+    'no-store': EXPECTED.create['no-store'],
+    unknown: CREATE_SEARCHED,
+    'known-same': CREATE_SEARCHED,
+    'known-changed': CREATE_SEARCHED,
+    'create-pending': UPSERT_SEARCHED,
+    stale: CREATE_SEARCHED,
+  },
+  update: {
+    'no-store': UPDATE_SEARCHED_NO_STORE,
+    unknown: UPDATE_SEARCHED,
+    'known-same': UPDATE_SEARCHED,
+    'known-changed': UPDATE_SEARCHED,
+    'create-pending': UPDATE_SEARCHED,
+    stale: UPDATE_SEARCHED,
+  },
+  message: {
+    'no-store': MESSAGE_SEARCHED,
+    unknown: MESSAGE_SEARCHED,
+    'known-same': MESSAGE_SEARCHED,
+    'known-changed': MESSAGE_SEARCHED,
+    'create-pending': MESSAGE_SEARCHED,
+    stale: MESSAGE_SEARCHED,
+  },
+};
+
+const cases = MODES.flatMap((mode) => STATE_NAMES.flatMap((state) => COUNTS.flatMap((count) => [false, true].map((full) => ({ mode, state, count, full })))));
+
+describe('the row decision: mode x state x platform x --full', () => {
+  test.each(cases)('$mode, state $state, $count on the platform, full $full', ({ mode, state, count, full }) => {
+    const { searches, plan } = decide(mode, state, count, { full, dryRun: false });
+    const expected = (full ? EXPECTED_FULL : EXPECTED)[mode][state][count];
+    expect(describe_(searches, plan)).toBe(expected);
+  });
+
+  test.each(cases)('dry run: $mode, state $state, $count on the platform, full $full decides the same and writes nothing', ({ mode, state, count, full }) => {
+    const real = decide(mode, state, count, { full, dryRun: false });
+    const dry = decide(mode, state, count, { full, dryRun: true });
+    expect(dry.searches).toBe(real.searches);
+    expect({ outcome: dry.plan.outcome, code: dry.plan.errorCode, fields: dry.plan.fieldsChanged, tags: dry.plan.tagsAdded }).toEqual({
+      outcome: real.plan.outcome,
+      code: real.plan.errorCode,
+      fields: real.plan.fieldsChanged,
+      tags: real.plan.tagsAdded,
+    });
+    expect({ writes: dry.plan.writes, record: dry.plan.record, journal: dry.plan.journalCreate }).toEqual({ writes: [], record: undefined, journal: false });
+    // The next row of the key is planned against what this one would have left.
+    if (real.plan.writes.length === 1) expect(dry.plan.simulate).toMatchObject({ custom_fields: { firstName: 'Ada' }, tags: expect.arrayContaining(['crm']) });
+    // A contact the dry run would create has no id: it is reported without one.
+    expect(dry.plan.contacts.filter((c) => c === 'created')).toEqual([]);
+    expect(dry.plan.message).toEqual(real.plan.message);
+  });
+});
+
+describe('the row decision: choices between contacts and sources', () => {
+  const facts = (overrides: Partial<RowFacts>): RowFacts => ({ draft, draftHash: draftHash(draft), mode: 'upsert', onDuplicate: 'fail', dryRun: false, full: false, state: undefined, ...overrides });
+  const planOf = (f: RowFacts): RowPlan => {
+    const decision = decideRow(f);
+    if (decision.kind !== 'plan') throw new Error('expected a plan');
+    return decision.plan;
+  };
+
+  test.each([
+    ['oldest', ['99']],
+    ['newest', ['100']],
+    ['all', ['99', '100']],
+  ] as const)('onDuplicate %s writes %j (created in the same second: the id breaks the tie)', (onDuplicate, ids) => {
+    const plan = planOf(facts({ onDuplicate, searched: PLATFORM[2] }));
+    expect(plan.contacts).toEqual(ids.map((id) => ({ id })));
+    expect(plan.writes.map((w) => w.contactId)).toEqual(ids);
+  });
+
+  test('onDuplicate all records no contact in the state: the key has several', () => {
+    expect(planOf(facts({ onDuplicate: 'all', searched: PLATFORM[2], state: { kind: 'unknown' } })).record).toBeUndefined();
+  });
+
+  test('a key the prefetch index holds needs no search, and the plan says it came from the index', () => {
+    const plan = planOf(facts({ indexed: PLATFORM[1], state: { kind: 'unknown' } }));
+    expect(plan.matchedBy).toBe('index');
+    expect(plan.outcome).toBe('updated');
+  });
+
+  test('a create-pending key is searched even when the index holds it', () => {
+    expect(decideRow(facts({ indexed: PLATFORM[1], state: { kind: 'create-pending' } }))).toEqual({ kind: 'search' });
+  });
+
+  test('a send-only job takes its contact from the contact id column, with no search', () => {
+    const withId = { ...draft, templateValues: { contact_id: ' 555 ' } };
+    const plan = planOf(facts({ draft: withId, mode: 'message', message: { when: 'always', contactIdColumn: 'contact_id' } }));
+    expect(plan).toMatchObject({ outcome: 'unchanged', message: [{ id: '555' }], matchedBy: 'contact-id' });
+    const empty = planOf(facts({ mode: 'message', message: { when: 'always', contactIdColumn: 'contact_id' } }));
+    expect(empty).toMatchObject({ outcome: 'skipped', reason: 'the column "contact_id" is empty; put the contact id in it', message: undefined });
+  });
+
+  test('the dry run matches a later row of a key against what the earlier row would have left', () => {
+    const simulated: MatchedContact = { id: '', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ['crm'], created_at: 0 };
+    const plan = planOf(facts({ dryRun: true, simulated }));
+    expect(plan).toMatchObject({ outcome: 'unchanged', matchedBy: 'simulated', writes: [] });
+  });
+});

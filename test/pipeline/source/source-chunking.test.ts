@@ -1,0 +1,97 @@
+import { Readable } from 'node:stream';
+import { readCsvBatches, type CsvRecord } from '../../../src/pipeline/source/csv-records.js';
+
+/** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function chunked(bytes: Buffer, sizes: () => number): Readable {
+  const chunks: Buffer[] = [];
+  for (let offset = 0; offset < bytes.length; ) {
+    const size = Math.max(1, sizes());
+    chunks.push(bytes.subarray(offset, offset + size));
+    offset += size;
+  }
+  return Readable.from(chunks);
+}
+
+async function parse(input: AsyncIterable<Buffer>, maxRecordLines = 100): Promise<CsvRecord[]> {
+  const records: CsvRecord[] = [];
+  for await (const batch of readCsvBatches(input, { delimiter: ',', maxRecordLines, maxRecordBytes: 4096 })) records.push(...batch);
+  return records;
+}
+
+const EOLS = ['\n', '\r\n', '\r'];
+
+/** A CSV of well-formed rows with known first lines, and its expected records. */
+function wellFormed(next: () => number): { text: string; expected: Array<{ line: number; cells: string[] }> } {
+  const eol = EOLS[Math.floor(next() * EOLS.length)]!;
+  const expected: Array<{ line: number; cells: string[] }> = [];
+  let text = '';
+  let line = 1;
+  const rows = 1 + Math.floor(next() * 30);
+  for (let r = 0; r < rows; r++) {
+    while (next() < 0.2) {
+      text += eol;
+      line++;
+    }
+    const cells: string[] = [];
+    const encoded: string[] = [];
+    for (let c = 0; c < 3; c++) {
+      const kind = next();
+      if (kind < 0.5) {
+        const value = `v${r}${c}`;
+        cells.push(value);
+        encoded.push(value);
+      } else {
+        const breaks = Math.floor(next() * 3);
+        const value = [`q${r}`, ...Array.from({ length: breaks }, (_, b) => (next() < 0.3 ? '' : `x"${b}`))].join(eol);
+        cells.push(value);
+        encoded.push(`"${value.replace(/"/g, '""')}"`);
+      }
+    }
+    expected.push({ line, cells });
+    text += encoded.join(',');
+    line += cells.reduce((sum, cell) => sum + (cell.split(eol).length - 1), 0);
+    if (r < rows - 1 || next() < 0.5) {
+      text += eol;
+      line++;
+    }
+  }
+  return { text, expected };
+}
+
+test('well-formed rows come out on their physical lines, however the bytes are chunked', async () => {
+  const next = random(42);
+  for (let round = 0; round < 150; round++) {
+    const { text, expected } = wellFormed(next);
+    const bytes = Buffer.from(text);
+    const records = await parse(chunked(bytes, () => Math.ceil(next() * 9)));
+    expect(records).toEqual(expected.map(({ line, cells }) => ({ kind: 'record', line, lastLine: expect.any(Number), cells })));
+  }
+});
+
+test('rows with faults give the same records whole or in chunks of a few bytes', async () => {
+  const next = random(7);
+  const pieces = ['a,b,c', '"x\ny",z,w', '', 'p,"unclosed,q', 's,t"u,v', '"k"j,l,m', '"""",2,3', 'e,"f\r\ng",h', '1,2'];
+  for (let round = 0; round < 150; round++) {
+    const eol = EOLS[Math.floor(next() * EOLS.length)]!;
+    const count = 1 + Math.floor(next() * 15);
+    const text = Array.from({ length: count }, () => pieces[Math.floor(next() * pieces.length)]!).join(eol);
+    const bytes = Buffer.from(text);
+    const whole = await parse(chunked(bytes, () => bytes.length), 3);
+    const inChunks = await parse(chunked(bytes, () => Math.ceil(next() * 5)), 3);
+    expect(inChunks).toEqual(whole);
+    // Lines only go forward, and every line with content is accounted for by some record.
+    const lines = whole.map((record) => record.line);
+    expect([...lines].sort((a, b) => a - b)).toEqual(lines);
+    expect(new Set(lines).size).toBe(lines.length);
+  }
+});
