@@ -35,6 +35,7 @@ import {
   checkText,
 } from './request-checks.js';
 import { DEFAULT_RETRY, decideRetry, type RetryOptions } from './retry-policy.js';
+import { baseUrlProblems } from './base-url.js';
 import { stripUrlAuth } from './strip-url-auth.js';
 import {
   encodeViberId,
@@ -107,22 +108,9 @@ function optionError(name: string, expected: string, value: unknown): TypeError 
 
 function checkBaseUrl(value: unknown): URL {
   if (typeof value !== 'string') throw optionError('baseUrl', 'an http(s) URL string', value);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw optionError('baseUrl', 'an absolute http(s) URL like https://app.example.com/api', value);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw optionError('baseUrl', 'an http(s) URL', value);
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw optionError('baseUrl', 'a URL without user:password@ (the token is the only credential)', value);
-  }
-  if (url.search !== '' || url.hash !== '') {
-    throw optionError('baseUrl', 'the API root without ?query or #fragment', value);
-  }
-  return url;
+  const [problem] = baseUrlProblems(value);
+  if (problem !== undefined) throw new TypeError(`ApiClient option \`baseUrl\` ${JSON.stringify(stripUrlAuth(value))} ${problem}`);
+  return new URL(value);
 }
 
 function checkPositiveInteger(name: string, value: unknown, unit: string): number {

@@ -1,15 +1,14 @@
 /**
- * Removes the userinfo (`user:password@`) of a URL before it is shown, like got's
- * `strip-url-auth`: a URL in a message, a log or a report must never carry credentials.
- * Text that is not a URL is returned with anything up to an `@` after `//` removed.
+ * Removes the userinfo (`user:password@`) of URLs before they are shown, like got's
+ * `strip-url-auth`: a URL in a message, a log or a report must never carry credentials. The one
+ * place that does it: config messages, client errors and the Redis limiter all come here.
+ * Text that is not one URL has anything between `//` and an `@` removed, wherever it stands.
  */
 export function stripUrlAuth(url: string | URL): string {
-  let parsed: URL;
-  try {
-    parsed = typeof url === 'string' ? new URL(url) : new URL(url.href);
-  } catch {
-    return String(url).replace(/\/\/[^/@]*@/, '//');
-  }
+  const text = typeof url === 'string' ? url : url.href;
+  if (!URL.canParse(text)) return text.replace(/\/\/[^/@\s]*@/g, '//');
+  const parsed = new URL(text);
+  if (parsed.username === '' && parsed.password === '') return text;
   parsed.username = '';
   parsed.password = '';
   return parsed.href;

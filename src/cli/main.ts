@@ -46,7 +46,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
         if (args.limit !== undefined && (!Number.isInteger(args.limit) || args.limit < 0)) {
           throw new UsageError(`--limit: expected a whole number of rows from 0 up, got ${String(args.limit)}`);
         }
-        const { parseMaxErrors, parseShardFlag, runCommand } = await import('./run-command.js');
+        const { parseMaxErrorsFlag, parseShardFlag, runCommand } = await import('./run-command.js');
         exitCode = await runCommand(
           {
             jobsFile: args.jobsFile,
@@ -56,7 +56,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
             reportDir: args.reportDir,
             emulator: args.emulator,
             emulatorSeed: args.emulatorSeed,
-            maxErrors: args.maxErrors === undefined ? undefined : parseMaxErrors(args.maxErrors),
+            maxErrors: args.maxErrors === undefined ? undefined : parseMaxErrorsFlag(args.maxErrors),
             full: args.full,
             shard: args.shard === undefined ? undefined : parseShardFlag(args.shard),
           },

@@ -10,7 +10,8 @@ import { LimiterRegistry } from '../api/limiter.js';
 import { StateStore } from '../state/state-store.js';
 import { existsSync } from 'node:fs';
 import type { Job } from '../config/job-types.js';
-import { runJob, type MaxErrors } from '../pipeline/run-job.js';
+import { parseMaxErrors, type MaxErrors } from '../config/max-errors.js';
+import { runJob } from '../pipeline/run-job.js';
 import { parseShard, type Shard } from '../pipeline/shard.js';
 import type { CliIo } from './cli-io.js';
 import type { EmbeddedEmulator } from './embedded-emulator.js';
@@ -45,14 +46,11 @@ export function parseShardFlag(text: string): Shard {
   }
 }
 
-/** `N` or `N%` for --max-errors. */
-export function parseMaxErrors(text: string): MaxErrors {
-  const match = /^(\d+(?:\.\d+)?)(%?)$/.exec(text.trim());
-  if (match === null) throw new UsageError(`--max-errors: "${text}" is not a count or a percentage; write e.g. --max-errors 50 or --max-errors 5%`);
-  const value = Number(match[1]);
-  if (match[2] === '%') return { percent: value };
-  if (!Number.isInteger(value)) throw new UsageError(`--max-errors: a count must be a whole number, got "${text}"`);
-  return { count: value };
+/** `--max-errors N` or `N%`: the same forms as `maxErrors` in jobs.yaml. */
+export function parseMaxErrorsFlag(text: string): MaxErrors {
+  const parsed = parseMaxErrors(text);
+  if ('problem' in parsed) throw new UsageError(`--max-errors: "${text}" ${parsed.problem}`);
+  return parsed.ok;
 }
 
 function timestampFolder(now: Date): string {

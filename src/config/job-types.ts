@@ -4,6 +4,7 @@
  */
 import type { ChannelType } from '../api/wire-types.js';
 import type { Rate } from '../limits.js';
+import type { MaxErrors } from './max-errors.js';
 
 export interface Connection {
   /** Key under `connections:` in jobs.yaml. */
@@ -106,7 +107,7 @@ export interface Job {
   /** Rows in flight at once. @default 8 */
   concurrency: number;
   /** Abort when failed rows exceed this count, or this share of the rows (`percent`: 0 to 100, `"5%"` -> 5). */
-  maxErrors?: { count: number } | { percent: number };
+  maxErrors?: MaxErrors;
 }
 
 export interface JobsFile {

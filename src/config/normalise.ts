@@ -13,6 +13,7 @@ import type { PathIssue } from './schema-issues.js';
 import { parseTemplate } from './template-placeholders.js';
 import type { YamlPath } from './yaml-path.js';
 import { ATTACHMENT_TYPES } from '../limits.js';
+import { parseMaxErrors } from './max-errors.js';
 
 export interface NormaliseContext {
   /** Absolute path of the jobs file. */
@@ -142,8 +143,9 @@ function normaliseMessage(input: NonNullable<JobParsed['message']>, path: YamlPa
 
 function normaliseMaxErrors(input: JobParsed['maxErrors']): Job['maxErrors'] {
   if (input === undefined) return undefined;
-  if (typeof input === 'number') return { count: input };
-  return input.includes('%') ? { percent: parseFloat(input) } : { count: Number(input.trim()) };
+  // The schema has refused what does not parse.
+  const parsed = parseMaxErrors(input);
+  return 'ok' in parsed ? parsed.ok : undefined;
 }
 
 function unique(values: readonly string[]): string[] {

@@ -10,9 +10,12 @@
 import iconv from 'iconv-lite';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { z } from 'zod';
+import { BASE_URL_FORM, baseUrlProblems } from '../api/base-url.js';
+import { stripUrlAuth } from '../api/strip-url-auth.js';
 import { MAX_QUICK_REPLIES, MAX_QUICK_REPLY_LENGTH } from '../limits.js';
 import { CONCURRENCY_RANGE, CONFIG_DEFAULTS } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
+import { parseMaxErrors } from './max-errors.js';
 import { parseRate, RATE_FORMS, RATE_PATTERN } from './rate.js';
 import { parseTemplate } from './template-placeholders.js';
 
@@ -71,25 +74,13 @@ function urlProblem(text: string, protocols: readonly string[], what: string): s
 const baseUrl = z
   .string()
   .superRefine((text, ctx) => {
-    const shown = text.replace(/(\/\/)[^/@\s]*@/, '$1***@');
-    const problem = urlProblem(text, ['http:', 'https:'], 'the API root as an http(s) URL, e.g. https://app.example.com/api');
-    if (problem !== undefined) {
-      ctx.addIssue({ code: 'custom', message: `${show(shown)} ${problem}` });
-      return;
-    }
-    const url = new URL(text);
-    if (url.username !== '' || url.password !== '') {
-      ctx.addIssue({ code: 'custom', message: `${show(shown)} holds credentials; remove them from the URL, the token authenticates` });
-    }
-    if (url.search !== '' || url.hash !== '') {
-      ctx.addIssue({ code: 'custom', message: `${show(shown)} has a query or fragment; write the API root only, e.g. https://app.example.com/api` });
-    }
+    for (const problem of baseUrlProblems(text)) ctx.addIssue({ code: 'custom', message: `${show(stripUrlAuth(text))} ${problem}` });
   })
-  .meta({ description: 'the API root as an http(s) URL, e.g. https://app.example.com/api (request paths /v1/... are appended)', examples: ['https://app.example.com/api'] });
+  .meta({ description: `${BASE_URL_FORM} (request paths /v1/... are appended)`, examples: ['https://app.example.com/api'] });
 
 const redisUrl = z.string().superRefine((text, ctx) => {
   const problem = urlProblem(text, ['redis:', 'rediss:'], 'a redis:// or rediss:// URL');
-  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${show(text.replace(/(\/\/)[^/@\s]*@/, '$1***@'))} ${problem}` });
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${show(stripUrlAuth(text))} ${problem}` });
 });
 
 const connection = z
@@ -239,20 +230,12 @@ const message = z
   .meta({ description: 'a message: {when, type, text, url, quickReplies, forceCancelSurvey, repeat, contactIdColumn}' });
 
 const maxErrors = z
-  .union([
-    z.number().int({ error: (issue) => `${show(issue.input)} is not a whole number; write a count such as 50, or a share such as "5%"` }).min(0, {
-      error: (issue) => `${show(issue.input)} is negative; write a count such as 50, or a share such as "5%"`,
-    }),
-    z
-      .string()
-      .regex(/^\s*(\d+|\d+(\.\d+)?\s*%)\s*$/, {
-        error: (issue) => `${show(issue.input)} is not a count or a share; write a count such as 50, or a share such as "5%"`,
-      })
-      .refine((text) => !text.includes('%') || parseFloat(text) <= 100, {
-        error: (issue) => `${show(issue.input)} is more than 100%; write a share from 0% to 100%`,
-      }),
-  ])
-  .meta({ description: 'a count (50) or a share of the rows ("5%"): the job aborts when more rows failed' });
+  .union([z.number(), z.string()])
+  .superRefine((value, ctx) => {
+    const parsed = parseMaxErrors(value);
+    if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: `${show(value)} ${parsed.problem}` });
+  })
+  .meta({ description: 'a count (50) or a share of the rows ("5%", at most 100%): the job aborts when more rows failed', examples: [50, '5%'] });
 
 const job = z
   .strictObject({

@@ -1,3 +1,4 @@
+import { stripUrlAuth } from '../api/strip-url-auth.js';
 import type { YamlPath } from './yaml-path.js';
 
 const MAX_SHOWN = 60;
@@ -7,7 +8,7 @@ const SECRET_KEYS: ReadonlySet<string> = new Set(['token']);
 
 /**
  * A value as a message may echo it: strings quoted and cut at 60 characters, collections by kind,
- * credentials in URLs masked and the token not shown at all.
+ * credentials in URLs removed and the token not shown at all.
  */
 export function showValue(value: unknown, path: YamlPath): string {
   if (isSecretPath(path)) return 'the token value';
@@ -16,7 +17,7 @@ export function showValue(value: unknown, path: YamlPath): string {
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (typeof value !== 'string') return typeof value;
-  const masked = value.replace(/(\/\/)[^/@\s]*@/g, '$1***@');
+  const masked = stripUrlAuth(value);
   const cut = masked.length > MAX_SHOWN ? `${masked.slice(0, MAX_SHOWN)}...` : masked;
   return JSON.stringify(cut);
 }

@@ -6,6 +6,7 @@
 import PQueue from 'p-queue';
 import type { ContactsApi } from '../api/contacts-api.js';
 import type { Job } from '../config/job-types.js';
+import { describeMaxErrors, type MaxErrors } from '../config/max-errors.js';
 import type { StateStore } from '../state/state-store.js';
 import { prefetchContacts, type ContactIndex } from './row/contact-index.js';
 import { openCheckedSource } from './source/checked-source.js';
@@ -18,7 +19,6 @@ import { shardOf, type Shard } from './shard.js';
 import { failedResult, syncRow, type RowSync } from './row/sync-row.js';
 import type { ContactDraft, RowOutcome, RowResult } from './types.js';
 
-export type MaxErrors = { count: number } | { percent: number };
 
 /** Rows a percentage threshold waits for before it may abort: 1 failure in 3 rows is no trend. */
 export const MAX_ERRORS_PERCENT_MIN_ROWS = 100;
@@ -174,13 +174,8 @@ function crossed(maxErrors: MaxErrors | undefined, tally: RowTally, atEnd: boole
 function maxErrorsCrossed(tally: RowTally, maxErrors: MaxErrors | undefined, rejected: string): JobAbortError {
   return new JobAbortError(
     'MAX_ERRORS',
-    `${tally.failed} of the ${tally.total} rows finished so far failed, over --max-errors ${describe(maxErrors)}; see the failed rows in ${rejected}, fix them and run again`,
+    `${tally.failed} of the ${tally.total} rows finished so far failed, over --max-errors ${maxErrors === undefined ? '' : describeMaxErrors(maxErrors)}; see the failed rows in ${rejected}, fix them and run again`,
   );
-}
-
-function describe(maxErrors: MaxErrors | undefined): string {
-  if (maxErrors === undefined) return '';
-  return 'count' in maxErrors ? String(maxErrors.count) : `${maxErrors.percent}%`;
 }
 
 function summarize(
