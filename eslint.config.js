@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { boundaries } from './eslint.boundaries.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'reports/', '.contact-sync/', 'bin/', '*.config.js'] },
@@ -24,6 +25,7 @@ export default tseslint.config(
       globals: { console: 'readonly', process: 'readonly', URL: 'readonly' },
     },
   },
+  ...boundaries,
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

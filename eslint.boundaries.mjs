@@ -1,0 +1,57 @@
+/**
+ * The rooms of src/ and what each may import (docs/architecture.md, "Rooms"). A forbidden import
+ * fails `npm test`'s lint; test/docs/import-boundaries.test.ts shows each rule refusing one.
+ * Imports are matched on their specifier, so `import type` counts too: a room that must not know
+ * a module must not know its types either.
+ */
+
+/** One room: its files, and the imports it must not make with the reason shown. */
+function room(files, forbidden) {
+  return {
+    files,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: forbidden.map(([regex, message]) => ({ regex, message })) }],
+    },
+  };
+}
+
+const SEE = ' (docs/architecture.md, "Rooms")';
+
+const PIPELINE = [
+  ['(^|/)(emulator|cli)/', `the pipeline never imports the emulator or the CLI${SEE}`],
+  ['/api/(client|limiter)\\.js$', `the pipeline talks to the platform through the ContactsApi port (src/api/contacts-api.ts), never the concrete client${SEE}`],
+];
+
+export const boundaries = [
+  room(
+    ['src/api/**/*.ts'],
+    [['^\\.\\./(config|pipeline|state|cli|emulator)/', `the API client knows no job: it imports only src/limits.ts and its own room${SEE}`]],
+  ),
+  room(
+    ['src/config/**/*.ts'],
+    [
+      ['^\\.\\./(pipeline|state|cli|emulator)/', `the config reads jobs.yaml and knows nothing of running them${SEE}`],
+      ['^\\.\\./api/(client|limiter|contacts-api|pagination)\\.js$', `the config makes no call; it may use the API's wire types and URL rules${SEE}`],
+    ],
+  ),
+  room(
+    ['src/state/**/*.ts'],
+    [['^\\.\\./(pipeline|cli|emulator|config)/|^\\.\\./api/(?!wire-types\\.js$)', `the state store makes no call and knows no job: it records what the pipeline tells it${SEE}`]],
+  ),
+  room(['src/pipeline/**/*.ts'], PIPELINE),
+  // A later block replaces the rule's options for its files: the planner repeats the pipeline's.
+  room(
+    ['src/pipeline/row/decide.ts', 'src/pipeline/row/plan.ts', 'src/pipeline/row/contact-order.ts'],
+    [
+      ...PIPELINE,
+      [
+        '(^|/)api/(?!wire-types\\.js$)|(^|/)state/state-store\\.js$|^\\./(sync-row|write|match|contact-index|counted-api)\\.js$',
+        `the row decision is pure: it imports neither the client nor the state store, nor the executor that runs its plans${SEE}`,
+      ],
+    ],
+  ),
+  room(
+    ['src/emulator/**/*.ts'],
+    [['^\\.\\./(pipeline|state|cli|config)/|^\\.\\./api/(?!wire-types\\.js$)', `the emulator follows the spec, not the client: it shares only the wire types and src/limits.ts${SEE}`]],
+  ),
+];

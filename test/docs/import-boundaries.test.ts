@@ -1,0 +1,59 @@
+/**
+ * The rooms of src/ (docs/architecture.md) are enforced by lint: each rule refuses a forbidden
+ * import, and lets the allowed ones through. Linted as text, with only the boundary rules on.
+ */
+import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
+import { boundaries } from '../../eslint.boundaries.mjs';
+
+const eslint = new ESLint({
+  cwd: new URL('../..', import.meta.url).pathname,
+  overrideConfigFile: true,
+  overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...boundaries],
+});
+
+/** The boundary messages for `import ... from 'specifier'` written in `file`. */
+async function refusals(file: string, specifier: string): Promise<string[]> {
+  const [result] = await eslint.lintText(`import type { X } from '${specifier}';\nexport type Y = X;\n`, { filePath: file });
+  return (result?.messages ?? []).map((message) => `${message.ruleId}: ${message.message}`);
+}
+
+describe('import boundaries', () => {
+  it.each([
+    ['src/api/client.ts', '../config/job-types.js', /the API client knows no job/],
+    ['src/api/client.ts', '../pipeline/types.js', /the API client knows no job/],
+    ['src/config/schema.ts', '../state/state-store.js', /the config reads jobs.yaml and knows nothing of running them/],
+    ['src/config/schema.ts', '../api/client.js', /the config makes no call/],
+    ['src/state/state-store.ts', '../api/client.js', /the state store makes no call/],
+    ['src/state/state-store.ts', '../pipeline/types.js', /the state store makes no call/],
+    ['src/pipeline/run-job.ts', '../emulator/index.js', /the pipeline never imports the emulator/],
+    ['src/pipeline/row/sync-row.ts', '../../emulator/index.js', /the pipeline never imports the emulator/],
+    ['src/pipeline/run-job.ts', '../api/client.js', /through the ContactsApi port/],
+    ['src/pipeline/row/decide.ts', '../../api/contacts-api.js', /the row decision is pure/],
+    ['src/pipeline/row/decide.ts', '../../state/state-store.js', /the row decision is pure/],
+    ['src/pipeline/row/plan.ts', './sync-row.js', /the row decision is pure/],
+    ['src/pipeline/row/decide.ts', '../../emulator/index.js', /the pipeline never imports the emulator/],
+    ['src/emulator/server.ts', '../pipeline/types.js', /the emulator follows the spec/],
+    ['src/emulator/server.ts', '../api/client.js', /the emulator follows the spec/],
+  ])('%s may not import %s', async (file, specifier, reason) => {
+    const found = await refusals(file, specifier);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^no-restricted-imports: /);
+    expect(found[0]).toMatch(reason);
+    expect(found[0]).toContain('docs/architecture.md');
+  });
+
+  it.each([
+    ['src/api/client.ts', '../limits.js'],
+    ['src/config/schema.ts', '../api/wire-types.js'],
+    ['src/config/schema.ts', '../api/base-url.js'],
+    ['src/state/state-store.ts', '../api/wire-types.js'],
+    ['src/pipeline/row/sync-row.ts', '../../api/contacts-api.js'],
+    ['src/pipeline/row/sync-row.ts', '../../state/state-store.js'],
+    ['src/pipeline/row/decide.ts', './plan.js'],
+    ['src/pipeline/row/decide.ts', '../../api/wire-types.js'],
+    ['src/cli/run-command.ts', '../emulator/index.js'],
+  ])('%s may import %s', async (file, specifier) => {
+    expect(await refusals(file, specifier)).toEqual([]);
+  });
+});
