@@ -7,8 +7,8 @@ import type { CliIo } from './cli-io.js';
 import { UsageError } from './usage-error.js';
 
 
-export async function loadJobs(file: string, names: readonly string[], io: CliIo, logger: Logger): Promise<Job[]> {
-  const { jobsFile, warnings } = await loadJobsFile(resolve(io.cwd, file), { env: io.env });
+export async function loadJobs(file: string, names: readonly string[], io: CliIo, logger: Logger, options: { tokenOptional?: boolean } = {}): Promise<Job[]> {
+  const { jobsFile, warnings } = await loadJobsFile(resolve(io.cwd, file), { env: io.env, ...options });
   for (const warning of warnings) logger.warn(warning);
   if (names.length === 0) return jobsFile.jobs;
   const known = new Map(jobsFile.jobs.map((job) => [job.name, job]));

@@ -10,22 +10,42 @@ import { processIo, type CliIo } from './cli-io.js';
 import { EXIT } from './exit-codes.js';
 import { describeFailure } from './failure.js';
 import { createLogger, type LogFormat, type LogLevel } from './logger.js';
+import { packageVersion } from './package-version.js';
+import { explainUsage, usageFooter } from './usage-hints.js';
 import { UsageError, UsageErrorFromYargs } from './usage-error.js';
+
+/** A whole number from 0 up for `--name`, from the text as typed (yargs' number type says NaN). */
+function wholeNumber(name: string, what: string, example: number): (value: unknown) => number | undefined {
+  return (value) => {
+    if (value === undefined) return undefined;
+    const text = String(value).trim();
+    if (!/^\d+$/.test(text)) throw new UsageError(`--${name}: "${String(value)}" is not a whole number; write ${what}, e.g. --${name} ${example}`);
+    return Number(text);
+  };
+}
 
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   let exitCode: number = EXIT.ok;
   let logger: Logger | undefined;
   let logFormat = 'text' as LogFormat;
-  const loggerFor = (args: { logFormat: string; logLevel: string }): Logger => {
+  const loggerFor = (args: { logFormat: string; logLevel: string; quiet: boolean }): Logger => {
     logFormat = args.logFormat as LogFormat;
-    return (logger = createLogger({ format: logFormat, level: args.logLevel as LogLevel, destination: io.stderr }));
+    // --quiet (cron): warnings, errors and the final summary; the progress is info, so it goes too.
+    const level = args.quiet && (args.logLevel === 'debug' || args.logLevel === 'info') ? 'warn' : args.logLevel;
+    return (logger = createLogger({ format: logFormat, level: level as LogLevel, destination: io.stderr }));
   };
+
+  if (argv.includes('--version') || (argv.length === 1 && argv[0] === '-V')) {
+    io.stdout.write(`${packageVersion()}\n`);
+    return EXIT.ok;
+  }
 
   const parser = yargs([...argv])
     .scriptName('contact-sync')
     .usage('$0 <command> [options]\n\nKeep a chat platform\'s contacts in step with CSV files, in the fewest API calls.')
     .option('log-format', { choices: ['text', 'json'], default: 'text', describe: 'text for people and cron mail, json (pino) for log collectors' })
-    .option('log-level', { choices: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' })
+    .option('log-level', { choices: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info', describe: 'the least severe log lines shown' })
+    .option('quiet', { type: 'boolean', default: false, describe: 'for cron: only warnings, errors and the final summary (no progress)' })
     .command(
       'run <jobsFile>',
       'make the platform\'s contacts match the CSV of each job',
@@ -34,7 +54,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
           .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
           .option('job', { type: 'string', array: true, default: [] as string[], describe: 'run only this job (repeatable); all jobs by default' })
           .option('dry-run', { type: 'boolean', default: false, describe: 'search and plan, write nothing; the reports say what would happen' })
-          .option('limit', { type: 'number', describe: 'take at most N data rows of each job' })
+          .option('limit', { type: 'string', coerce: wholeNumber('limit', 'a number of rows', 100), describe: 'take at most N data rows of each job' })
           .option('report-dir', { type: 'string', describe: 'folder of the reports; a new reports/<timestamp>/ by default' })
           .option('emulator', { type: 'boolean', default: false, describe: 'run against an emulator of the API started in this process' })
           .option('emulator-seed', { type: 'string', describe: 'with --emulator: JSON file of contacts to load first, keyed by connection' })
@@ -43,9 +63,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
           .option('shard', { type: 'string', describe: 'I/N: handle only the rows whose key hashes to shard I of N (N workers cover the file once)' }),
       async (args) => {
         const log = loggerFor(args);
-        if (args.limit !== undefined && (!Number.isInteger(args.limit) || args.limit < 0)) {
-          throw new UsageError(`--limit: expected a whole number of rows from 0 up, got ${String(args.limit)}`);
-        }
         const { parseMaxErrorsFlag, parseShardFlag, runCommand } = await import('./run-command.js');
         exitCode = await runCommand(
           {
@@ -70,7 +87,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       'check the config and every row through the mapper, with no API call',
       (y) =>
         y
-          .positional('jobsFile', { type: 'string', demandOption: true })
+          .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
           .option('job', { type: 'string', array: true, default: [] as string[], describe: 'check only this job (repeatable)' }),
       async (args) => {
         const { validateCommand } = await import('./validate-command.js');
@@ -82,8 +99,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       'serve the local emulator of the Contacts and Messaging API v1 until interrupted',
       (y) =>
         y
-          .option('port', { type: 'number', default: 4010 })
-          .option('host', { type: 'string', default: '127.0.0.1' })
+          .option('port', { type: 'string', default: '4010', coerce: wholeNumber('port', 'a TCP port', 4010), describe: 'the port to listen on (0: any free port)' })
+          .option('host', { type: 'string', default: '127.0.0.1', describe: 'the address to listen on (0.0.0.0 for every interface)' })
           .option('token', { type: 'string', array: true, default: ['demo-token'], describe: 'a channel token, TOKEN or TOKEN:viber (repeatable)' })
           .option('contacts-rate', { type: 'string', default: '100/min', describe: 'contacts API limit per channel, e.g. 100/min, or off' })
           .option('messages-rate', { type: 'string', default: '25/s', describe: 'messages API limit per channel, or off' })
@@ -91,7 +108,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       async (args) => {
         const { emulatorCommand } = await import('./emulator-command.js');
         exitCode = await emulatorCommand(
-          { port: args.port, host: args.host, token: args.token, contactsRate: args.contactsRate, messagesRate: args.messagesRate, adminKey: args.adminKey },
+          { port: args.port ?? 4010, host: args.host, token: args.token, contactsRate: args.contactsRate, messagesRate: args.messagesRate, adminKey: args.adminKey },
           io,
           loggerFor(args),
         );
@@ -105,7 +122,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
           .positional('action', { choices: ['show', 'reset'] as const, demandOption: true, describe: 'show: what the state holds; reset: delete it' })
           .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
           .option('job', { type: 'string', demandOption: true, describe: 'the job whose state is meant' })
-          .option('keys', { type: 'number', describe: 'with show: list the first N keys and their contact ids' }),
+          .option('keys', { type: 'string', coerce: wholeNumber('keys', 'a number of keys', 20), describe: 'with show: list the first N keys and their contact ids' }),
       async (args) => {
         const { stateCommand } = await import('./state-command.js');
         exitCode = await stateCommand(
@@ -122,12 +139,17 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     .demandCommand(1, 'name a command: run, validate, state or emulator')
     .strict()
     .help()
-    .version(false)
+    // Shown in the help; `--version` itself is answered above, on the CLI's own stdout.
+    .version('version', 'print the version', packageVersion())
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .exitProcess(false)
     .fail((message, error) => {
+      // A coerce function's UsageError arrives wrapped by yargs (a YError with the same message).
+      if (error?.name === 'YError' && message !== null && message !== undefined) throw new UsageError(message);
       if (error !== undefined && error !== null) throw error;
-      throw new UsageErrorFromYargs(message);
+      // getOptions() is yargs' own (untyped) view of the options known where parsing stopped.
+      const known = Object.keys((parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+      throw new UsageErrorFromYargs(explainUsage(message ?? '', argv, known));
     });
 
   try {
@@ -135,7 +157,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     return exitCode;
   } catch (error) {
     const failure = describeFailure(error);
-    if (failure.showUsage) io.stderr.write(`${await parser.getHelp()}\n\n`);
+    // A usage error is one line, then the command's usage and where the help is: not the whole help.
+    if (failure.showUsage) {
+      io.stderr.write(`contact-sync: ${failure.message}\n${usageFooter(argv)}\n`);
+      return failure.exitCode;
+    }
     // JSON logs carry every failure with its code, for collectors; in text, an input error is a
     // plain line a person reads (its message names the file, the place and the fix).
     if (logger !== undefined && (failure.exitCode !== EXIT.usage || logFormat === 'json')) logger.error({ code: failure.code, exitCode: failure.exitCode }, failure.message);

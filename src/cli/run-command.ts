@@ -121,7 +121,8 @@ async function runOneJob(
   });
   const lines = await countLines(job.input.path).catch(() => undefined);
   const progress = createProgressDisplay({
-    mode: logger.level === 'silent' ? 'off' : io.isTTY ? 'bar' : 'lines',
+    // Progress is info: --quiet and --log-level warn or above leave it out.
+    mode: !logger.isLevelEnabled('info') ? 'off' : io.isTTY ? 'bar' : 'lines',
     expectedRows: lines === undefined ? undefined : Math.max(0, lines - 1),
     stats,
     rate: connection.rateLimits.contacts,

@@ -24,7 +24,16 @@ export interface LoadJobsFileOptions {
   env: Environment;
   /** Reads a file as UTF-8 (the jobs file and token files). @default fs.promises.readFile */
   readFile?: (path: string) => Promise<string>;
+  /**
+   * For commands that make no call (`validate`): a token that cannot be had (its variable unset,
+   * its tokenFile unreadable) is a warning, not an error, so the check runs in CI without secrets.
+   * The jobs then carry no usable token.
+   */
+  tokenOptional?: boolean;
 }
+
+/** The token of a job loaded with `tokenOptional` whose token could not be had: never sent. */
+export const NO_TOKEN = 'no-token-loaded';
 
 export interface LoadedJobsFile {
   jobsFile: JobsFile;
@@ -64,12 +73,23 @@ export async function loadJobsFile(file: string, options: LoadJobsFileOptions): 
 
   const warnings: ConfigIssue[] = [...parsed.warnings, ...literalTokenWarnings(parsed.data).map(place)];
   const interpolated = interpolateEnv(parsed.data, options.env);
-  const unusable: YamlPath[] = interpolated.issues.map((issue) => issue.path);
   const data = interpolated.value;
+  const tokens = await readTokens(data, baseDir, readFile);
+  if (options.tokenOptional === true) {
+    const missing = [...interpolated.issues, ...tokens.issues].filter((issue) => isTokenPath(issue.path));
+    for (const issue of missing) {
+      warnings.push(place({ path: issue.path, message: `${issue.message} (a warning here: this command makes no call; run needs the token)` }));
+      const name = issue.path[1] as string;
+      tokens.values[name] = NO_TOKEN;
+      setToken(data, name, NO_TOKEN);
+    }
+    interpolated.issues = interpolated.issues.filter((issue) => !missing.includes(issue));
+    tokens.issues = tokens.issues.filter((issue) => !missing.includes(issue));
+  }
+  const unusable: YamlPath[] = interpolated.issues.map((issue) => issue.path);
 
   const shape = jobsFileInputSchema.safeParse(data);
   const schemaIssues = shape.success ? [] : describeSchemaIssues(shape.error.issues, jobsFileInputSchema, data);
-  const tokens = await readTokens(data, baseDir, readFile);
   const later = [...schemaIssues, ...checkRules(data), ...tokens.issues, ...tokenShapeIssues(data, tokens.values)].filter(
     // A value whose variable is missing is reported once, by interpolation, not again as invalid.
     (issue) => !unusable.some((path) => isUnderPath(issue.path, path)),
@@ -133,6 +153,19 @@ async function readTokens(
     }
   }
   return { values, issues };
+}
+
+/** `connections.<name>.token` or `.tokenFile`. */
+function isTokenPath(path: YamlPath): boolean {
+  return path.length === 3 && path[0] === 'connections' && (path[2] === 'token' || path[2] === 'tokenFile');
+}
+
+/** Puts a stand-in token where the connection's token could not be had (tokenOptional). */
+function setToken(data: unknown, name: string, token: string): void {
+  const connection = (data as { connections?: Record<string, Record<string, unknown> | null> } | null)?.connections?.[name];
+  if (connection === null || connection === undefined || typeof connection !== 'object') return;
+  connection.token = token;
+  delete connection.tokenFile;
 }
 
 /** HTTP headers take visible ASCII only: a space or line break is a copy-paste slip, said here. */
