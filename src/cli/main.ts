@@ -15,11 +15,11 @@ import { explainUsage, usageFooter } from './usage-hints.js';
 import { UsageError, UsageErrorFromYargs } from './usage-error.js';
 
 /** A whole number from 0 up for `--name`, from the text as typed (yargs' number type says NaN). */
-function wholeNumber(name: string, what: string, example: number): (value: unknown) => number | undefined {
+function wholeNumber(name: string, what: string, example: number): (value: string | number | undefined) => number | undefined {
   return (value) => {
     if (value === undefined) return undefined;
     const text = String(value).trim();
-    if (!/^\d+$/.test(text)) throw new UsageError(`--${name}: "${String(value)}" is not a whole number; write ${what}, e.g. --${name} ${example}`);
+    if (!/^\d+$/.test(text)) throw new UsageError(`--${name}: "${text}" is not a whole number; write ${what}, e.g. --${name} ${example}`);
     return Number(text);
   };
 }
