@@ -59,6 +59,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
           .option('emulator', { type: 'boolean', default: false, describe: 'run against an emulator of the API started in this process' })
           .option('emulator-seed', { type: 'string', describe: 'with --emulator: JSON file of contacts to load first, keyed by connection' })
           .option('max-errors', { type: 'string', describe: 'abort (exit 3) when more than N rows, or N% of rows, failed' })
+          .option('check', { type: 'boolean', default: false, describe: 'check each connection first (one call each); exit 3 before any row when one fails' })
           .option('full', { type: 'boolean', default: false, describe: 'ignore the state store\'s hashes: compare every row with the platform and refresh the state' })
           .option('shard', { type: 'string', describe: 'I/N: handle only the rows whose key hashes to shard I of N (N workers cover the file once)' }),
       async (args) => {
@@ -75,6 +76,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
             emulatorSeed: args.emulatorSeed,
             maxErrors: args.maxErrors === undefined ? undefined : parseMaxErrorsFlag(args.maxErrors),
             full: args.full,
+            check: args.check,
             shard: args.shard === undefined ? undefined : parseShardFlag(args.shard),
           },
           io,
@@ -92,6 +94,18 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       async (args) => {
         const { validateCommand } = await import('./validate-command.js');
         exitCode = await validateCommand({ jobsFile: args.jobsFile, job: args.job }, io, loggerFor(args));
+      },
+    )
+    .command(
+      'check <jobsFile>',
+      'check each connection the jobs use: it answers, the token is accepted, it is not throttled (one call each)',
+      (y) =>
+        y
+          .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
+          .option('job', { type: 'string', array: true, default: [] as string[], describe: 'check only the connections of this job (repeatable)' }),
+      async (args) => {
+        const { checkCommand } = await import('./check-command.js');
+        exitCode = await checkCommand({ jobsFile: args.jobsFile, job: args.job }, io, loggerFor(args));
       },
     )
     .command(
@@ -136,7 +150,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       const { schemaCommand } = await import('./schema-command.js');
       exitCode = schemaCommand(io);
     })
-    .demandCommand(1, 'name a command: run, validate, state or emulator')
+    .demandCommand(1, 'name a command: run, validate, check, state or emulator')
     .strict()
     .help()
     // Shown in the help; `--version` itself is answered above, on the CLI's own stdout.

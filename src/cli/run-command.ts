@@ -35,6 +35,8 @@ export interface RunArgs {
   full: boolean;
   /** `--shard I/N`: only the rows whose key hashes to shard I of N. */
   shard: Shard | undefined;
+  /** `--check`: check each connection (one call each) before the first row; exit 3 if one fails. */
+  check?: boolean;
 }
 
 /** `I/N` for --shard. */
@@ -86,6 +88,15 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
     // a start failure (exit 2), before any row or call.
     for (const job of jobs) apiLimiters(job, limiters);
     await limiters.ready();
+    if (args.check === true) {
+      const { checkConnections, formatCheck } = await import('./check-command.js');
+      const checks = await checkConnections(jobs, limiters);
+      for (const check of checks) {
+        if (check.problem === undefined) logger.info({ connection: check.connection, latencyMs: check.latencyMs }, formatCheck(check));
+        else logger.error({ connection: check.connection, code: 'CHECK_FAILED' }, `${formatCheck(check)}; no row was taken`);
+      }
+      if (checks.some((check) => check.problem !== undefined)) return EXIT.aborted;
+    }
     for (const job of jobs) {
       if (interrupt.signal.aborted) break;
       codes.push(await runOneJob(job, args, io, logger, limiters, reportDir, interrupt.signal));
@@ -158,7 +169,7 @@ async function runOneJob(
 }
 
 /** The job's limiters, shared through `rateLimits.redis` when the connection names one. */
-function apiLimiters(job: Job, limiters: LimiterRegistry): ApiLimiters {
+export function apiLimiters(job: Job, limiters: LimiterRegistry): ApiLimiters {
   const { connection } = job;
   const { redis } = connection.rateLimits;
   const shared = redis === undefined ? {} : { redis, redisWhere: `connections.${connection.name}.rateLimits.redis` };

@@ -1,0 +1,84 @@
+/**
+ * `contact-sync check <jobs.yaml>` (and `run --check` before the first row): one search call per
+ * connection the jobs use, through its limiter, without retries, so a long run does not start
+ * against a base URL that does not answer, a revoked token or a channel that is throttled now.
+ * A `--limit 5` run of unchanged rows makes no call and would not notice any of these.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import { ApiClient } from '../api/client.js';
+import { ApiError, InvalidTokenError, RateLimitedError } from '../api/errors.js';
+import { LimiterRegistry } from '../api/limiter.js';
+import { stripUrlAuth } from '../api/strip-url-auth.js';
+import type { Job } from '../config/job-types.js';
+import type { CliIo } from './cli-io.js';
+import { EXIT } from './exit-codes.js';
+import { loadJobs } from './load-jobs.js';
+import { apiLimiters } from './run-command.js';
+
+/** The value searched for: no contact holds it, so the answer is one empty page. */
+const PROBE_VALUE = 'contact-sync-connection-check';
+
+export interface ConnectionCheck {
+  connection: string;
+  baseUrl: string;
+  /** What is wrong, with the fix; undefined when the connection is fit to run. */
+  problem: string | undefined;
+  latencyMs: number;
+}
+
+/** Checks each connection the jobs use, once, in the jobs' order. */
+export async function checkConnections(jobs: readonly Job[], limiters: LimiterRegistry, now: () => number = () => performance.now()): Promise<ConnectionCheck[]> {
+  const seen = new Map<string, Job>();
+  for (const job of jobs) if (!seen.has(job.connection.name)) seen.set(job.connection.name, job);
+  const checks: ConnectionCheck[] = [];
+  for (const job of seen.values()) {
+    const { connection } = job;
+    const api = new ApiClient({
+      baseUrl: connection.baseUrl,
+      token: connection.token,
+      channelType: connection.channelType,
+      limiters: apiLimiters(job, limiters),
+      // A 429 or a failure is the answer to report, not something to wait out.
+      retry: { limit: 0 },
+    });
+    const started = now();
+    const problem = await api.searchContactsPage(job.key.field, PROBE_VALUE).then(
+      () => undefined,
+      (error: unknown) => describeProblem(error, connection.name),
+    );
+    checks.push({ connection: connection.name, baseUrl: stripUrlAuth(connection.baseUrl), problem, latencyMs: Math.round(now() - started) });
+  }
+  return checks;
+}
+
+function describeProblem(error: unknown, connection: string): string {
+  if (error instanceof InvalidTokenError) return `the platform refused the token (401); check the channel token connection "${connection}" reads`;
+  if (error instanceof RateLimitedError) {
+    const wait = error.retryAfterMs === undefined ? '' : ` for ${Math.ceil(error.retryAfterMs / 1000)} s`;
+    return `the channel is throttled now (429${wait}); another run or integration may be using the token: wait, or lower rateLimits`;
+  }
+  if (error instanceof ApiError) return error.message;
+  throw error;
+}
+
+/** What was checked and how long the call took, or what is wrong. */
+export function formatCheck(check: ConnectionCheck): string {
+  return check.problem === undefined
+    ? `connection ${check.connection} (${check.baseUrl}): ok: answers, token accepted, not throttled, ${check.latencyMs} ms`
+    : `connection ${check.connection} (${check.baseUrl}): FAILED: ${check.problem}`;
+}
+
+export async function checkCommand(args: { jobsFile: string; job: string[] }, io: CliIo, logger: Logger): Promise<number> {
+  const jobs = await loadJobs(args.jobsFile, args.job, io, logger);
+  const limiters = new LimiterRegistry();
+  try {
+    for (const job of jobs) apiLimiters(job, limiters);
+    await limiters.ready();
+    const checks = await checkConnections(jobs, limiters);
+    io.stdout.write(checks.map((check) => `${formatCheck(check)}\n`).join(''));
+    return checks.every((check) => check.problem === undefined) ? EXIT.ok : EXIT.aborted;
+  } finally {
+    await limiters.stop({ dropWaitingJobs: true });
+  }
+}
