@@ -4,6 +4,13 @@ import { parseRate } from '../config/rate.js';
 import { parseTokenFlag, startEmulator } from '../emulator/index.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from './exit-codes.js';
+import { UsageError } from './usage-error.js';
+import type { Rate } from '../limits.js';
+
+/** `100/min`, `25/s`, or `off`, as the banner shows a limit in effect. */
+function shownRate(rate: Rate | undefined): string {
+  return rate === undefined ? 'off' : `${rate.limit} per ${rate.periodMs} ms`;
+}
 
 export interface EmulatorArgs {
   port: number;
@@ -20,7 +27,7 @@ export async function emulatorCommand(args: EmulatorArgs, io: CliIo, logger: Log
     try {
       return parseRate(text);
     } catch (error) {
-      throw new Error(`${flag}: ${(error as Error).message}`);
+      throw new UsageError(`${flag}: ${(error as Error).message}; or write off`);
     }
   };
   const contacts = rate(args.contactsRate, '--contacts-rate');
@@ -29,12 +36,14 @@ export async function emulatorCommand(args: EmulatorArgs, io: CliIo, logger: Log
     port: args.port,
     host: args.host,
     channels: args.token.map(parseTokenFlag),
-    rateLimits: contacts === undefined && messages === undefined ? false : { ...(contacts ? { contacts } : {}), ...(messages ? { messages } : {}) },
+    // Each group on its own: `--messages-rate off` is off whatever --contacts-rate says.
+    rateLimits: { contacts: contacts ?? false, messages: messages ?? false },
     ...(args.adminKey === undefined ? {} : { adminKey: args.adminKey }),
   });
   io.stdout.write(
     `Emulator of the Contacts and Messaging API v1 at ${emulator.url}\n` +
-      `  channels: ${args.token.length} (token as given with --token)\n` +
+      `  channel tokens: ${args.token.join(', ')}\n` +
+      `  limits per channel: contacts ${shownRate(contacts)}, messages ${shownRate(messages)}\n` +
       `  admin API: ${emulator.origin}/__admin/ with header x-admin-key: ${emulator.adminKey}\n` +
       'Stop it with Ctrl-C.\n',
   );

@@ -1,0 +1,62 @@
+/**
+ * `contact-sync emulator`: each rate flag applies to its own group (`--messages-rate off` is off
+ * whatever `--contacts-rate` says), and the banner shows the tokens, the limits in effect and the
+ * admin key.
+ */
+import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+import { testClient } from '../api/support/test-client.js';
+import { waitUntil } from '../helpers/cli-process.js';
+
+class Capture extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+async function serve(argv: string[], use: (banner: string, url: string) => Promise<void>): Promise<number> {
+  const stdout = new Capture();
+  const signals = new EventEmitter();
+  const running = main(['emulator', '--port', '0', ...argv], { stdout, stderr: new Capture(), env: {}, cwd: process.cwd(), isTTY: false, signals });
+  try {
+    await waitUntil(() => stdout.text.includes('Stop it with Ctrl-C'), 'the emulator printed its banner', 10_000);
+    await use(stdout.text, /at (http:\/\/\S+)/.exec(stdout.text)![1]!);
+  } finally {
+    signals.emit('SIGTERM');
+  }
+  return running;
+}
+
+describe('contact-sync emulator flags', () => {
+  it('--contacts-rate with --messages-rate off: sends are not limited, and the banner says what is in effect', async () => {
+    const exitCode = await serve(['--token', 'tok-a', '--token', 'tok-b:viber', '--contacts-rate', '600/min', '--messages-rate', 'off', '--admin-key', 'adm1n'], async (banner, url) => {
+      expect(banner).toContain('channel tokens: tok-a, tok-b:viber');
+      expect(banner).toContain('limits per channel: contacts 600 per 60000 ms, messages off');
+      expect(banner).toContain('x-admin-key: adm1n');
+      const api = testClient({ baseUrl: url, token: 'tok-a', retry: { limit: 0 } });
+      const { id } = await api.createContact({ customerid: 'C1' });
+      // 40 sends at once: over the spec's 25 a second, refused if the default limit applied.
+      const outcomes = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => api.sendText(id, `hello ${i}`)));
+      expect(outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => String((outcome as PromiseRejectedResult).reason))).toEqual([]);
+    });
+    expect(exitCode).toBe(0);
+  });
+
+  it('the default limits are the spec\'s, shown in the banner', async () => {
+    const exitCode = await serve([], async (banner) => {
+      expect(banner).toContain('channel tokens: demo-token');
+      expect(banner).toContain('limits per channel: contacts 100 per 60000 ms, messages 25 per 1000 ms');
+    });
+    expect(exitCode).toBe(0);
+  });
+
+  it('a rate that does not parse is a usage error naming the flag: exit 2', async () => {
+    const stderr = new Capture();
+    const exitCode = await main(['emulator', '--port', '0', '--messages-rate', 'fast'], { stdout: new Capture(), stderr, env: {}, cwd: process.cwd(), isTTY: false, signals: new EventEmitter() });
+    expect(exitCode).toBe(2);
+    expect(stderr.text).toMatch(/--messages-rate: .*or write off/);
+  });
+});
