@@ -11,6 +11,7 @@ import { EXIT } from './exit-codes.js';
 import { describeFailure } from './failure.js';
 import { createLogger, type LogFormat, type LogLevel } from './logger.js';
 import { packageVersion } from './package-version.js';
+import { TerminalOutput } from './terminal-output.js';
 import { explainUsage, usageFooter } from './usage-hints.js';
 import { UsageError, UsageErrorFromYargs } from './usage-error.js';
 
@@ -24,7 +25,9 @@ function wholeNumber(name: string, what: string, example: number): (value: strin
   };
 }
 
-export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function main(argv: readonly string[], given: CliIo = processIo()): Promise<number> {
+  // On a terminal, log lines and the progress bar share stderr: the bar prints the lines above it.
+  const io: CliIo = given.isTTY ? { ...given, stderr: new TerminalOutput(given.stderr) } : given;
   let exitCode: number = EXIT.ok;
   let logger: Logger | undefined;
   let logFormat = 'text' as LogFormat;
@@ -77,6 +80,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
             maxErrors: args.maxErrors === undefined ? undefined : parseMaxErrorsFlag(args.maxErrors),
             full: args.full,
             check: args.check,
+            logFormat: args.logFormat as LogFormat,
             shard: args.shard === undefined ? undefined : parseShardFlag(args.shard),
           },
           io,

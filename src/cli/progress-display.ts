@@ -1,28 +1,40 @@
 /**
- * Progress while a job runs: a bar on a terminal, a line every few seconds otherwise (cron logs),
- * nothing in JSON log mode (the logger carries progress there). The ETA comes from the rate limit:
- * the calls the remaining rows will cost at the calls per row seen so far, at the allowed rate.
+ * Progress while a job runs: a bar on a terminal (log lines printed above it, never into it), a
+ * line every few seconds otherwise (cron logs), and with `--log-format json` a JSON `progress`
+ * log line instead, so a collector reads the whole stream as JSON. The ETA comes from the rate
+ * limit: the calls the remaining rows will cost, at the calls per row of the rows finished so far
+ * (calls of rows still in flight would inflate it at the start), at the allowed rate.
  */
 import cliProgress from 'cli-progress';
 import type { CallStats } from '../api/contacts-api.js';
 import type { Rate } from '../limits.js';
 import type { RowTally } from '../pipeline/run-job.js';
+import type { RowResult } from '../pipeline/types.js';
+import { TerminalOutput } from './terminal-output.js';
 
 export interface ProgressDisplay {
-  update(tally: Readonly<RowTally>): void;
+  update(tally: Readonly<RowTally>, row?: Pick<RowResult, 'apiCalls'>): void;
   stop(): void;
 }
 
+/** Where a `log` mode display writes its JSON progress events (the job's logger). */
+export type ProgressLog = (fields: Record<string, unknown>, message: string) => void;
+
 export interface ProgressOptions {
-  mode: 'bar' | 'lines' | 'off';
-  /** Data rows expected (physical lines less the header): an estimate, for the bar and the ETA. */
+  /** `log`: progress events through the logger (JSON logs). */
+  mode: 'bar' | 'lines' | 'log' | 'off';
+  /** Data rows expected (physical lines less the header, at most `--limit`): an estimate. */
   expectedRows: number | undefined;
   stats: CallStats;
   rate: Rate;
   stream: NodeJS.WriteStream | NodeJS.WritableStream;
-  /** Seconds between two progress lines. @default 10 */
+  /** For `log` mode. */
+  log?: ProgressLog;
+  /** Seconds between two progress lines or events. @default 10 */
   lineIntervalSeconds?: number;
   now?: () => number;
+  /** Calls `tick` every `ms` until the returned function is called. @default setInterval, unref'd */
+  every?: (ms: number, tick: () => void) => () => void;
 }
 
 export function formatDuration(ms: number): string {
@@ -33,68 +45,100 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
 }
 
-/** Time the rows left will take at the allowed rate, from the calls per row seen so far. */
-export function estimateRemainingMs(tally: Readonly<RowTally>, expectedRows: number | undefined, calls: number, rate: Rate): number | undefined {
+/** Time the rows left will take at the allowed rate, from the calls per finished row. */
+export function estimateRemainingMs(tally: Readonly<RowTally>, expectedRows: number | undefined, rowCalls: number, rate: Rate): number | undefined {
   if (expectedRows === undefined || tally.total === 0) return undefined;
   const rowsLeft = Math.max(0, expectedRows - tally.total);
-  return ((rowsLeft * (calls / tally.total)) / rate.limit) * rate.periodMs;
+  return ((rowsLeft * (rowCalls / tally.total)) / rate.limit) * rate.periodMs;
 }
 
+const defaultEvery = (ms: number, tick: () => void): (() => void) => {
+  const timer = setInterval(tick, ms);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
 export function createProgressDisplay(options: ProgressOptions): ProgressDisplay {
+  if (options.mode === 'off') return { update: () => undefined, stop: () => undefined };
   const now = options.now ?? Date.now;
   const started = now();
+  let rowCalls = 0;
+  let last: Readonly<RowTally> | undefined;
   // Calls are counted between starts: N calls paced by the limit span N - 1 spacings, so N / time
   // would show a paced run as over its limit.
   const callRate = (): string => {
     const minutes = (now() - started) / 60_000;
     return minutes > 0 ? (Math.max(0, options.stats.total() - 1) / minutes).toFixed(1) : '0.0';
   };
+  const remainingMs = (tally: Readonly<RowTally>): number | undefined => estimateRemainingMs(tally, options.expectedRows, rowCalls, options.rate);
   const eta = (tally: Readonly<RowTally>): string => {
-    const ms = estimateRemainingMs(tally, options.expectedRows, options.stats.total(), options.rate);
+    const ms = remainingMs(tally);
     return ms === undefined ? '?' : formatDuration(ms);
   };
-  if (options.mode === 'off') return { update: () => undefined, stop: () => undefined };
+  const count = (tally: Readonly<RowTally>, row: Pick<RowResult, 'apiCalls'> | undefined): void => {
+    rowCalls += row?.apiCalls ?? 0;
+    last = { ...tally };
+  };
 
-  if (options.mode === 'bar') {
-    const bar = new cliProgress.SingleBar(
-      {
-        format: 'rows {bar} {value}/{total} | calls {calls} ({rate}/min) | failed {failed} | ETA {eta}',
-        stream: options.stream,
-        hideCursor: true,
-        // Room for the counts and the ETA on an 80-column terminal.
-        barsize: 20,
-        clearOnComplete: false,
-      },
-      cliProgress.Presets.shades_classic,
-    );
-    bar.start(options.expectedRows ?? 0, 0, { calls: 0, rate: '0.0', failed: 0, eta: '?' });
-    return {
-      update(tally) {
-        if (tally.total > bar.getTotal()) bar.setTotal(tally.total);
-        bar.update(tally.total, { calls: options.stats.total(), rate: callRate(), failed: tally.failed, eta: eta(tally) });
-      },
-      stop: () => bar.stop(),
-    };
-  }
+  if (options.mode === 'bar') return barDisplay(options, { callRate, eta, count });
 
   const intervalMs = (options.lineIntervalSeconds ?? 10) * 1000;
-  let last: Readonly<RowTally> | undefined;
   const print = (): void => {
     if (last === undefined) return;
+    if (options.mode === 'log') {
+      const ms = remainingMs(last);
+      options.log?.(
+        { progress: { rows: last, expectedRows: options.expectedRows ?? null, calls: options.stats.total(), callsPerMinute: Number(callRate()), etaSeconds: ms === undefined ? null : Math.round(ms / 1000) } },
+        'progress',
+      );
+      return;
+    }
     const of = options.expectedRows === undefined ? '' : `/${options.expectedRows}`;
     options.stream.write(
       `progress: ${last.total}${of} rows (created ${last.created}, updated ${last.updated}, unchanged ${last.unchanged}, ` +
         `skipped ${last.skipped}, failed ${last.failed}), ${options.stats.total()} calls (${callRate()}/min), ETA ${eta(last)}\n`,
     );
   };
-  const timer = setInterval(print, intervalMs);
-  timer.unref();
+  const cancel = (options.every ?? defaultEvery)(intervalMs, print);
+  return { update: count, stop: cancel };
+}
+
+function barDisplay(
+  options: ProgressOptions,
+  shown: { callRate: () => string; eta: (tally: Readonly<RowTally>) => string; count: (tally: Readonly<RowTally>, row: Pick<RowResult, 'apiCalls'> | undefined) => void },
+): ProgressDisplay {
+  // Log lines written while the bar is up go above it (MultiBar.log), not into it.
+  const terminal = options.stream instanceof TerminalOutput ? options.stream : undefined;
+  const bars = new cliProgress.MultiBar(
+    {
+      // `{eta}` is cli-progress' own (seconds without a unit): ours is `{remaining}`, with units.
+      format: 'rows {bar} {value}/{total} | created {created} updated {updated} unchanged {unchanged} skipped {skipped} failed {failed} | calls {calls} ({rate}/min) | ETA {remaining}',
+      stream: terminal?.target ?? options.stream,
+      hideCursor: true,
+      barsize: 16,
+      clearOnComplete: false,
+      gracefulExit: false,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const empty = { created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, calls: 0, rate: '0.0', remaining: '?' };
+  const bar = bars.create(options.expectedRows ?? 0, 0, empty);
+  terminal?.attach((text) => bars.log(text));
+  let stopped = false;
   return {
-    update(tally) {
-      last = { ...tally };
+    update(tally, row) {
+      shown.count(tally, row);
+      if (tally.total > bar.getTotal()) bar.setTotal(tally.total);
+      const { created, updated, unchanged, skipped, failed } = tally;
+      bar.update(tally.total, { created, updated, unchanged, skipped, failed, calls: options.stats.total(), rate: shown.callRate(), remaining: shown.eta(tally) });
     },
     stop() {
-      clearInterval(timer);
+      if (stopped) return;
+      stopped = true;
+      // Flush the lines logged since the last redraw, then leave the final bar on screen.
+      bars.update();
+      bars.stop();
+      terminal?.detach();
     },
   };
 }

@@ -35,6 +35,8 @@ export interface RunArgs {
   full: boolean;
   /** `--shard I/N`: only the rows whose key hashes to shard I of N. */
   shard: Shard | undefined;
+  /** `--log-format`: with json, progress is a JSON log event too. */
+  logFormat?: 'text' | 'json';
   /** `--check`: check each connection (one call each) before the first row; exit 3 if one fails. */
   check?: boolean;
 }
@@ -131,13 +133,16 @@ async function runOneJob(
     logger: logger.child({ job: job.name }),
   });
   const lines = await countLines(job.input.path).catch(() => undefined);
+  const fileRows = lines === undefined ? undefined : Math.max(0, lines - 1);
   const progress = createProgressDisplay({
-    // Progress is info: --quiet and --log-level warn or above leave it out.
-    mode: !logger.isLevelEnabled('info') ? 'off' : io.isTTY ? 'bar' : 'lines',
-    expectedRows: lines === undefined ? undefined : Math.max(0, lines - 1),
+    // Progress is info: --quiet and --log-level warn or above leave it out; JSON logs carry it as events.
+    mode: !logger.isLevelEnabled('info') ? 'off' : args.logFormat === 'json' ? 'log' : io.isTTY ? 'bar' : 'lines',
+    // With --limit the run takes at most that many rows: the bar's total and the ETA say so.
+    expectedRows: fileRows === undefined || args.limit === undefined ? fileRows : Math.min(fileRows, args.limit),
     stats,
     rate: connection.rateLimits.contacts,
     stream: io.stderr,
+    log: (fields, message) => logger.info({ job: job.name, ...fields }, message),
   });
   logger.info({ job: job.name, input: job.input.path, dryRun: args.dryRun }, 'job started');
   // A dry run reads the state when there is one and never creates or writes it.
@@ -149,7 +154,7 @@ async function runOneJob(
       reportDir,
       dryRun: args.dryRun,
       signal,
-      onRow: (tally) => progress.update(tally),
+      onRow: (tally, result) => progress.update(tally, result),
       full: args.full,
       argv: describeRun(args),
       ...(args.shard === undefined ? {} : { shard: args.shard }),
