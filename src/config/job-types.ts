@@ -23,8 +23,11 @@ export type Transform =
   | { kind: 'trim' }
   | { kind: 'lowercase' }
   | { kind: 'uppercase' }
-  /** E.164 through libphonenumber-js; `defaultCountry` is an ISO 3166 alpha-2 code. */
-  | { kind: 'phone'; defaultCountry?: string }
+  /**
+   * E.164 through libphonenumber-js; `defaultCountry` is an ISO 3166 alpha-2 code. With
+   * `countryColumn`, a row's own country (a code or a name) comes first, the default after.
+   */
+  | { kind: 'phone'; defaultCountry?: string; countryColumn?: string }
   | { kind: 'email' }
   /** Replace a value found in `map`; values not in it are kept. */
   | { kind: 'map'; map: Record<string, string> };

@@ -115,7 +115,12 @@ function normaliseField(name: string, source: FieldSourceParsed): FieldSpec {
 
 function normaliseTransform(input: TransformParsed): Transform {
   if (typeof input === 'string') return { kind: input };
-  if ('phone' in input) return { kind: 'phone', defaultCountry: input.phone.defaultCountry.toUpperCase() };
+  if ('phone' in input) {
+    const phone: Transform = { kind: 'phone' };
+    if (input.phone.defaultCountry !== undefined) phone.defaultCountry = input.phone.defaultCountry.toUpperCase();
+    if (input.phone.country !== undefined) phone.countryColumn = input.phone.country.column;
+    return phone;
+  }
   return { kind: 'map', map: { ...input.map } };
 }
 

@@ -141,14 +141,23 @@ const transformItem = z
     transformName,
     z.strictObject({
       phone: z
-        .strictObject({ defaultCountry: country.meta({ description: 'the country of numbers written without +, e.g. SG' }) })
-        .meta({ description: '{defaultCountry: SG}' }),
+        .strictObject({
+          defaultCountry: country.optional().meta({ description: 'the country of numbers written without +, e.g. SG' }),
+          country: z
+            .strictObject({ column: nonEmpty('the column holding each row\'s country').meta({ description: 'the column of the row\'s country: an ISO code (SG) or a name (Singapore)' }) })
+            .optional()
+            .meta({ description: '{column: Country}: the row\'s own country first, defaultCountry when it is empty or unknown' }),
+        })
+        .refine((phone) => phone.defaultCountry !== undefined || phone.country !== undefined, {
+          error: 'names no country; write {defaultCountry: SG}, {country: {column: Country}} or both, or plain phone',
+        })
+        .meta({ description: '{defaultCountry: SG, country: {column: Country}}' }),
     }),
     z.strictObject({
       map: z.record(z.string(), scalarText).meta({ description: 'a mapping of value: replacement, e.g. {M: male, F: female}' }),
     }),
   ])
-  .meta({ description: 'a transform: trim, lowercase, uppercase, email, phone, {phone: {defaultCountry: SG}} or {map: {from: to}}' });
+  .meta({ description: 'a transform: trim, lowercase, uppercase, email, phone, {phone: {defaultCountry: SG, country: {column: Country}}} or {map: {from: to}}' });
 const transforms = z
   .union([transformItem, z.array(transformItem)])
   .meta({ id: 'transforms', description: 'a transform or a list of them, applied in order after trim, e.g. [trim, lowercase]' });

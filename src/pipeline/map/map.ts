@@ -19,7 +19,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
 
   const fields: Record<string, string> = {};
   for (const spec of job.fields) {
-    const result = applyTransforms(rawValue(row, spec), spec.transforms);
+    const result = applyTransforms(rawValue(row, spec), spec.transforms, (column) => row.values[column]);
     if (!result.ok) return fail(row, result.code, `${where(row, spec)}: ${result.reason}`);
     let value = result.value;
     if (value === '' && spec.default !== undefined) value = spec.default;

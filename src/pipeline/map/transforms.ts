@@ -5,6 +5,7 @@
  */
 import { isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Transform } from '../../config/job-types.js';
+import { countryCode } from './country.js';
 
 export type TransformErrorCode = 'INVALID_EMAIL' | 'INVALID_PHONE';
 
@@ -25,18 +26,21 @@ const EMAIL = /^[^\s@"(),:;<>[\]\\]+@(?:[^\s@"(),:;<>[\]\\.]+\.)+[^\s@"(),:;<>[\
 /** RFC 5321: 254 characters in a forward path. */
 const MAX_EMAIL_LENGTH = 254;
 
+/** A cell of the row being mapped, for transforms that read another column (the phone's country). */
+export type RowCell = (column: string) => string | undefined;
+
 /** `transforms` applied in order; the first error stops the chain. */
-export function applyTransforms(value: string, transforms: readonly Transform[]): TransformResult {
+export function applyTransforms(value: string, transforms: readonly Transform[], cell: RowCell = () => undefined): TransformResult {
   let current = value;
   for (const transform of transforms) {
-    const result = applyTransform(current, transform);
+    const result = applyTransform(current, transform, cell);
     if (!result.ok) return result;
     current = result.value;
   }
   return { ok: true, value: current };
 }
 
-export function applyTransform(value: string, transform: Transform): TransformResult {
+export function applyTransform(value: string, transform: Transform, cell: RowCell = () => undefined): TransformResult {
   switch (transform.kind) {
     case 'trim':
       return { ok: true, value: value.trim() };
@@ -47,7 +51,7 @@ export function applyTransform(value: string, transform: Transform): TransformRe
     case 'email':
       return normaliseEmail(value);
     case 'phone':
-      return normalisePhone(value, transform.defaultCountry);
+      return transform.countryColumn === undefined ? normalisePhone(value, transform.defaultCountry) : phoneOfRowCountry(value, transform, cell(transform.countryColumn) ?? '');
     case 'map':
       // Own keys only: a value such as "constructor" must not find Object.prototype's.
       return { ok: true, value: Object.hasOwn(transform.map, value) ? transform.map[value]! : value };
@@ -81,4 +85,18 @@ export function normalisePhone(value: string, defaultCountry?: string): Transfor
     return { ok: false, code: 'INVALID_PHONE', reason: `${JSON.stringify(value)} is not a valid phone number; ${fix}` };
   }
   return { ok: true, value: phone.number };
+}
+
+/**
+ * The phone with the row's own country first (`country: {column}`): a code or a name; empty or
+ * unknown, the fixed `defaultCountry`. An unknown country is named when the number then fails.
+ */
+function phoneOfRowCountry(value: string, transform: Extract<Transform, { kind: 'phone' }>, countryCell: string): TransformResult {
+  const rowCountry = countryCode(countryCell);
+  const result = normalisePhone(value, rowCountry ?? transform.defaultCountry);
+  if (result.ok || rowCountry !== undefined || countryCell.trim() === '') return result;
+  return {
+    ...result,
+    reason: `${result.reason} (the row's country ${JSON.stringify(countryCell)} in column ${JSON.stringify(transform.countryColumn)} is not a country this knows; write an ISO code such as SG)`,
+  };
 }

@@ -52,6 +52,11 @@ export function jobColumnUses(job: Job, jobPath = defaultJobPath(job)): ColumnUs
     if (source.kind === 'template') {
       for (const column of source.columns) uses.push({ column, path: `${jobPath}.fields.${field.name}.template`, placeholder: false });
     }
+    for (const transform of field.transforms) {
+      if (transform.kind === 'phone' && transform.countryColumn !== undefined) {
+        uses.push({ column: transform.countryColumn, path: `${jobPath}.fields.${field.name}.transform.phone.country.column`, placeholder: false });
+      }
+    }
   }
   if (job.tags.column !== undefined) uses.push({ column: job.tags.column, path: `${jobPath}.tags.column`, placeholder: false });
   const message = job.message;
