@@ -164,6 +164,7 @@ async function runOneJob(
     });
     progress.stop();
     io.stdout.write(formatSummary(run.summary, Object.values(run.reportPaths)));
+    if (run.inputHint !== undefined) logger.warn({ job: job.name }, run.inputHint);
     if (run.summary.aborted !== undefined) logger.error({ job: job.name, code: run.summary.aborted.code }, `job aborted: ${run.summary.aborted.message}`);
     logger.info({ job: job.name, rows: run.summary.rows, apiCalls: run.summary.apiCalls.total, exitCode: run.exitCode }, 'job finished');
     return run.exitCode;

@@ -43,6 +43,8 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
     if (invalid > SHOWN_PROBLEMS) io.stdout.write(`... and ${invalid - SHOWN_PROBLEMS} more rows with problems\n`);
     const repeated = repeatedKeys > 0 ? `; ${repeatedKeys} rows repeat a key of an earlier row (applied in file order)` : '';
     io.stdout.write(`${job.name}: ${rows} rows, ${rows - invalid} valid, ${invalid} invalid${repeated}\n`);
+    const hint = invalid > 0 ? source.encodingHint() : undefined;
+    if (hint !== undefined) io.stdout.write(`${hint}\n`);
     codes.push(invalid > 0 ? EXIT.rowsFailed : EXIT.ok);
   }
   return worstExit(codes);

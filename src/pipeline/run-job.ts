@@ -55,6 +55,8 @@ export interface JobRun {
   reportPaths: ReportWriter['paths'];
   /** 0 every row ended well, 1 some rows failed, 3 aborted mid-run. */
   exitCode: 0 | 1 | 3;
+  /** File-level advice about the input (it looks like windows-1252), said once, not per row. */
+  inputHint?: string;
 }
 
 export async function runJob(options: RunJobOptions): Promise<JobRun> {
@@ -146,10 +148,12 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     report.close(summary);
     if (runId !== undefined) state?.finishRun(runId, { rows: tally, exitCode: exitCodeOf(abort, tally, messages) });
   }
+  const inputHint = tally.failed > 0 ? source.encodingHint() : undefined;
   return {
     summary,
     reportPaths: report.paths,
     exitCode: exitCodeOf(abort, tally, messages),
+    ...(inputHint === undefined ? {} : { inputHint }),
   };
 }
 

@@ -3,6 +3,7 @@
  * encoding. UTF-8 input passes through untouched (the fast path: no decode/encode round trip);
  * other encodings go through an iconv-lite decoder, one chunk at a time, so memory stays flat.
  */
+import { isUtf8 } from 'node:buffer';
 import type { ReadStream } from 'node:fs';
 import iconv from 'iconv-lite';
 
@@ -20,6 +21,44 @@ export interface DecodedInput {
   encoding: string;
   /** UTF-8 bytes of the file, BOM removed. */
   chunks: AsyncGenerator<Buffer, void, undefined>;
+  /**
+   * Read as UTF-8, a file that is not: the encoding it looks like, from the bytes read so far.
+   * Undefined when it is valid UTF-8, was read in another encoding, or the evidence is thin.
+   */
+  looksLike(): 'windows-1252' | undefined;
+}
+
+/**
+ * What the bytes that are not UTF-8 look like. In a windows-1252 (or latin1) file an accented
+ * letter or a curly quote is one byte of 0x80 to 0xFF between ASCII bytes (`caf\xe9`); in a
+ * damaged UTF-8 file the bad bytes come in runs. Most lone high bytes: windows-1252.
+ */
+export class EncodingEvidence {
+  lone = 0;
+  runs = 0;
+
+  /** Counts a chunk's runs of bytes of 0x80 and up, when the chunk is not valid UTF-8. */
+  observe(chunk: Buffer): void {
+    if (isUtf8(chunk)) return;
+    let i = 0;
+    while (i < chunk.length) {
+      if (chunk[i]! < 0x80) {
+        i++;
+        continue;
+      }
+      const start = i;
+      while (i < chunk.length && chunk[i]! >= 0x80) i++;
+      const run = chunk.subarray(start, i);
+      // A run that is itself valid UTF-8 (an é written right) is not evidence either way.
+      if (isUtf8(run)) continue;
+      if (run.length === 1) this.lone++;
+      else this.runs++;
+    }
+  }
+
+  looksLike(): 'windows-1252' | undefined {
+    return this.lone > 0 && this.lone >= this.runs ? 'windows-1252' : undefined;
+  }
 }
 
 /** True when iconv-lite (or the UTF-8 fast path) knows the label. */
@@ -51,15 +90,21 @@ export async function decodeInput(stream: ReadStream, encoding: string): Promise
     }
   }
   const passThrough = UTF8_LABELS.has(effective.toLowerCase());
-  return { encoding: passThrough ? 'utf-8' : effective, chunks: passThrough ? rawChunks(head, source, ended) : decodedChunks(head, source, ended, effective) };
+  if (!passThrough) return { encoding: effective, chunks: decodedChunks(head, source, ended, effective), looksLike: () => undefined };
+  const evidence = new EncodingEvidence();
+  return { encoding: 'utf-8', chunks: rawChunks(head, source, ended, evidence), looksLike: () => evidence.looksLike() };
 }
 
-async function* rawChunks(head: Buffer, source: AsyncIterator<Buffer>, ended: boolean): AsyncGenerator<Buffer, void, undefined> {
+async function* rawChunks(head: Buffer, source: AsyncIterator<Buffer>, ended: boolean, evidence: EncodingEvidence): AsyncGenerator<Buffer, void, undefined> {
   try {
-    if (head.length > 0) yield head;
+    if (head.length > 0) {
+      evidence.observe(head);
+      yield head;
+    }
     while (!ended) {
       const next = await source.next();
       if (next.done === true) return;
+      evidence.observe(next.value);
       yield next.value;
     }
   } finally {

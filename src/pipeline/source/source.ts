@@ -58,6 +58,11 @@ export interface Source {
   records: AsyncIterable<SourceRecord>;
   /** Closes the file when the records will not be read to the end (e.g. the header check failed). */
   close(): Promise<void>;
+  /**
+   * Once the rows are read: when rows failed with CSV_INVALID_BYTES and the file looks like
+   * windows-1252, the one file-level advice to set input.encoding; undefined otherwise.
+   */
+  encodingHint(): string | undefined;
 }
 
 export async function readSource(options: SourceOptions): Promise<Source> {
@@ -88,6 +93,12 @@ export async function readSource(options: SourceOptions): Promise<Source> {
       delimiter: sample.delimiter,
       encoding: decoded.encoding,
       records,
+      encodingHint: () => {
+        const looksLike = decoded.looksLike();
+        return looksLike === undefined
+          ? undefined
+          : `${file}: this file looks like ${looksLike}, not UTF-8 (its bad bytes are single accented letters or quotes); set input.encoding: ${looksLike}`;
+      },
       close: async () => {
         // A generator never started skips its `finally`: close the reader underneath too.
         await records.return(undefined);
