@@ -7,8 +7,13 @@ import { API_OPERATIONS, type ApiOperation } from './wire-types.js';
 
 export class ApiCallStats implements CallStats {
   readonly byOperation: Record<ApiOperation, OperationCount>;
+  /** Requests started in each minute since the first (for the run report's chart). */
+  readonly #perMinute: number[] = [];
+  #firstAt: number | undefined;
+  readonly #now: () => number;
 
-  constructor() {
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
     this.byOperation = Object.fromEntries(
       API_OPERATIONS.map((operation) => [operation, { requests: 0, retries: 0, rateLimited: 0 }]),
     ) as Record<ApiOperation, OperationCount>;
@@ -19,6 +24,16 @@ export class ApiCallStats implements CallStats {
     const count = this.byOperation[operation];
     count.requests += 1;
     if (retry) count.retries += 1;
+    const at = this.#now();
+    this.#firstAt ??= at;
+    const minute = Math.floor((at - this.#firstAt) / 60_000);
+    while (this.#perMinute.length <= minute) this.#perMinute.push(0);
+    this.#perMinute[minute]! += 1;
+  }
+
+  /** Requests started in each whole minute from the first request on. */
+  callsPerMinute(): number[] {
+    return [...this.#perMinute];
   }
 
   /** A 429 came back. */

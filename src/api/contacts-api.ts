@@ -24,6 +24,8 @@ export interface CallStats {
   byOperation: Record<ApiOperation, OperationCount>;
   /** Sum of `requests` over every operation. */
   total(): number;
+  /** Requests started in each whole minute from the first request on, when kept. */
+  callsPerMinute?(): number[];
 }
 
 export interface ContactsApi {

@@ -10,6 +10,7 @@ import type { CallStats } from '../api/contacts-api.js';
 import type { Rate } from '../limits.js';
 import type { RowTally } from '../pipeline/run-job.js';
 import type { RowResult } from '../pipeline/types.js';
+import { formatDuration } from '../pipeline/report/duration.js';
 import { TerminalOutput } from './terminal-output.js';
 
 export interface ProgressDisplay {
@@ -37,13 +38,7 @@ export interface ProgressOptions {
   every?: (ms: number, tick: () => void) => () => void;
 }
 
-export function formatDuration(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
-  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
-}
+export { formatDuration };
 
 /** Time the rows left will take at the allowed rate, from the calls per finished row. */
 export function estimateRemainingMs(tally: Readonly<RowTally>, expectedRows: number | undefined, rowCalls: number, rate: Rate): number | undefined {

@@ -145,7 +145,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   } finally {
     summary = summarize(job, options, api, tally, startedAt, now(), abort, index);
     if (job.message !== undefined) summary.messages = messages;
-    report.close(summary);
+    const { contacts } = job.connection.rateLimits;
+    report.close(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
     if (runId !== undefined) state?.finishRun(runId, { rows: tally, exitCode: exitCodeOf(abort, tally, messages) });
   }
   const inputHint = tally.failed > 0 ? source.encodingHint() : undefined;

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { API_ERROR_CODES } from '../../src/api/errors.js';
 import { JOB_ABORT_CODES } from '../../src/pipeline/job-abort.js';
 import { ROW_ERROR_CODES } from '../../src/pipeline/types.js';
+import { CODE_HELP } from '../../src/pipeline/report/code-help.js';
 
 const reports = readFileSync(new URL('../../docs/reports.md', import.meta.url), 'utf8');
 
@@ -35,5 +36,11 @@ describe('docs/reports.md error codes', () => {
   it('no code is listed twice across the tables', () => {
     const all = [...tableCodes("The row's own"), ...tableCodes("The platform's answer (API)"), ...tableCodes('The reason the job stopped (abort)')];
     expect(all.filter((code, index) => all.indexOf(code) !== index)).toEqual([]);
+  });
+
+  it('each line says what CODE_HELP (the words of the HTML report) says, meaning and fix', () => {
+    const section = reports.slice(reports.indexOf('## Error codes'), reports.indexOf('## Spreadsheet safety'));
+    const documented = Object.fromEntries([...section.matchAll(/^\| `([A-Z_]+)` \| (.*?) \| (.*?) \|$/gm)].map((match) => [match[1]!, { meaning: match[2]!, fix: match[3]! }]));
+    expect(documented).toEqual(CODE_HELP);
   });
 });

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, jobsYaml, workspace } from '../helpers/cli-harness.js';
-import { byLine, contactWithKey, csvLines, emulatorPerTest, reportPath, reportText } from '../helpers/integration-fixtures.js';
+import { byLine, contactWithKey, csvLines, emulatorPerTest, reportText } from '../helpers/integration-fixtures.js';
 
 const RESULT_COLUMNS = ['line', 'key', 'outcome', 'contact_id', 'fields_changed', 'tags_added', 'tags_removed', 'api_calls', 'error_code', 'error_message'];
 
@@ -115,10 +115,9 @@ describe('run: report files', () => {
 
     await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports']);
 
-    expect(readdirSync(join(ws.dir, 'reports')).sort()).toEqual(['import.rejected.csv', 'import.results.csv', 'import.summary.json']);
-    for (const kind of ['results.csv', 'rejected.csv', 'summary.json'] as const) {
-      expect((statSync(reportPath(ws, 'import', kind)).mode & 0o777).toString(8)).toBe('600');
-    }
+    const files = readdirSync(join(ws.dir, 'reports')).sort();
+    expect(files).toEqual(['import.rejected.csv', 'import.report.html', 'import.results.csv', 'import.summary.json']);
+    expect(files.map((file) => [file, (statSync(join(ws.dir, 'reports', file)).mode & 0o777).toString(8)])).toEqual(files.map((file) => [file, '600']));
   });
 
   it('without --report-dir the reports go to a new folder under reports/', async () => {

@@ -8,6 +8,16 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 import type { RowOutcome, RowResult } from '../types.js';
+import { renderHtmlReport } from './html-report.js';
+import { RunDigest } from './run-digest.js';
+
+/** What the run report shows beyond the summary: the pace of the calls. */
+export interface RunPace {
+  /** Requests started in each minute of the run. */
+  callsPerMinute: readonly number[];
+  /** The connection's contact calls allowed per minute. */
+  limitPerMinute: number;
+}
 
 export const RESULT_COLUMNS = [
   'line',
@@ -33,6 +43,8 @@ export interface ReportPaths {
   results: string;
   rejected: string;
   summary: string;
+  /** The run report for a person: docs/reports.md. */
+  html: string;
 }
 
 export function reportPaths(dir: string, job: string): ReportPaths {
@@ -40,6 +52,7 @@ export function reportPaths(dir: string, job: string): ReportPaths {
     results: join(dir, `${job}.results.csv`),
     rejected: join(dir, `${job}.rejected.csv`),
     summary: join(dir, `${job}.summary.json`),
+    html: join(dir, `${job}.report.html`),
   };
 }
 
@@ -105,6 +118,7 @@ export class ReportWriter {
   private readonly results: CsvFile;
   private readonly rejected: CsvFile;
   private readonly headerLength: number;
+  private readonly digest = new RunDigest();
   private closed = false;
 
   /** `inputHeader` is the CSV's own header: rejected.csv repeats it so it can be fed back. */
@@ -117,6 +131,7 @@ export class ReportWriter {
   }
 
   add(result: RowResult): void {
+    this.digest.add(result);
     this.results.append([
       String(result.line),
       result.key,
@@ -142,14 +157,22 @@ export class ReportWriter {
     }
   }
 
-  /** Flushes and closes the CSVs and writes summary.json (through a rename: never half written). */
-  close(summary: JobSummary): void {
+  /**
+   * Flushes and closes the CSVs, writes the run report, then summary.json last (each through a
+   * rename: never half written; a script that waits for summary.json finds the others done).
+   */
+  close(summary: JobSummary, pace: RunPace = { callsPerMinute: [], limitPerMinute: 0 }): void {
     if (this.closed) return;
     this.closed = true;
     this.results.close();
     this.rejected.close();
-    const temporary = `${this.paths.summary}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(summary, null, 2)}\n`, { mode: OWNER_ONLY });
-    renameSync(temporary, this.paths.summary);
+    writeWhole(this.paths.html, renderHtmlReport({ summary, digest: this.digest, ...pace, paths: this.paths }));
+    writeWhole(this.paths.summary, `${JSON.stringify(summary, null, 2)}\n`);
   }
+}
+
+function writeWhole(path: string, text: string): void {
+  const temporary = `${path}.tmp`;
+  writeFileSync(temporary, text, { mode: OWNER_ONLY });
+  renameSync(temporary, path);
 }

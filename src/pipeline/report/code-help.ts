@@ -1,0 +1,41 @@
+/**
+ * What each report code means and what to do about it: the failures section of the HTML report
+ * shows it, and docs/reports.md lists the same words (a test keeps the two equal). Typed over the
+ * union of codes, so a new code does not compile without its help.
+ */
+import type { ReportErrorCode } from '../types.js';
+
+export interface CodeHelp {
+  readonly meaning: string;
+  readonly fix: string;
+}
+
+export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
+  CSV_UNCLOSED_QUOTE: { meaning: 'a quoted cell never closes; the reader resynchronised at the next line that parses', fix: 'close the quote in the input' },
+  CSV_COLUMN_COUNT: { meaning: 'the row has more or fewer cells than the header', fix: 'fix the row; extra cells are quoted in the message' },
+  CSV_INVALID_BYTES: { meaning: 'bytes that are not valid in `input.encoding`', fix: 'set `input.encoding` (e.g. `windows-1252`) or re-export as UTF-8' },
+  CSV_MALFORMED: { meaning: 'any other CSV syntax error (a quote inside an unquoted cell, a record too long)', fix: 'fix the row as the message says' },
+  KEY_MISSING: { meaning: 'the key column is empty', fix: 'fill the key, or drop the row from the export' },
+  INVALID_EMAIL: { meaning: 'the email cell is not an address', fix: 'fix or empty the cell' },
+  INVALID_PHONE: { meaning: 'the phone cell is not a number the platform accepts', fix: 'write it in international form (`+65...`)' },
+  DUPLICATE_CONTACTS: { meaning: 'the key matches several contacts and `onDuplicate: fail`', fix: 'merge the contacts, or choose `onDuplicate: oldest` / `all`' },
+  ABORTED: { meaning: 'the job stopped (see `aborted` in the summary) before this row was sent', fix: 'fix what stopped the job and run again: the row was not written' },
+  INVALID_TOKEN: { meaning: '401: the channel token was refused (the job aborts, see below)', fix: 'fix the token the connection reads' },
+  RATE_LIMITED: { meaning: '429 still after the retries', fix: 'lower the connection\'s `rateLimits`, or check another integration using the token' },
+  METHOD_NOT_ALLOWED: { meaning: '405: the platform does not offer this call here', fix: 'report it: the client called a route the spec does not have' },
+  UNMATCHED_FILE_TYPE: { meaning: 'a message attachment\'s URL does not end in an extension its type allows', fix: 'fix the message\'s attachment URL' },
+  NO_SUCH_CONTACT: { meaning: 'the contact (or a message\'s recipient) does not exist on this channel', fix: 'run again: the row is matched afresh' },
+  FORBIDDEN: { meaning: '403 for another reason, e.g. a custom field that does not exist in the workspace', fix: 'create the field on the platform, or fix `fields`' },
+  SERVER_ERROR: { meaning: '5xx still after the retries', fix: 'run again later' },
+  UNEXPECTED_STATUS: { meaning: 'a status the spec does not list', fix: 'run again; report it if it persists' },
+  NETWORK: { meaning: 'the connection failed (refused, reset, DNS)', fix: 'check the base URL and the network, then run again' },
+  TIMEOUT: { meaning: 'no complete answer within the request timeout', fix: 'run again; the platform is slow' },
+  MALFORMED_RESPONSE: { meaning: 'the answer is not the documented shape', fix: 'run again; report it if it persists' },
+  OUTCOME_UNKNOWN: { meaning: 'a create whose answer was lost three times and that a search could not find', fix: 'run again: a state store or the search adopts it, never a second contact' },
+  REQUEST_INVALID: { meaning: 'the client refused to send a request the spec forbids (e.g. a value too long)', fix: 'fix the cell the message names' },
+  PAGE_LIMIT: { meaning: 'a search for the key has more pages than the page cap', fix: 'the key matches too many contacts: use a more selective `keyField`, or merge them on the platform' },
+  MAX_ERRORS: { meaning: 'failed rows crossed `--max-errors` / `maxErrors`', fix: 'read rejected.csv, fix, and feed it back' },
+  RATE_LIMITER_LOST: { meaning: 'the shared rate limit\'s Redis went away mid-run', fix: 'check the Redis server, then run again' },
+  STATE_WRITE_FAILED: { meaning: 'the state store could not be written (full disk, permissions)', fix: 'free space or fix permissions, then run again: what was confirmed is kept' },
+  UNEXPECTED: { meaning: 'an error that is neither a row\'s nor the platform\'s: a bug', fix: 'report it with the message; run again' },
+};

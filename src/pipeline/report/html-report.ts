@@ -1,0 +1,170 @@
+/**
+ * `<job>.report.html`: the run at a glance for a person after a night's run or a migration. One
+ * self-contained file: no script, no font, no request of any kind (its Content-Security-Policy
+ * forbids them); the chart is inline SVG. Built from the summary and the run digest, so it says
+ * nothing the CSV files do not. See docs/reports.md.
+ */
+import { basename } from 'node:path';
+import { CODE_HELP } from './code-help.js';
+import { formatDuration } from './duration.js';
+import type { JobSummary, ReportPaths } from './report.js';
+import type { RunDigest } from './run-digest.js';
+
+export interface HtmlReportInput {
+  summary: JobSummary;
+  digest: RunDigest;
+  /** Requests started in each minute of the run. */
+  callsPerMinute: readonly number[];
+  /** The connection's contact calls allowed per minute. */
+  limitPerMinute: number;
+  paths: ReportPaths;
+}
+
+const OUTCOMES = ['created', 'updated', 'unchanged', 'skipped', 'failed'] as const;
+const OUTCOME_COLOURS: Record<(typeof OUTCOMES)[number], string> = {
+  created: '#2e7d32',
+  updated: '#1565c0',
+  unchanged: '#9e9e9e',
+  skipped: '#f9a825',
+  failed: '#c62828',
+};
+
+function escape(text: unknown): string {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** A docs cell as text: `code` spans become <code>. */
+function withCode(text: string): string {
+  return escape(text).replace(/`([^`]*)`/g, '<code>$1</code>');
+}
+
+export function renderHtmlReport(input: HtmlReportInput): string {
+  const { summary } = input;
+  const title = `contact-sync: ${summary.job}${summary.dryRun ? ' (dry run)' : ''}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)}</title>
+<style>
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #212121; background: #fff; }
+h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: .5rem 0; } th, td { text-align: left; padding: .25rem .75rem .25rem 0; vertical-align: top; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+.bar { display: flex; height: 1.4rem; border-radius: 3px; overflow: hidden; margin: .5rem 0; background: #eee; }
+.status { display: inline-block; padding: .1rem .5rem; border-radius: 3px; color: #fff; }
+code { background: #f5f5f5; padding: 0 .2rem; } .meta { color: #616161; }
+</style>
+</head>
+<body>
+<h1>${escape(title)}</h1>
+<p class="meta">${escape(summary.startedAt)} to ${escape(summary.finishedAt)} (${escape(formatDuration(summary.durationMs))}) ${statusBadge(summary)}</p>
+${outcomesSection(summary)}
+${callsSection(input)}
+${chartSection(input)}
+${failuresSection(input.digest)}
+${messagesSection(summary)}
+${filesSection(input.paths)}
+</body>
+</html>
+`;
+}
+
+function statusBadge(summary: JobSummary): string {
+  if (summary.aborted !== undefined) return `<span class="status" style="background:#c62828">stopped: ${escape(summary.aborted.code)}</span> ${escape(summary.aborted.message)}`;
+  if (summary.interrupted !== undefined) return `<span class="status" style="background:#f9a825">interrupted (${escape(summary.interrupted)})</span>`;
+  const ok = summary.rows.failed === 0;
+  return `<span class="status" style="background:${ok ? '#2e7d32' : '#c62828'}">${ok ? 'every row ended well' : `${summary.rows.failed} rows failed`}</span>`;
+}
+
+function outcomesSection(summary: JobSummary): string {
+  const total = Math.max(1, summary.rows.total);
+  const segments = OUTCOMES.filter((outcome) => summary.rows[outcome] > 0)
+    .map((outcome) => `<div title="${outcome} ${summary.rows[outcome]}" style="width:${((summary.rows[outcome] / total) * 100).toFixed(2)}%;background:${OUTCOME_COLOURS[outcome]}"></div>`)
+    .join('');
+  const rows = OUTCOMES.map(
+    (outcome) => `<tr><td><span style="color:${OUTCOME_COLOURS[outcome]}">&#9632;</span> ${outcome}</td><td class="n">${summary.rows[outcome]}</td></tr>`,
+  ).join('');
+  return `<h2 id="outcomes">Rows</h2>
+<div class="bar">${segments}</div>
+<table><tbody>${rows}<tr><th>total</th><th class="n">${summary.rows.total}</th></tr></tbody></table>`;
+}
+
+function callsSection(input: HtmlReportInput): string {
+  const { summary, digest } = input;
+  const minimum = digest.minimumWrites as Record<string, number>;
+  const rows = Object.entries(summary.apiCalls.byOperation)
+    .filter(([operation, calls]) => calls > 0 || (minimum[operation] ?? 0) > 0)
+    .map(([operation, calls]) => {
+      const least = minimum[operation];
+      return `<tr><td>${escape(operation)}</td><td class="n">${calls}</td><td class="n">${least === undefined ? '<span class="meta">lookup</span>' : least}</td></tr>`;
+    })
+    .join('');
+  const leastTotal = Object.values(minimum).reduce((sum, n) => sum + n, 0);
+  return `<h2 id="calls">API calls</h2>
+<table><thead><tr><th>operation</th><th class="n">calls</th><th class="n">least the data needed</th></tr></thead>
+<tbody>${rows}<tr><th>total</th><th class="n">${summary.apiCalls.total}</th><th class="n">${leastTotal} writes</th></tr></tbody></table>
+<p class="meta">Retries ${summary.retries}, 429 answers ${summary.rateLimited}. Searches and reads are the lookups of keys the state store did not know; the writes are what the changes needed at the least (a create per new contact, an update per 30 fields, a tag call per 10 tags, a send per message).</p>`;
+}
+
+function chartSection(input: HtmlReportInput): string {
+  const series = input.callsPerMinute;
+  if (series.length === 0) return '<h2 id="rate">Calls per minute</h2>\n<p class="meta">No call was made.</p>';
+  const width = 720;
+  const height = 200;
+  const top = Math.max(input.limitPerMinute, ...series) * 1.1;
+  const step = width / series.length;
+  const y = (value: number): number => height - (value / top) * height;
+  const bars = series
+    .map((calls, minute) => `<rect x="${(minute * step + 1).toFixed(1)}" y="${y(calls).toFixed(1)}" width="${Math.max(1, step - 2).toFixed(1)}" height="${(height - y(calls)).toFixed(1)}" fill="#1565c0"><title>minute ${minute + 1}: ${calls} calls</title></rect>`)
+    .join('');
+  const limit = y(input.limitPerMinute).toFixed(1);
+  return `<h2 id="rate">Calls per minute</h2>
+<svg role="img" aria-label="calls per minute against the limit" viewBox="0 0 ${width} ${height + 20}" width="100%" xmlns="http://www.w3.org/2000/svg">
+<rect x="0" y="0" width="${width}" height="${height}" fill="#fafafa"/>
+${bars}
+<line x1="0" x2="${width}" y1="${limit}" y2="${limit}" stroke="#c62828" stroke-dasharray="6 4"/>
+<text x="4" y="${Math.max(12, Number(limit) - 4)}" font-size="12" fill="#c62828">limit ${input.limitPerMinute}/min</text>
+<text x="4" y="${height + 16}" font-size="12" fill="#616161">${series.length} minute${series.length === 1 ? '' : 's'}; the last one partial</text>
+</svg>`;
+}
+
+function failuresSection(digest: RunDigest): string {
+  const groups = digest.failures();
+  if (groups.length === 0) return '<h2 id="failures">Failures</h2>\n<p>No row failed.</p>';
+  const blocks = groups
+    .map((group) => {
+      const help = CODE_HELP[group.code];
+      const lines = group.first
+        .map((row) => `<tr><td class="n">${row.line}</td><td>${escape(row.key)}</td><td>${escape(row.message)}</td></tr>`)
+        .join('');
+      return `<h3><code>${escape(group.code)}</code>: ${group.count} row${group.count === 1 ? '' : 's'}</h3>
+<p>${withCode(help.meaning)}. <strong>Fix:</strong> ${withCode(help.fix)}.</p>
+<table><thead><tr><th class="n">line</th><th>key</th><th>message</th></tr></thead><tbody>${lines}</tbody></table>${
+        group.count > group.first.length ? `<p class="meta">and ${group.count - group.first.length} more in the rejected rows file.</p>` : ''
+      }`;
+    })
+    .join('\n');
+  return `<h2 id="failures">Failures</h2>\n${blocks}`;
+}
+
+function messagesSection(summary: JobSummary): string {
+  if (summary.messages === undefined) return '';
+  const rows = Object.entries(summary.messages)
+    .map(([status, count]) => `<tr><td>${escape(status)}</td><td class="n">${count}</td></tr>`)
+    .join('');
+  return `<h2 id="messages">Messages</h2>\n<table><tbody>${rows}</tbody></table>`;
+}
+
+function filesSection(paths: ReportPaths): string {
+  const links = [
+    ['results', paths.results, 'every row and its outcome'],
+    ['rejected rows', paths.rejected, 'the failed rows with the input\u2019s own columns: fix and feed back'],
+    ['summary', paths.summary, 'the counts, for scripts'],
+  ]
+    .map(([name, path, what]) => `<li><a href="${escape(encodeURIComponent(basename(path!)))}">${escape(basename(path!))}</a>: ${escape(name)}, ${escape(what)}</li>`)
+    .join('');
+  return `<h2 id="files">Files</h2>\n<ul>${links}</ul>`;
+}

@@ -1,0 +1,58 @@
+/**
+ * What the run report needs of the rows, gathered as they are written (memory stays flat: counts,
+ * and the first few lines of each failure code): failures by code, and the write calls the data
+ * needed at the least (a create per new contact, an update per 30 changed fields, a tag call per
+ * 10 tags added or removed, a send per message sent).
+ */
+import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
+import type { ReportErrorCode, RowResult } from '../types.js';
+
+/** Lines shown per failure code. */
+const FIRST_LINES = 5;
+
+export interface FailureGroup {
+  code: ReportErrorCode;
+  count: number;
+  /** The first lines that failed with it, with their message. */
+  first: Array<{ line: number; key: string; message: string }>;
+}
+
+export class RunDigest {
+  readonly #failures = new Map<ReportErrorCode, FailureGroup>();
+  readonly minimumWrites: Record<'createContact' | 'updateContact' | 'addTags' | 'removeTags' | 'sendMessage', number> = {
+    createContact: 0,
+    updateContact: 0,
+    addTags: 0,
+    removeTags: 0,
+    sendMessage: 0,
+  };
+
+  add(result: RowResult): void {
+    if (result.outcome === 'failed' && result.errorCode !== '') this.#failure(result.errorCode, result);
+    const fields = result.fieldsChanged.length;
+    if (result.outcome === 'created') {
+      this.minimumWrites.createContact += result.contactId.split(';').filter((id) => id !== '').length || 1;
+      // The create carries up to 30 fields, the key among them; the rest go in updates.
+      this.minimumWrites.updateContact += Math.ceil(Math.max(0, fields - MAX_FIELDS_PER_CALL) / MAX_FIELDS_PER_CALL);
+    } else if (result.outcome === 'updated') {
+      this.minimumWrites.updateContact += Math.ceil(fields / MAX_FIELDS_PER_CALL);
+    }
+    if (result.outcome === 'created' || result.outcome === 'updated') {
+      this.minimumWrites.addTags += Math.ceil(result.tagsAdded.length / MAX_TAGS_PER_CALL);
+      this.minimumWrites.removeTags += Math.ceil(result.tagsRemoved.length / MAX_TAGS_PER_CALL);
+    }
+    if (result.messageStatus === 'sent') this.minimumWrites.sendMessage += 1;
+  }
+
+  /** Failure codes, the most frequent first. */
+  failures(): FailureGroup[] {
+    return [...this.#failures.values()].sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
+  }
+
+  #failure(code: ReportErrorCode, result: RowResult): void {
+    const group = this.#failures.get(code) ?? { code, count: 0, first: [] };
+    group.count += 1;
+    if (group.first.length < FIRST_LINES) group.first.push({ line: result.line, key: result.key, message: result.errorMessage });
+    this.#failures.set(code, group);
+  }
+}
