@@ -55,3 +55,10 @@ describe("README's command table", () => {
     expect(listed.filter((flag) => !paragraph.includes(`\`${flag}`))).toEqual([]);
   });
 });
+
+describe("README's reports", () => {
+  it('lists the columns of results.csv as the reporter writes them', async () => {
+    const { RESULT_COLUMNS } = await import('../../src/pipeline/report/report.js');
+    expect(readme).toContain(`\`${RESULT_COLUMNS.join(',')}\``);
+  });
+});
