@@ -1,6 +1,7 @@
 import { EmulatorOptionsError, startEmulator } from '../../src/emulator/index.js';
 import type { EmulatorOptions, FaultOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { TOKEN, admin, api } from './emulator-http.js';
+import { waitFor } from '../helpers/integration-fixtures.js';
 
 let emulator: RunningEmulator | undefined;
 
@@ -114,9 +115,12 @@ describe('injected faults', () => {
   test('close ends requests still waiting on latency', async () => {
     const target = await start({ faults: { latency: { minMs: 20_000, maxMs: 20_000 } } });
     const pending = outcome(search(target));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Closed only once the request is in (a close before it would be a refused connection).
+    await waitFor(() => target.counters(TOKEN).total.received === 1, 'the emulator received the search');
     await target.close();
-    expect(await pending).toMatch(/^dropped:/);
+    const dropped = await pending;
+    expect(dropped).toMatch(/^dropped:/);
+    expect(dropped).not.toBe('dropped:ECONNREFUSED');
   });
 
   test('faults never touch admin routes nor unauthenticated requests', async () => {

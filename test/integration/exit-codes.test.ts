@@ -1,8 +1,7 @@
-import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, jobsYaml, workspace } from '../helpers/cli-harness.js';
-import { callsByOperation, emulatorPerTest, waitFor } from '../helpers/integration-fixtures.js';
+import { callsByOperation, emulatorPerTest } from '../helpers/integration-fixtures.js';
 
 describe('run: exit codes', () => {
   const emulator = emulatorPerTest();
@@ -130,43 +129,5 @@ describe('run: exit codes', () => {
     expect(run.exitCode).toBe(3);
     // The emulator counts no call of an unknown token: the client's own count is in the summary.
     expect(ws.summary('import').apiCalls.total).toBe(1);
-  });
-});
-
-describe('run: interrupted by a signal', () => {
-  // 20 ms per call and 2 rows at a time: 30 rows take well over a second, so the signal lands mid-run.
-  const emulator = emulatorPerTest({ faults: { latency: { minMs: 20, maxMs: 20 } } });
-
-  async function interrupt(signal: 'SIGINT' | 'SIGTERM') {
-    const ws = workspace();
-    ws.write('customers.csv', customersCsv(30));
-    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: `${CUSTOMERS_JOB}\nconcurrency: 2` }));
-    const signals = new EventEmitter();
-    const running = ws.run(['run', 'jobs.yaml', '--report-dir', 'reports'], { signals });
-    await waitFor(() => emulator().counters(TOKEN).byOperation.addTags.received >= 3, 'three rows done');
-    signals.emit(signal);
-    const run = await running;
-    return { ws, run };
-  }
-
-  it.each([
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const)('%s: exit %i after the rows taken are finished and reported, with parseable reports', async (signal, code) => {
-    const { ws, run } = await interrupt(signal);
-
-    expect(run.exitCode).toBe(code);
-    const summary = ws.summary('import');
-    expect(summary.interrupted).toBe(signal);
-    const results = ws.results('import');
-    expect(results.length).toBeGreaterThanOrEqual(3);
-    expect(results.length).toBeLessThan(30);
-    expect(results).toHaveLength(summary.rows.total!);
-    // Rows in flight were finished, not dropped: every row taken was created, and only those.
-    expect(results.every((r) => r.outcome === 'created' && r.contact_id !== '')).toBe(true);
-    const stored = emulator().contacts(TOKEN);
-    expect(stored.map((c) => c.custom_fields.customerid).sort()).toEqual(results.map((r) => r.key).sort());
-    expect(stored.every((c) => c.tags.includes('crm'))).toBe(true);
-    expect(ws.rejected('import')).toEqual([]);
   });
 });

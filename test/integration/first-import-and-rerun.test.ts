@@ -52,9 +52,10 @@ describe('run: first import, then the same file again', () => {
     expect(counters.byOperation.searchContacts.received).toBe(1000);
     const results = ws.results('import', 'second');
     expect(results).toHaveLength(1000);
-    expect(results.every((r) => r.outcome === 'unchanged' && r.api_calls === '1' && r.contact_id !== '')).toBe(true);
+    expect(results.filter((r) => !(r.outcome === 'unchanged' && r.api_calls === '1' && r.contact_id !== ''))).toEqual([]);
     expect(emulator.contacts(TOKEN)).toHaveLength(1000);
-  }, 60_000);
+    // 4,000 calls through the real CLI: a budget for a machine busy with other work, not a pace.
+  }, 180_000);
 
   it('a changed file sends only the changed fields and tags', async () => {
     const ws = workspace();

@@ -147,26 +147,4 @@ describe('messages: the contacts a job touches, at most once', () => {
     expect(results.get('K2')).toMatchObject({ outcome: 'created', message_status: 'sent' });
     expect(emulator.messages(TOKEN)).toHaveLength(1);
   });
-
-  it('500 sends at the 25/s limit receive no 429 from an emulator enforcing it', async () => {
-    await emulator.close();
-    emulator = await fastEmulator({ rateLimits: { contacts: { limit: 60_000, periodMs: 60_000 }, messages: { limit: 25, periodMs: 1000 } } });
-    emulator.loadContacts(TOKEN, Array.from({ length: 500 }, (_, i) => ({ id: String(9000 + i), custom_fields: { customerid: `K${i}` } })));
-    const ws = workspace();
-    ws.write('ids.csv', `contact_id\n${Array.from({ length: 500 }, (_, i) => 9000 + i).join('\n')}\n`);
-    ws.write(
-      'jobs.yaml',
-      jobsYaml({ url: emulator.url, job: 'input: ids.csv\nmode: message\nstate: false\nconcurrency: 32\nmessage: { text: "Reminder", contactIdColumn: contact_id }' }).replace(
-        'messages: 1000/s',
-        'messages: 25/s',
-      ),
-    );
-
-    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r']);
-
-    expect(run.exitCode).toBe(0);
-    expect(emulator.messages(TOKEN)).toHaveLength(500);
-    expect(emulator.counters(TOKEN).byOperation.sendMessage).toMatchObject({ received: 500, rateLimited: 0 });
-    expect(ws.summary('import', 'r').messages).toEqual({ sent: 500, skipped: 0, failed: 0, unknown: 0 });
-  }, 60_000);
 });

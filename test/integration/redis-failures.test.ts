@@ -73,13 +73,13 @@ describeWithRedis('rateLimits.redis lost mid-run', () => {
     const failed = results.filter((row) => row.outcome === 'failed');
     expect(results.filter((row) => row.outcome !== 'failed').map((row) => row.outcome)).toEqual(results.filter((row) => row.outcome !== 'failed').map(() => 'created'));
     expect(failed.map((row) => row.error_code).filter((code) => code !== 'ABORTED' && code !== 'RATE_LIMITER_LOST')).toEqual([]);
-    expect(failed.some((row) => row.error_code === 'RATE_LIMITER_LOST')).toBe(true);
+    expect(failed.map((row) => row.error_code)).toContain('RATE_LIMITER_LOST');
     // What the report calls created is on the platform; what the platform holds was a row taken
     // (a create that succeeded just before the loss may be reported ABORTED: a re-run matches it).
     const stored = new Set(emulator.contacts(TOKEN).map((contact) => contact.custom_fields.customerid));
     const taken = new Set(results.map((row) => row.key));
-    expect(results.filter((row) => row.outcome === 'created').every((row) => stored.has(row.key))).toBe(true);
-    expect([...stored].every((key) => key !== undefined && taken.has(key))).toBe(true);
+    expect(results.filter((row) => row.outcome === 'created').filter((row) => !(stored.has(row.key)))).toEqual([]);
+    expect([...stored].filter((key) => !(key !== undefined && taken.has(key)))).toEqual([]);
     expect(ws.rejected('import')).toHaveLength(summary.rows.failed!);
   });
 });

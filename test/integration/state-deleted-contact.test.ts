@@ -42,7 +42,7 @@ describe('run with a state store: a contact deleted on the platform between runs
     expect(asExpected(recreated[0])).toEqual({ ...expectedCustomer(3), fields: { ...expectedCustomer(3).fields, email: 'moved3@example.com' } });
     const results = new Map(ws.results('import', 'second').map((r) => [r.key, r]));
     expect(results.get('C0003')).toMatchObject({ outcome: 'created', contact_id: recreated[0]?.id, api_calls: '4', error_code: '' });
-    expect([...results.values()].filter((r) => r.key !== 'C0003').every((r) => r.outcome === 'unchanged' && r.api_calls === '0')).toBe(true);
+    expect([...results.values()].filter((r) => r.key !== 'C0003').filter((r) => !(r.outcome === 'unchanged' && r.api_calls === '0'))).toEqual([]);
 
     // The state learnt the new id: the next run of the same file costs nothing.
     emulator.resetCounters(TOKEN);

@@ -31,7 +31,7 @@ describe('run with a state store: a write the platform refused is not recorded',
     expect(refused.exitCode).toBe(1);
     expect(emulator.counters(TOKEN).byOperation.updateContact.received).toBe(5);
     const results = ws.results('import', 'refused');
-    expect(results.every((r) => r.outcome === 'failed' && r.api_calls === '1')).toBe(true);
+    expect(results.filter((r) => !(r.outcome === 'failed' && r.api_calls === '1'))).toEqual([]);
     expect(results.find((r) => r.key === 'C0002')?.contact_id).toBe(contactIdOf(emulator, 'C0002'));
     emulator.resetCounters(TOKEN);
 

@@ -22,7 +22,7 @@ describe('a wrong token (401)', () => {
     expect(summary.aborted).toEqual({ code: 'INVALID_TOKEN', message: 'the platform refused the token of connection "main" (401); check the channel token it reads' });
     const results = ws.results('valid-customers');
     expect(results).toHaveLength(summary.rows.total!);
-    expect(results.every((row) => row.outcome === 'failed')).toBe(true);
+    expect(results.filter((row) => !(row.outcome === 'failed'))).toEqual([]);
     expect(ws.rejected('valid-customers')).toHaveLength(results.length);
     expect(emulator().contacts(TOKEN)).toEqual([]);
   });

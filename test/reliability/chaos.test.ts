@@ -26,6 +26,7 @@ import {
   type PlatformAudit,
   type ReportRow,
 } from './support/platform-audit.js';
+import { reportFigures } from '../helpers/figures.js';
 
 const ROWS = 2_000;
 /** Rows in flight: the maximum, so the client's backoff waits (500 ms and up) overlap. */
@@ -101,7 +102,7 @@ describe(`chaos: ${ROWS} rows against a platform failing ~18% of calls at random
   beforeAll(async () => {
     const runs = await Promise.all(SEEDS.map(async ({ seed, state }) => [seed, await chaosRun(seed, state)] as const));
     for (const [seed, outcome] of runs) outcomes.set(seed, outcome);
-  }, 110_000);
+  }, 300_000);
 
   const outcomeOf = (seed: number): ChaosOutcome => {
     const outcome = outcomes.get(seed);
@@ -145,7 +146,7 @@ describe(`chaos: ${ROWS} rows against a platform failing ~18% of calls at random
 
       const failed = outcome.results.filter((row) => row.outcome === 'failed');
       const { total } = outcome.counters;
-      console.log(
+      reportFigures(
         `chaos seed ${seed} (state ${state}): rows ${ROWS}, calls ${total.received}, faults injected ${total.faulted} (429s ${total.rateLimited}), ` +
           `retries ${Number(outcome.summary.retries)}, failed rows ${failed.length} [${[...new Set(failed.map((row) => row.error_code))].join(' ')}] ` +
           `all fixed by the re-run, lost rows ${ROWS - new Set(outcome.results.map((row) => row.line)).size}, ` +

@@ -19,6 +19,7 @@ import { type CliProcess, startCli, useCliChildren, waitUntil } from '../helpers
 import { STATE_JOB } from '../helpers/state-fixtures.js';
 import { CLEAN, WRITTEN_OUTCOMES, auditPlatform, countOutcomes, dataLines, readReport, repeatedLines, reportedLines } from './support/platform-audit.js';
 import { platformQuiet } from './support/quiet-platform.js';
+import { reportFigures } from '../helpers/figures.js';
 
 const ROWS = 100;
 const WAIT_MS = 15_000;
@@ -180,7 +181,7 @@ describe(`${ROWS} rows, SIGKILLed at seeded points, then the same command again:
     expect(ws.summary('import', 'rerun').rows).toEqual(countOutcomes(results));
     const audit = auditPlatform(platform, ROWS);
     expect(audit).toEqual(CLEAN);
-    console.log(
+    reportFigures(
       `crash seed ${point.seed} (${point.name}): rows ${ROWS}, rows in the killed reports ${reportedAtKill.join(' then ')}, ` +
         `faults injected ${platform.counters(TOKEN).total.faulted}, lost rows ${ROWS - new Set(results.map((row) => row.line)).size}, duplicates ${audit.duplicates}`,
     );

@@ -11,6 +11,7 @@ import { buildCli, startCli, waitUntil, type CliProcess } from '../helpers/cli-p
 import { STATE_JOB } from '../helpers/state-fixtures.js';
 import { CLEAN, auditPlatform, readReport, type ReportRow } from './support/platform-audit.js';
 import { platformQuiet } from './support/quiet-platform.js';
+import { reportFigures } from '../helpers/figures.js';
 
 const JOB = `${STATE_JOB}\nmessage: { when: changed, text: "Welcome {{first_name}}" }`;
 const WAIT_MS = 15_000;
@@ -70,7 +71,7 @@ describe('messages are sent at most once per contact, under faults and kills, ac
     // Unknown sends are never resent: the contact may have it.
     expect(unknown.filter((row) => second.get(row.key)?.message_status === 'sent')).toEqual([]);
     expect(auditPlatform(platform, rows)).toEqual(CLEAN);
-    console.log(
+    reportFigures(
       `messages chaos seed 8: rows ${rows}, messages recorded ${platform.messages(TOKEN).length}, sent ${first.filter((r) => r.message_status === 'sent').length}, ` +
         `unknown ${unknown.length} (delivered ${unknown.filter((row) => messagesPerContact(platform).has(row.contact_id ?? '')).length}), contacts messaged twice ${twiceMessaged(platform).length}`,
     );
@@ -108,7 +109,7 @@ describe('messages are sent at most once per contact, under faults and kills, ac
     // Sends on their way at the kill were delivered and are not resent. A contact whose row was
     // killed between its create and its send is found unchanged by the re-run and not greeted:
     // at most once, not at least once.
-    console.log(
+    reportFigures(
       `messages crash seed 9: rows ${rows}, sends in flight at the kill ${sendsAtKill - recordedAtKill}, messages recorded ${platform.messages(TOKEN).length}, ` +
         `contacts never messaged ${rows - messagesPerContact(platform).size}, contacts messaged twice ${twiceMessaged(platform).length}`,
     );
