@@ -8,6 +8,8 @@ export const EXIT = {
   usage: 2,
   /** Job aborted mid-run (invalid token, error threshold). */
   aborted: 3,
+  /** Another run of the same job holds its lock: nothing was done (sysexits' EX_TEMPFAIL: try later). */
+  locked: 75,
   /** Interrupted by SIGINT after flushing the reports. */
   sigint: 130,
   /** Interrupted by SIGTERM after flushing the reports. */
@@ -16,12 +18,15 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** The contract's order, best first: 0 < 1 < 4 < 130/143 < 75 < 3 < 2 (docs/architecture.md). */
+const RANK: readonly number[] = [EXIT.ok, EXIT.rowsFailed, 4, EXIT.sigint, EXIT.sigterm, EXIT.locked, EXIT.aborted, EXIT.usage];
+
 /** Several jobs in one run: the worst outcome decides. */
 export function worstExit(codes: readonly number[]): number {
-  const rank = [EXIT.ok, EXIT.rowsFailed, EXIT.aborted, EXIT.usage];
-  return codes.reduce((worst, code) => {
-    if (code === EXIT.sigint || code === EXIT.sigterm) return code;
-    if (worst === EXIT.sigint || worst === EXIT.sigterm) return worst;
-    return rank.indexOf(code as 0 | 1 | 2 | 3) > rank.indexOf(worst as 0 | 1 | 2 | 3) ? code : worst;
-  }, EXIT.ok as number);
+  const rank = (code: number): number => {
+    const at = RANK.indexOf(code);
+    // 130 and 143 rank alike; an unknown code ranks as the worst.
+    return at < 0 ? RANK.length : code === EXIT.sigterm ? RANK.indexOf(EXIT.sigint) : at;
+  };
+  return codes.reduce((worst, code) => (rank(code) > rank(worst) ? code : worst), EXIT.ok as number);
 }

@@ -9,6 +9,7 @@ import { StateStoreError } from '../state/state-store-error.js';
 import { SourceError } from '../pipeline/source/source-error.js';
 import { EXIT } from './exit-codes.js';
 import { UsageError, UsageErrorFromYargs } from './usage-error.js';
+import { LockHeldError } from '../lock/job-lock.js';
 
 export interface Failure {
   exitCode: number;
@@ -19,6 +20,7 @@ export interface Failure {
 }
 
 export function describeFailure(error: unknown): Failure {
+  if (error instanceof LockHeldError) return { exitCode: EXIT.locked, code: error.code, message: error.message, showUsage: false };
   if (error instanceof UsageErrorFromYargs) return { exitCode: EXIT.usage, code: 'USAGE', message: error.message, showUsage: true };
   if (error instanceof UsageError || error instanceof ConfigError || error instanceof SourceError || error instanceof StateStoreError) {
     return { exitCode: EXIT.usage, code: error.code, message: error.message, showUsage: false };

@@ -19,6 +19,7 @@ import { EXIT, worstExit } from './exit-codes.js';
 import { countLines } from './line-count.js';
 import { loadJobs } from './load-jobs.js';
 import { UsageError } from './usage-error.js';
+import { JobLocks } from './job-locks.js';
 import { createProgressDisplay } from './progress-display.js';
 import { formatSummary } from './summary-table.js';
 
@@ -71,6 +72,15 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
     jobs = embedded.jobs;
     logger.info({ url: embedded.emulator.url }, 'embedded emulator started');
   }
+  // One run per job at a time: every job's lock before any call, released after the last report.
+  const locks = new JobLocks(resolve(io.cwd, args.jobsFile), args.shard === undefined ? undefined : `${args.shard.index}/${args.shard.count}`, describeRun(args), logger);
+  try {
+    locks.acquire(jobs);
+  } catch (error) {
+    locks.release();
+    await embedded?.emulator.close();
+    throw error;
+  }
   const reportDir = resolve(io.cwd, args.reportDir ?? join('reports', timestampFolder(new Date())));
   const limiters = new LimiterRegistry();
   const interrupt = new AbortController();
@@ -90,6 +100,7 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
     // a start failure (exit 2), before any row or call.
     for (const job of jobs) apiLimiters(job, limiters);
     await limiters.ready();
+    await locks.acquireShared(jobs);
     if (args.check === true) {
       const { checkConnections, formatCheck } = await import('./check-command.js');
       const checks = await checkConnections(jobs, limiters);
@@ -107,6 +118,8 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
     io.signals.off('SIGINT', onSigint);
     io.signals.off('SIGTERM', onSigterm);
     await limiters.stop({ dropWaitingJobs: true });
+    await locks.releaseShared();
+    locks.release();
     await embedded?.emulator.close();
   }
   if (interrupt.signal.aborted) return interrupt.signal.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;

@@ -4,6 +4,8 @@
  * the file and its SQLite companions, after which the next run searches each key once.
  */
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describeLock, LockHeldError, runningHolder } from '../lock/job-lock.js';
 import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
 import { StateStore, type RunRecord, type StateSummary } from '../state/state-store.js';
@@ -30,7 +32,15 @@ export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): 
   const [job] = await loadJobs(args.jobsFile, [args.job], io, logger);
   if (job === undefined) throw new UsageError(`${args.jobsFile}: no job named "${args.job}"`);
   const path = statePath(job, args.jobsFile);
-  return args.action === 'show' ? show(job, path, args.keys ?? 0, io) : reset(job, path, io);
+  const lock = { jobsFile: resolve(io.cwd, args.jobsFile), job: job.name };
+  const running = runningHolder(lock);
+  if (args.action === 'show') {
+    if (running !== undefined) io.stdout.write(`job "${job.name}": a run is in progress: pid ${running.pid} on ${running.host}, started ${running.startedAt} (${running.command})\n`);
+    return show(job, path, args.keys ?? 0, io);
+  }
+  // Deleting the state under a running job would make it lose track of what it did.
+  if (running !== undefined) throw new LockHeldError(running, `${describeLock(lock)}: cannot reset its state while it`);
+  return reset(job, path, io);
 }
 
 function statePath(job: Job, jobsFile: string): string {
