@@ -17,6 +17,7 @@ import {
   readContactEnvelope,
   readContactPage,
   readIdEnvelope,
+  readSendAnswer,
   readSuccessEnvelope,
 } from './envelopes.js';
 import { errorFromResponse, errorFromTransport, type RequestContext } from './error-mapping.js';
@@ -36,6 +37,7 @@ import {
 } from './request-checks.js';
 import { DEFAULT_RETRY, decideRetry, type RetryOptions } from './retry-policy.js';
 import { stripUrlAuth } from './strip-url-auth.js';
+import { tokenRedactor } from './redact-token.js';
 import {
   encodeViberId,
   VIBER_ENCODED_ID_OPERATIONS,
@@ -156,6 +158,7 @@ function isLimiter(value: unknown): value is Bottleneck {
 export class ApiClient implements ContactsApi {
   readonly stats: ApiCallStats;
   readonly #token: string;
+  readonly #redact: (text: string) => string;
   /** Origin and path of the API root, without trailing slash. */
   readonly #root: string;
   readonly #rootPath: string;
@@ -182,6 +185,7 @@ export class ApiClient implements ContactsApi {
       );
     }
     this.#token = options.token;
+    this.#redact = tokenRedactor(options.token);
     const channelType = options.channelType ?? 'generic';
     if (channelType !== 'generic' && channelType !== 'viber') {
       throw optionError('channelType', '"generic" or "viber"', channelType);
@@ -318,8 +322,8 @@ export class ApiClient implements ContactsApi {
       contactId: id,
       body,
       ...(isAttachment ? { attachmentType: element.type } : {}),
-      // The spec shows no body for a sent message: any 2xx is a delivery.
-      read: () => undefined,
+      // Only the documented success is a delivery (docs/reliability.md, "Odd answers").
+      read: (text, where) => readSendAnswer(text, where),
     });
   }
 
@@ -399,10 +403,8 @@ export class ApiClient implements ContactsApi {
     }
     const status = response.statusCode;
     this.#logger.debug({ ...logged, status, ms: Math.round(performance.now() - started) }, 'api request');
-    // A server may echo what it was sent; the token must not reach a message through it.
-    // A token of a few characters is no secret worth the price: cutting it out of every body
-    // would corrupt the JSON (a token "t" would cut every "data").
-    const body = this.#token.length >= MIN_REDACTED_TOKEN_LENGTH ? response.body.split(this.#token).join('[redacted]') : response.body;
+    // A server may echo what it was sent, escaped or not; the token must not reach a message through it.
+    const body = this.#redact(response.body);
     if (status >= 200 && status < 300) {
       return spec.read(body, { operation: spec.operation, method: spec.method, path, status });
     }
@@ -412,9 +414,6 @@ export class ApiClient implements ContactsApi {
     throw error;
   }
 }
-
-/** Tokens at least this long are cut out of response bodies; real channel tokens are far longer. */
-const MIN_REDACTED_TOKEN_LENGTH = 8;
 
 function assignments(fields: Record<string, string>): CustomFieldAssignment[] {
   return Object.entries(fields).map(([name, value]) => ({ name, value: String(value) }));
