@@ -354,6 +354,18 @@ export class StateStore {
     this.#durably(() => this.#upsertMessage.run(contactId, messageHash, status, this.#now()));
   }
 
+  /**
+   * The journal's record of this message to this contact: `sent`, or `unknown` (it left and no
+   * answer was recorded: a kill while it was on the wire, or an unknown outcome), and when.
+   */
+  messageRecord(contactId: string, messageHash: string): { status: MessageStatus; recordedAt: number } | undefined {
+    return this.#db
+      .prepare<[string, string], { status: MessageStatus; recordedAt: number }>(
+        'SELECT status, recorded_at AS recordedAt FROM messages WHERE contact_id = ? AND message_hash = ?',
+      )
+      .get(contactId, messageHash);
+  }
+
   /** Removes the record of a message that surely was not delivered. */
   forgetMessage(contactId: string, messageHash: string): void {
     this.#deleteMessage.run(contactId, messageHash);

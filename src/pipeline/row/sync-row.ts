@@ -10,7 +10,8 @@
  * shared rate limiter (no later row could succeed), a state store that cannot be written (the
  * job would lose track of what it did), a bug.
  */
-import { ApiError, InvalidTokenError, NoSuchContactError } from '../../api/errors.js';
+import { ApiError, ApiUnavailableError, InvalidTokenError, NoSuchContactError } from '../../api/errors.js';
+import { RetryAfterTooLongError } from '../../api/connection-health.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import { RateLimiterUnavailableError } from '../../api/rate-limiter-unavailable-error.js';
 import type { Job } from '../../config/job-types.js';
@@ -201,6 +202,13 @@ function abortOf(error: unknown, context: RowSyncContext, draft: ContactDraft): 
   }
   // Its message names the connection's rateLimits.redis and what to do.
   if (error instanceof RateLimiterUnavailableError) return new JobAbortError('RATE_LIMITER_LOST', error.message, { cause: error });
+  // Their messages name what happened, the setting and what to do (docs/reliability.md).
+  if (error instanceof ApiUnavailableError) {
+    return new JobAbortError('API_UNAVAILABLE', `connection "${context.job.connection.name}": ${error.message}`, { cause: error });
+  }
+  if (error instanceof RetryAfterTooLongError) {
+    return new JobAbortError('RATE_LIMITED', `connection "${context.job.connection.name}": ${error.message}`, { cause: error });
+  }
   if (error instanceof ApiError) return undefined;
   if (isSqliteError(error)) {
     return new JobAbortError(
