@@ -356,6 +356,8 @@ export class ApiClient implements ContactsApi {
   async #call<T>(spec: CallSpec<T>): Promise<T> {
     const limiter = this.#limiters[spec.group];
     const maxAttempts = this.#retry.limit + 1;
+    // The end of the connection pause this call already slept through (after its own 429).
+    let waitedUntil = 0;
     for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
       // A rejection before the attempt started is the limiter's own (its Redis went away).
       let started = false;
@@ -366,7 +368,7 @@ export class ApiClient implements ContactsApi {
         return await limiter.schedule(async () => {
           started = true;
           // The limiter holds the call while the connection is paused by a Retry-After.
-          await this.#health.beforeAttempt();
+          await this.#health.beforeAttempt(waitedUntil);
           await spacing?.reserve();
           this.#health.check();
           if (this.#refusedToken === undefined) spec.onLeave?.();
@@ -385,13 +387,15 @@ export class ApiClient implements ContactsApi {
         }
         const decision = decideRetry({ operation: spec.operation, error, attempt, retry: this.#retry, random: this.#random });
         if (!decision.retry) throw decision.error;
-        // A Retry-After paused the whole connection: the next attempt waits for it in beforeAttempt.
-        const paused = error instanceof RateLimitedError && error.retryAfterMs !== undefined;
         this.#logger.info(
           { operation: spec.operation, path: error.path, code: error.code, status: error.status, attempt, delayMs: decision.delayMs },
-          paused ? 'api call retried after the connection pause' : 'api call retried',
+          'api call retried',
         );
-        if (!paused) await this.#sleep(decision.delayMs);
+        // After a Retry-After the whole connection is paused until pausedUntil: this call sleeps it
+        // here, the others in beforeAttempt.
+        const pausedUntil = this.#health.pausedUntil;
+        await this.#sleep(decision.delayMs);
+        if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) waitedUntil = pausedUntil;
       }
     }
     // decideRetry refuses a retry once attempt > retry.limit, so the loop always returns or throws.

@@ -89,13 +89,26 @@ export class ConnectionHealth {
     if (this.#stopped !== undefined) throw this.#stopped;
   }
 
-  /** Before an attempt leaves: waits out a pause of the connection; throws once it is stopped. */
-  async beforeAttempt(): Promise<void> {
+  /** When the current pause of the connection ends, in milliseconds since the epoch (0: none yet). */
+  get pausedUntil(): number {
+    return this.#pausedUntil;
+  }
+
+  /**
+   * Before an attempt leaves: waits out a pause of the connection; throws once it is stopped.
+   * `waitedUntil`: the end of a pause this call already slept through (the call that got the 429
+   * waits it whole), so it does not wait for it twice.
+   */
+  async beforeAttempt(waitedUntil = 0): Promise<void> {
     for (let wait = 0; wait < MAX_PAUSE_WAITS; wait += 1) {
       this.check();
-      const left = this.#pausedUntil - this.#now();
+      const until = this.#pausedUntil;
+      if (until <= waitedUntil) return;
+      const left = until - this.#now();
       if (left <= 0) return;
       await this.#options.sleep(left);
+      // Waited out, unless another 429 extended the pause meanwhile.
+      if (this.#pausedUntil === until) break;
     }
     this.check();
   }
