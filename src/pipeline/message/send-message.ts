@@ -48,11 +48,13 @@ async function sendOnce(contactId: string, element: MessageElement, context: Sen
     if (earlier?.status === 'sent') {
       return { status: 'skipped', error: 'this message was already sent to this contact (message.repeat: false)' };
     }
+    // Reported again with its reason, as skipped: this run did nothing, and its exit code is not
+    // held at 1 by a send an earlier run already reported unknown.
     if (earlier?.status === 'unknown') {
       return {
-        status: 'unknown',
+        status: 'skipped',
         error:
-          `an earlier run sent this message at ${new Date(earlier.recordedAt).toISOString()} and never learnt whether it arrived ` +
+          `not sent again: an earlier run sent this message at ${new Date(earlier.recordedAt).toISOString()} and never learnt whether it arrived ` +
           '(the run was stopped while it was on the wire, or the platform did not answer); it is not sent again: ' +
           'check with the contact, then rerun with message.repeat: true to resend',
       };
@@ -109,5 +111,8 @@ async function sendOnce(contactId: string, element: MessageElement, context: Sen
 const RANK: Record<MessageStatus, number> = { skipped: 0, sent: 1, failed: 2, unknown: 3 };
 
 function worst(outcomes: readonly MessageOutcome[]): MessageOutcome {
-  return outcomes.reduce<MessageOutcome>((a, b) => (RANK[b.status] > RANK[a.status] ? b : a), { status: 'skipped', error: '' });
+  // Starts from the first outcome, not from an empty one: a skipped row keeps its reason.
+  const [first, ...rest] = outcomes;
+  if (first === undefined) return { status: 'skipped', error: '' };
+  return rest.reduce<MessageOutcome>((a, b) => (RANK[b.status] > RANK[a.status] ? b : a), first);
 }

@@ -90,6 +90,8 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
       }
       plan = decision.plan;
       if (plan.matchedBy === 'index') context.index?.recordHit();
+      // The message is owed before the writes that earn it: a kill in between leaves it due.
+      if (plan.message !== undefined && plan.writes.length > 0 && !context.dryRun) context.state?.markMessageDue(draft.key);
       try {
         await runWrites(plan, draft, api, context, progress);
       } catch (error) {
@@ -114,6 +116,9 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
     // A dry run has no id for a contact it would create; the send is reported all the same.
     const recipients = plan.message.map((target) => resolve(target, progress.contactId) || '(new)');
     const sent = await sendRowMessage(recipients, draft.templateValues, { api, spec, state: context.state, dryRun: context.dryRun });
+    // Left, skipped as already sent, or unknown: the message journal has it now. A failed send
+    // stays due, so a re-run tries it again.
+    if (sent.status !== 'failed' && !context.dryRun) context.state?.clearMessageDue(draft.key);
     return { result: { ...result, messageStatus: sent.status, messageError: sent.error, apiCalls: api.calls } };
   } catch (error) {
     // Writes confirmed before the failure are what they are: a created contact is reported created.
@@ -143,6 +148,7 @@ function initialFacts(draft: ContactDraft, context: RowSyncContext): RowFacts {
     ...(simulated !== undefined ? { simulated } : {}),
     ...(indexed !== undefined ? { indexed } : {}),
     ...(job.message !== undefined ? { message: job.message } : {}),
+    ...(job.message !== undefined && !context.dryRun && context.state?.isMessageDue(draft.key) === true ? { messageDue: true } : {}),
   };
 }
 
