@@ -35,6 +35,8 @@ describe('the platform faults a job meets', () => {
     const summary = ws.summary('import', 'out');
     expect((summary.aborted as { code: string }).code).toBe('API_UNAVAILABLE');
     expect((summary.aborted as { message: string }).message).toContain('timeouts.unavailableAfterAttempts');
+    // The last failure is named, with the setting that bounds it (no option jobs.yaml would refuse).
+    expect((summary.aborted as { message: string }).message).toContain("no complete answer within 1000 ms (the connection's `timeouts.request` in jobs.yaml)");
     // No attempt starts once the breaker tripped: the 3 that failed and the one in flight beside them.
     expect(platform.counters(TOKEN).total.received).toBeLessThanOrEqual(3 + 2);
     const results = ws.results('import', 'out');
@@ -61,7 +63,7 @@ describe('the platform faults a job meets', () => {
     expect(platform.counters(TOKEN).total.received).toBe(1);
   });
 
-  it('a Retry-After within timeouts.maxRetryAfter pauses the connection and the job then ends well', async () => {
+  it('a Retry-After within timeouts.maxRetryAfter is waited out (the pause of every call: test/api/connection-health.test.ts) and the job ends well', async () => {
     const platform = await fastEmulator({ faults: { rateLimited: 1, retryAfterSeconds: 1 } });
     emulator = platform;
     const ws = workspace();
@@ -148,12 +150,13 @@ describe('the platform faults a job meets', () => {
     expect([run.stdout, run.stderr].filter((text) => text.includes(token) || text.includes(escaped))).toEqual([]);
   });
 
-  it('timeouts.request names itself in the timeout message, and an unknown key under timeouts is refused', async () => {
+  it('connections.*.timeouts: unknown keys and durations without a unit are refused, naming the keys and the forms', async () => {
     const ws = workspace();
     ws.write('customers.csv', customersCsv(1));
-    ws.write('jobs.yaml', jobsYaml({ url: 'http://127.0.0.1:9/api', job: CUSTOMERS_JOB, connectionExtra: '    timeouts: { timeoutMs: 1000 }' }));
+    ws.write('jobs.yaml', jobsYaml({ url: 'http://127.0.0.1:9/api', job: CUSTOMERS_JOB, connectionExtra: '    timeouts: { timeoutMs: 1000, request: 30 }' }));
     const run = await ws.run(['validate', 'jobs.yaml']);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain('timeoutMs');
+    expect(run.stderr).toContain('connections.main.timeouts.timeoutMs: unknown key "timeoutMs"; remove it; the keys here are request, maxPages');
+    expect(run.stderr).toContain('connections.main.timeouts.request: 30 is a number; write the longest wait for one API answer, a whole number with a unit: 500ms, 30s, 5m, 2h');
   });
 });
