@@ -42,6 +42,7 @@ describe('the platform faults a job meets', () => {
     const results = ws.results('import', 'out');
     expect(results.length + (summary.rows.notReached ?? 0)).toBe(30);
     expect(summary.rows.notReached).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(new RegExp(`not reached\\s+${summary.rows.notReached}\\n`));
     expect(results.filter((row) => row.outcome !== 'failed')).toEqual([]);
     expect(platform.contacts(TOKEN)).toEqual([]);
   }, 30_000);
