@@ -17,10 +17,11 @@ import {
   readContactEnvelope,
   readContactPage,
   readIdEnvelope,
+  readSendAnswer,
   readSuccessEnvelope,
 } from './envelopes.js';
 import { errorFromResponse, errorFromTransport, type RequestContext } from './error-mapping.js';
-import { ApiError, InvalidTokenError, type ApiErrorContext } from './errors.js';
+import { ApiError, InvalidTokenError, RateLimitedError, type ApiErrorContext } from './errors.js';
 import { silentLogger, type ApiLogger } from './logger.js';
 import { limiterFailure } from './limiter.js';
 import { startSpacingOf } from './start-spacing.js';
@@ -37,6 +38,8 @@ import {
 import { DEFAULT_RETRY, decideRetry, type RetryOptions } from './retry-policy.js';
 import { baseUrlProblems } from './base-url.js';
 import { stripUrlAuth } from './strip-url-auth.js';
+import { ConnectionHealth, DEFAULT_UNAVAILABLE_AFTER_ATTEMPTS, DEFAULT_UNAVAILABLE_AFTER_MS } from './connection-health.js';
+import { tokenRedactor } from './redact-token.js';
 import {
   encodeViberId,
   VIBER_ENCODED_ID_OPERATIONS,
@@ -83,6 +86,12 @@ export interface ApiClientOptions {
   readonly maxPages?: number;
   /** Where requests are counted; pass one instance to every client of a job run. @default a new ApiCallStats */
   readonly stats?: ApiCallStats;
+  /**
+   * Circuit breaker: attempts in a row, or milliseconds since the first failure, without a success
+   * after which the platform counts as unavailable (`ApiUnavailableError`); see connection-health.ts.
+   * @default { attempts: 20, ms: 300000 }
+   */
+  readonly unavailableAfter?: { readonly attempts?: number; readonly ms?: number };
 }
 
 type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -97,6 +106,8 @@ interface CallSpec<T> {
   body?: unknown;
   contactId?: string;
   attachmentType?: AttachmentType;
+  /** Called when the limiter released the attempt, just before it leaves. */
+  onLeave?: () => void;
   /** Reads a 2xx body into the result; throws `MalformedResponseError`. */
   read: (body: string, where: ApiErrorContext) => T;
 }
@@ -144,6 +155,7 @@ function isLimiter(value: unknown): value is Bottleneck {
 export class ApiClient implements ContactsApi {
   readonly stats: ApiCallStats;
   readonly #token: string;
+  readonly #redact: (text: string) => string;
   /** Origin and path of the API root, without trailing slash. */
   readonly #root: string;
   readonly #rootPath: string;
@@ -156,6 +168,8 @@ export class ApiClient implements ContactsApi {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #now: () => number;
   readonly #maxPages: number;
+  /** Pauses (Retry-After) and the circuit breaker of this connection. */
+  readonly #health: ConnectionHealth;
   /** The 401 that refused this client's token, once one came. */
   #refusedToken: InvalidTokenError | undefined;
 
@@ -170,6 +184,7 @@ export class ApiClient implements ContactsApi {
       );
     }
     this.#token = options.token;
+    this.#redact = tokenRedactor(options.token);
     const channelType = options.channelType ?? 'generic';
     if (channelType !== 'generic' && channelType !== 'viber') {
       throw optionError('channelType', '"generic" or "viber"', channelType);
@@ -186,6 +201,13 @@ export class ApiClient implements ContactsApi {
     this.#now = options.now ?? Date.now;
     this.#maxPages = checkPositiveInteger('maxPages', options.maxPages ?? 1000, 'pages');
     this.stats = options.stats ?? new ApiCallStats();
+    this.#health = new ConnectionHealth({
+      unavailableAfterAttempts: checkPositiveInteger('unavailableAfter.attempts', options.unavailableAfter?.attempts ?? DEFAULT_UNAVAILABLE_AFTER_ATTEMPTS, 'attempts'),
+      unavailableAfterMs: checkPositiveInteger('unavailableAfter.ms', options.unavailableAfter?.ms ?? DEFAULT_UNAVAILABLE_AFTER_MS, 'milliseconds'),
+      maxRetryAfterMs: this.#retry.maxRetryAfterMs,
+      now: this.#now,
+      sleep: this.#sleep,
+    });
   }
 
   async searchContactsPage(field: string, value: string, page = 1): Promise<ContactPage> {
@@ -306,8 +328,9 @@ export class ApiClient implements ContactsApi {
       contactId: id,
       body,
       ...(isAttachment ? { attachmentType: element.type } : {}),
-      // The spec shows no body for a sent message: any 2xx is a delivery.
-      read: () => undefined,
+      ...(options?.onLeave === undefined ? {} : { onLeave: options.onLeave }),
+      // Only the documented success is a delivery (docs/reliability.md, "Odd answers").
+      read: (text, where) => readSendAnswer(text, where),
     });
   }
 
@@ -321,26 +344,46 @@ export class ApiClient implements ContactsApi {
   async #call<T>(spec: CallSpec<T>): Promise<T> {
     const limiter = this.#limiters[spec.group];
     const maxAttempts = this.#retry.limit + 1;
+    // The end of the connection pause this call already slept through (after its own 429).
+    let waitedUntil = 0;
     for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
       // A rejection before the attempt started is the limiter's own (its Redis went away).
       let started = false;
+      // A stopped connection makes no call (docs/reliability.md, "A dead or throttling platform").
+      this.#health.check();
       try {
         const spacing = startSpacingOf(limiter);
         return await limiter.schedule(async () => {
           started = true;
+          // The limiter holds the call while the connection is paused by a Retry-After.
+          await this.#health.beforeAttempt(waitedUntil);
           await spacing?.reserve();
+          this.#health.check();
+          if (this.#refusedToken === undefined) spec.onLeave?.();
           return this.#attempt(spec, attempt);
         });
       } catch (error) {
         if (!started) throw limiterFailure(limiter, error);
         if (!(error instanceof ApiError)) throw error;
+        if (error === this.#health.stopped) throw error;
+        this.#health.failed(spec.operation, error);
+        // This very answer may have stopped the connection: no retry then.
+        if (this.#health.stopped !== undefined) {
+          // A create or send that may have taken effect is still reported as such.
+          const decision = decideRetry({ operation: spec.operation, error, attempt, retry: this.#retry, random: this.#random });
+          throw !decision.retry && decision.error.code === 'OUTCOME_UNKNOWN' ? decision.error : this.#health.stopped;
+        }
         const decision = decideRetry({ operation: spec.operation, error, attempt, retry: this.#retry, random: this.#random });
         if (!decision.retry) throw decision.error;
         this.#logger.info(
           { operation: spec.operation, path: error.path, code: error.code, status: error.status, attempt, delayMs: decision.delayMs },
           'api call retried',
         );
+        // After a Retry-After the whole connection is paused until pausedUntil: this call sleeps it
+        // here, the others in beforeAttempt.
+        const pausedUntil = this.#health.pausedUntil;
         await this.#sleep(decision.delayMs);
+        if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) waitedUntil = pausedUntil;
       }
     }
     // decideRetry refuses a retry once attempt > retry.limit, so the loop always returns or throws.
@@ -387,12 +430,12 @@ export class ApiClient implements ContactsApi {
     }
     const status = response.statusCode;
     this.#logger.debug({ ...logged, status, ms: Math.round(performance.now() - started) }, 'api request');
-    // A server may echo what it was sent; the token must not reach a message through it.
-    // A token of a few characters is no secret worth the price: cutting it out of every body
-    // would corrupt the JSON (a token "t" would cut every "data").
-    const body = this.#token.length >= MIN_REDACTED_TOKEN_LENGTH ? response.body.split(this.#token).join('[redacted]') : response.body;
+    // A server may echo what it was sent, escaped or not; the token must not reach a message through it.
+    const body = this.#redact(response.body);
     if (status >= 200 && status < 300) {
-      return spec.read(body, { operation: spec.operation, method: spec.method, path, status });
+      const result = spec.read(body, { operation: spec.operation, method: spec.method, path, status });
+      this.#health.answered();
+      return result;
     }
     if (status === 429) this.stats.recordRateLimited(spec.operation);
     const error = errorFromResponse(request, { status, body, headers: response.headers, url }, this.#now());
@@ -400,9 +443,6 @@ export class ApiClient implements ContactsApi {
     throw error;
   }
 }
-
-/** Tokens at least this long are cut out of response bodies; real channel tokens are far longer. */
-const MIN_REDACTED_TOKEN_LENGTH = 8;
 
 function assignments(fields: Record<string, string>): CustomFieldAssignment[] {
   return Object.entries(fields).map(([name, value]) => ({ name, value: String(value) }));

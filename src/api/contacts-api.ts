@@ -8,6 +8,12 @@ import type { ApiOperation, Contact, ContactPage } from './wire-types.js';
 export interface SendOptions {
   /** Cancel an active survey of the contact. @default false */
   forceCancelSurvey?: boolean;
+  /**
+   * Called each time the limiter releases the send, just before the request leaves (once per
+   * attempt): where the message journal marks it "maybe sent" (docs/reliability.md, "Messages").
+   * A throw stops the send before it leaves.
+   */
+  onLeave?: () => void;
 }
 
 /** Counts per operation, for reports and benchmarks. Retries and 429s are counted apart. */

@@ -3,7 +3,7 @@
  * `MalformedResponseError` naming what is wrong. Tolerated, as the platform notes ask: `from` /
  * `to` null, missing `links`, `message` as a list of strings, field values that are numbers.
  */
-import { MalformedResponseError, type ApiErrorContext } from './errors.js';
+import { MalformedResponseError, SendRefusedError, type ApiErrorContext } from './errors.js';
 import type { Contact, ContactPage, PageLinks, PageMeta } from './wire-types.js';
 
 type Where = ApiErrorContext;
@@ -123,6 +123,25 @@ export function readSuccessEnvelope(value: unknown, where: Where): void {
   if (typeof status !== 'string' || status.toLowerCase() !== 'success') {
     throw malformed(where, `status is ${describe(status)}, not "success"`);
   }
+}
+
+/**
+ * Send message: only the documented success, `{status: "Success", message, data}` (platform notes;
+ * any case of "success"), is a delivery. A body whose status says error or failure is a refusal
+ * (`SendRefusedError`, with the platform's message); anything else (an HTML maintenance page, JSON
+ * of another shape) is malformed, which the retry policy turns into an unknown outcome: the
+ * message may have been delivered.
+ */
+export function readSendAnswer(body: string, where: Where): void {
+  const value = parseJsonBody(body, where);
+  if (!isObject(value)) throw malformed(where, `the body is ${describe(value)}, not {status: "Success", message, data}`);
+  const { status } = value;
+  if (typeof status === 'string' && status.toLowerCase() === 'success') return;
+  if (typeof status === 'string' && /^(error|fail|failed|failure)$/i.test(status)) {
+    const serverMessage = serverMessageOf(value);
+    throw new SendRefusedError(serverMessage === undefined ? where : { ...where, serverMessage });
+  }
+  throw malformed(where, `status is ${describe(status)}, not "Success"`);
 }
 
 /** The platform's `message` of an error body, a list joined with "; "; undefined when absent. */

@@ -22,6 +22,8 @@ export const API_ERROR_CODES = [
   'OUTCOME_UNKNOWN',
   'REQUEST_INVALID',
   'PAGE_LIMIT',
+  'SEND_REFUSED',
+  'API_UNAVAILABLE',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
@@ -141,11 +143,13 @@ export class NoSuchContactError extends ApiError {
 export class ForbiddenError extends ApiError {
   readonly code = 'FORBIDDEN';
   constructor(context: ApiErrorContext) {
+    // Only a refusal that talks about a field is about a field (docs/reliability.md, "Odd answers").
     const writesFields = context.operation === 'createContact' || context.operation === 'updateContact';
+    const aboutField = context.serverMessage !== undefined && /field/i.test(context.serverMessage);
     super(
       { status: 403, ...context },
       `HTTP 403: refused${said(context.serverMessage)}` +
-        (writesFields ? '; a custom field must exist in the workspace before a value is written to it' : ''),
+        (writesFields && aboutField ? '; a custom field must exist in the workspace before a value is written to it' : ''),
     );
   }
 }
@@ -189,15 +193,43 @@ export class TimeoutError extends ApiError {
   readonly code = 'TIMEOUT';
   readonly timeoutMs: number;
   constructor(context: ApiErrorContext & { timeoutMs: number }) {
-    super(context, `no complete answer within ${context.timeoutMs} ms (option \`timeoutMs\`)`);
+    super(context, `no complete answer within ${context.timeoutMs} ms (the connection's \`timeouts.request\` in jobs.yaml)`);
     this.timeoutMs = context.timeoutMs;
   }
 }
 
 export class MalformedResponseError extends ApiError {
   readonly code = 'MALFORMED_RESPONSE';
+  /** What is wrong with the answer. */
+  readonly problem: string;
   constructor(context: ApiErrorContext & { problem: string }) {
     super(context, `the answer is not the documented one: ${context.problem}`);
+    this.problem = context.problem;
+  }
+}
+
+/**
+ * A send answered 200 whose body says it was refused (`{"status": "error", "message": ...}`): not
+ * delivered, so a later run may send it again (docs/reliability.md, "Odd answers").
+ */
+export class SendRefusedError extends ApiError {
+  readonly code = 'SEND_REFUSED';
+  constructor(context: ApiErrorContext) {
+    super(context, `HTTP ${context.status ?? 200} with a body that refuses the message${said(context.serverMessage)}; it was not delivered`);
+  }
+}
+
+/**
+ * No call of the connection succeeded for too long (circuit breaker, src/api/connection-health.ts):
+ * the platform is down or unreachable, and the job stops instead of trying every row.
+ */
+export class ApiUnavailableError extends ApiError {
+  readonly code = 'API_UNAVAILABLE';
+  /** The failure that tripped the breaker, for the record. */
+  readonly lastFailure: ApiError | undefined;
+  constructor(context: ApiErrorContext & { problem: string; lastFailure?: ApiError }) {
+    super(context, context.problem);
+    this.lastFailure = context.lastFailure;
   }
 }
 
@@ -209,9 +241,11 @@ export class OutcomeUnknownError extends ApiError {
   readonly code = 'OUTCOME_UNKNOWN';
   constructor(cause: ApiError) {
     const effect = cause.operation === 'createContact' ? 'the contact may have been created' : 'the message may have been delivered';
+    // What came back, so the report says why: an HTML page, a 502 with the platform's message...
+    const detail = cause instanceof MalformedResponseError ? `: ${cause.problem}` : cause.serverMessage ? `: the platform said "${cause.serverMessage}"` : '';
     super(
       { operation: cause.operation, method: cause.method, path: cause.path, status: cause.status, cause },
-      `outcome unknown: ${effect} (${cause.code}); not retried, as a retry could do it twice`,
+      `outcome unknown: ${effect} (${cause.code}${detail}); not retried, as a retry could do it twice`,
     );
   }
 }
@@ -235,7 +269,7 @@ export class PageLimitError extends ApiError {
     super(
       context,
       `the search has ${context.lastPage} pages, more than the cap of ${context.maxPages} ` +
-        '(option `maxPages`); raise `maxPages` or search by a more selective field',
+        "(the connection's `timeouts.maxPages` in jobs.yaml); raise it or search by a more selective field",
     );
     this.maxPages = context.maxPages;
   }

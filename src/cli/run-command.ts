@@ -142,6 +142,10 @@ async function runOneJob(
     token: connection.token,
     channelType: connection.channelType,
     limiters: apiLimiters(job, limiters),
+    timeoutMs: connection.timeouts.requestMs,
+    maxPages: connection.timeouts.maxPages,
+    retry: { maxRetryAfterMs: connection.timeouts.maxRetryAfterMs },
+    unavailableAfter: { attempts: connection.timeouts.unavailableAfterAttempts, ms: connection.timeouts.unavailableAfterMs },
     stats,
     logger: logger.child({ job: job.name }),
   });

@@ -10,7 +10,10 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   const outcomes = ['created', 'updated', 'unchanged', 'skipped', 'failed'] as const;
   const width = 16;
   for (const outcome of outcomes) lines.push(`${outcome.padEnd(width)}${String(summary.rows[outcome]).padStart(8)}`);
-  lines.push(`${'rows'.padEnd(width)}${String(summary.rows.total).padStart(8)}`, '');
+  lines.push(`${'rows'.padEnd(width)}${String(summary.rows.total).padStart(8)}`);
+  // A job that stopped says how much of the input it left (rows.notReached).
+  if (summary.rows.notReached !== undefined) lines.push(`${'not reached'.padEnd(width)}${String(summary.rows.notReached).padStart(8)}`);
+  lines.push('');
   for (const [operation, calls] of Object.entries(summary.apiCalls.byOperation)) {
     if (calls > 0) lines.push(`${operation.padEnd(width)}${String(calls).padStart(8)}`);
   }

@@ -25,6 +25,12 @@ export const CONFIG_DEFAULTS = {
   repeat: false,
   /** Rows in flight at once. */
   concurrency: 8,
+  /** `connections.*.timeouts` (docs/reliability.md, "A dead or throttling platform"). */
+  requestTimeout: '30s',
+  maxPages: 1000,
+  maxRetryAfter: '2m',
+  unavailableAfterAttempts: 20,
+  unavailableAfter: '5m',
 } as const;
 
 /** Bounds of `concurrency`: beyond 64 rows in flight the rate limit, not concurrency, is the cap. */

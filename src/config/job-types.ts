@@ -17,6 +17,16 @@ export interface Connection {
   rateLimits: { contacts: Rate; messages: Rate; redis?: string };
   /** Allow `http://` to a host other than loopback. @default false */
   allowInsecure: boolean;
+  /** `timeouts:` in milliseconds (docs/configuration.md). */
+  timeouts: ConnectionTimeouts;
+}
+
+export interface ConnectionTimeouts {
+  requestMs: number;
+  maxPages: number;
+  maxRetryAfterMs: number;
+  unavailableAfterAttempts: number;
+  unavailableAfterMs: number;
 }
 
 export type Transform =

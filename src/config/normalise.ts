@@ -12,6 +12,7 @@ import type { ConnectionParsed, FieldSourceParsed, JobParsed, JobsFileParsed, Tr
 import type { PathIssue } from './schema-issues.js';
 import { parseTemplate } from './template-placeholders.js';
 import type { YamlPath } from './yaml-path.js';
+import { parseDuration } from './duration.js';
 import { ATTACHMENT_TYPES } from '../limits.js';
 import { parseMaxErrors } from './max-errors.js';
 
@@ -59,6 +60,19 @@ function normaliseConnection(name: string, input: ConnectionParsed, context: Nor
     channelType: input.channelType ?? CONFIG_DEFAULTS.channelType,
     rateLimits,
     allowInsecure: input.allowInsecure ?? CONFIG_DEFAULTS.allowInsecure,
+    timeouts: normaliseTimeouts(input.timeouts),
+  };
+}
+
+/** The schema checked every duration: a default or a checked value is always readable. */
+function normaliseTimeouts(input: ConnectionParsed['timeouts']): Connection['timeouts'] {
+  const ms = (text: string | undefined, fallback: string): number => parseDuration(text ?? fallback) ?? 0;
+  return {
+    requestMs: ms(input?.request, CONFIG_DEFAULTS.requestTimeout),
+    maxPages: input?.maxPages ?? CONFIG_DEFAULTS.maxPages,
+    maxRetryAfterMs: ms(input?.maxRetryAfter, CONFIG_DEFAULTS.maxRetryAfter),
+    unavailableAfterAttempts: input?.unavailableAfterAttempts ?? CONFIG_DEFAULTS.unavailableAfterAttempts,
+    unavailableAfterMs: ms(input?.unavailableAfter, CONFIG_DEFAULTS.unavailableAfter),
   };
 }
 

@@ -16,6 +16,7 @@ import { MAX_QUICK_REPLIES, MAX_QUICK_REPLY_LENGTH } from '../limits.js';
 import { CONCURRENCY_RANGE, CONFIG_DEFAULTS } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
 import { parseMaxErrors } from './max-errors.js';
+import { DURATION_FORMS, parseDuration } from './duration.js';
 import { parseRate, RATE_FORMS, RATE_PATTERN } from './rate.js';
 import { parseTemplate } from './template-placeholders.js';
 
@@ -83,6 +84,45 @@ const redisUrl = z.string().superRefine((text, ctx) => {
   if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${show(stripUrlAuth(text))} ${problem}` });
 });
 
+function duration(min: number, max: number) {
+  const range = `between ${min / 1000} s and ${max / 3_600_000} h`;
+  return z.string().superRefine((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === undefined) ctx.addIssue({ code: 'custom', message: `${show(text)} is not a duration; write ${DURATION_FORMS}` });
+    else if (ms < min || ms > max) ctx.addIssue({ code: 'custom', message: `${show(text)} is out of range; write a duration ${range}` });
+  });
+}
+
+/** How long the connection waits for the platform, and when it gives up (docs/reliability.md). */
+const timeouts = z
+  .strictObject({
+    request: duration(1000, 3_600_000)
+      .optional()
+      .meta({ description: `the longest wait for one API answer, ${DURATION_FORMS}`, default: CONFIG_DEFAULTS.requestTimeout }),
+    maxPages: envInteger('timeouts.maxPages', 1, 1_000_000)
+      .optional()
+      .meta({ description: 'the most result pages one key search reads before it fails with PAGE_LIMIT', default: CONFIG_DEFAULTS.maxPages }),
+    maxRetryAfter: duration(1000, 86_400_000)
+      .optional()
+      .meta({
+        description: `the longest Retry-After the connection pauses for; a longer one stops the job (RATE_LIMITED), ${DURATION_FORMS}`,
+        default: CONFIG_DEFAULTS.maxRetryAfter,
+      }),
+    unavailableAfterAttempts: envInteger('timeouts.unavailableAfterAttempts', 1, 100_000)
+      .optional()
+      .meta({
+        description: 'attempts in a row without an answer (timeouts, network failures, 5xx) after which the job stops (API_UNAVAILABLE)',
+        default: CONFIG_DEFAULTS.unavailableAfterAttempts,
+      }),
+    unavailableAfter: duration(1000, 86_400_000)
+      .optional()
+      .meta({
+        description: `how long without a successful call (from the first failure) before the job stops (API_UNAVAILABLE), ${DURATION_FORMS}`,
+        default: CONFIG_DEFAULTS.unavailableAfter,
+      }),
+  })
+  .meta({ description: 'how long the connection waits for the platform and when it gives up, e.g. {request: 30s, unavailableAfter: 5m}' });
+
 const connection = z
   .strictObject({
     baseUrl,
@@ -109,6 +149,7 @@ const connection = z
       })
       .optional()
       .meta({ description: 'the rate limits of the channel, e.g. {contacts: 100/min, messages: 25/s}' }),
+    timeouts: timeouts.optional(),
   })
   .meta({ description: 'a connection: {baseUrl, token or tokenFile, channelType, rateLimits}' });
 

@@ -51,13 +51,22 @@ export function channelHandler(state: EmulatorState, closing: ClosingSignal, ope
     counters.received(operation.operation);
     const { fault, latencyMs } = state.faults.decide(operation.operation);
 
-    if (fault !== undefined && fault !== 'commitThenDrop') {
+    if (fault !== undefined && fault !== 'commitThenDrop' && fault !== 'sendHtmlBody') {
       counters.faulted(operation.operation);
       if (!(await waitLatency(latencyMs, closing, request, reply))) return;
       if (fault === 'serverError') await reply.code(500).send(errorEnvelope(SERVER_ERROR_MESSAGE));
       else if (fault === 'rateLimited') {
         counters.rateLimited(operation.operation);
-        await reply.code(429).header('retry-after', '1').send(errorEnvelope(TOO_MANY_REQUESTS_MESSAGE));
+        const retryAfter = state.faults.faults.retryAfterSeconds ?? 1;
+        await reply.code(429).header('retry-after', String(retryAfter)).send(errorEnvelope(TOO_MANY_REQUESTS_MESSAGE));
+      } else if (fault === 'hang') await hang(closing, request, reply);
+      else if (fault === 'echoTokenEscaped') {
+        const token = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+        // PHP's json_encode escapes every `/` as `\/`: the token is then not found by a plain search.
+        const text = JSON.stringify(errorEnvelope(`Temporary error: the request with token ${token} was refused`)).replace(/\//g, '\\/');
+        await reply.code(403).type('application/json').send(text);
+      } else if (fault === 'sendErrorBody') {
+        await reply.code(200).send(errorEnvelope(SEND_REFUSED_MESSAGE));
       } else dropConnection(request, reply, fault === 'resetConnection');
       return;
     }
@@ -94,8 +103,37 @@ export function channelHandler(state: EmulatorState, closing: ClosingSignal, ope
       dropConnection(request, reply, false);
       return;
     }
+    if (fault === 'sendHtmlBody') {
+      counters.faulted(operation.operation);
+      await reply.code(200).type('text/html').send(MAINTENANCE_PAGE);
+      return;
+    }
     await reply.code(200).send(body);
   };
+}
+
+/** What a proxy in front of the platform answers during maintenance, with a 200. */
+const MAINTENANCE_PAGE = '<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>We will be back soon</h1></body></html>';
+
+/** A refusal the platform writes into a 200 answer of a send. */
+export const SEND_REFUSED_MESSAGE = 'Message not sent: the contact has blocked this channel';
+
+/** Answers nothing until the client closes the connection or the emulator closes. */
+async function hang(closing: ClosingSignal, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (closing.aborted) {
+    dropConnection(request, reply, false);
+    return;
+  }
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      closing.removeEventListener('abort', done);
+      request.raw.socket.off('close', done);
+      resolve();
+    };
+    closing.addEventListener('abort', done, { once: true });
+    request.raw.socket.once('close', done);
+  });
+  dropConnection(request, reply, false);
 }
 
 function authenticate(state: EmulatorState, authorization: string | undefined): Channel | undefined {

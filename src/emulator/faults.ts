@@ -9,7 +9,16 @@ import type { ApiOperation } from '../api/wire-types.js';
 import type { FaultOptions } from './options.js';
 
 /** `commitThenDrop`: do the work, then close the socket without an answer. */
-export type InjectedFault = 'serverError' | 'rateLimited' | 'dropConnection' | 'resetConnection' | 'commitThenDrop';
+export type InjectedFault =
+  | 'serverError'
+  | 'rateLimited'
+  | 'dropConnection'
+  | 'resetConnection'
+  | 'commitThenDrop'
+  | 'hang'
+  | 'echoTokenEscaped'
+  | 'sendErrorBody'
+  | 'sendHtmlBody';
 
 export interface FaultDecision {
   fault: InjectedFault | undefined;
@@ -53,6 +62,10 @@ export class FaultInjector {
       ['dropConnection', faults.dropConnection ?? 0],
       ['resetConnection', faults.resetConnection ?? 0],
       ['commitThenDrop', commitThenDrop],
+      ['hang', faults.hang ?? 0],
+      ['echoTokenEscaped', faults.echoTokenEscaped ?? 0],
+      ['sendErrorBody', operation === 'sendMessage' ? (faults.sendErrorBody ?? 0) : 0],
+      ['sendHtmlBody', operation === 'sendMessage' ? (faults.sendHtmlBody ?? 0) : 0],
     ];
     let fault: InjectedFault | undefined;
     if (buckets.some(([, p]) => p > 0)) {

@@ -51,6 +51,16 @@ export interface FaultOptions {
   readonly createCommitThenDrop?: number;
   /** Message sends only: record the message, then close the socket without answering. */
   readonly sendCommitThenDrop?: number;
+  /** Hold the request without answering, until the client gives up or the emulator closes. */
+  readonly hang?: number;
+  /** Answer 403 with a message that echoes the request's token JSON-escaped as PHP writes it (`\/`). */
+  readonly echoTokenEscaped?: number;
+  /** Message sends only: answer 200 with `{"status": "error", ...}` (a refusal), recording nothing. */
+  readonly sendErrorBody?: number;
+  /** Message sends only: record the message, then answer 200 with an HTML maintenance page. */
+  readonly sendHtmlBody?: number;
+  /** The `Retry-After` (seconds) of the `rateLimited` fault's 429s. @default 1 */
+  readonly retryAfterSeconds?: number;
   /** Delay added before every answer of an authenticated request. @default none */
   readonly latency?: LatencyRange;
   /** Operations the faults and latency apply to. @default every operation */

@@ -58,6 +58,10 @@ const FAULT_PROBABILITIES = [
   'resetConnection',
   'createCommitThenDrop',
   'sendCommitThenDrop',
+  'hang',
+  'echoTokenEscaped',
+  'sendErrorBody',
+  'sendHtmlBody',
 ] as const;
 
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
@@ -133,8 +137,8 @@ export function checkFaults(faults: FaultOptions, where: string): string[] {
   const problems: string[] = [];
   if (typeof faults !== 'object' || faults === null) return [`${where}: must be an object of probabilities`];
   for (const key of Object.keys(faults)) {
-    if (![...FAULT_PROBABILITIES, 'latency', 'operations'].includes(key)) {
-      problems.push(`${where}.${key}: is not a fault; use one of ${FAULT_PROBABILITIES.join(', ')}, latency, operations`);
+    if (![...FAULT_PROBABILITIES, 'latency', 'operations', 'retryAfterSeconds'].includes(key)) {
+      problems.push(`${where}.${key}: is not a fault; use one of ${FAULT_PROBABILITIES.join(', ')}, latency, operations, retryAfterSeconds`);
     }
   }
   for (const key of FAULT_PROBABILITIES) {
@@ -143,10 +147,16 @@ export function checkFaults(faults: FaultOptions, where: string): string[] {
       problems.push(`${where}.${key}: ${String(p)} is not a probability; give a number from 0 to 1`);
     }
   }
-  const shared = (faults.serverError ?? 0) + (faults.rateLimited ?? 0) + (faults.dropConnection ?? 0) + (faults.resetConnection ?? 0);
-  const worst = shared + Math.max(faults.createCommitThenDrop ?? 0, faults.sendCommitThenDrop ?? 0);
+  const shared =
+    (faults.serverError ?? 0) + (faults.rateLimited ?? 0) + (faults.dropConnection ?? 0) + (faults.resetConnection ?? 0) + (faults.hang ?? 0) + (faults.echoTokenEscaped ?? 0);
+  const sendOnly = (faults.sendCommitThenDrop ?? 0) + (faults.sendErrorBody ?? 0) + (faults.sendHtmlBody ?? 0);
+  const worst = shared + Math.max(faults.createCommitThenDrop ?? 0, sendOnly);
   if (problems.length === 0 && worst > 1 + 1e-9) {
     problems.push(`${where}: the probabilities that can hit one request add up to ${worst}; lower them to a sum of at most 1`);
+  }
+  const retryAfter = faults.retryAfterSeconds;
+  if (retryAfter !== undefined && (!Number.isInteger(retryAfter) || retryAfter < 0)) {
+    problems.push(`${where}.retryAfterSeconds: ${String(retryAfter)} must be a whole number of seconds from 0 up`);
   }
   const latency = faults.latency;
   if (latency !== undefined) {

@@ -11,6 +11,10 @@ export const JOB_ABORT_CODES = [
   'RATE_LIMITER_LOST',
   /** The state store could not be written (full disk, permissions, a damaged file). */
   'STATE_WRITE_FAILED',
+  /** No call of the connection succeeded for too many attempts or too long (circuit breaker). */
+  'API_UNAVAILABLE',
+  /** The platform asked (Retry-After) for a pause longer than `timeouts.maxRetryAfter`. */
+  'RATE_LIMITED',
   /** Anything else: a bug, reported with its message. */
   'UNEXPECTED',
 ] as const;

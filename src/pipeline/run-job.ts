@@ -94,12 +94,19 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   };
 
   let rowsTaken = 0;
+  // Data rows of the input a stopped job did not take (summary.json rows.notReached).
+  let notReached = 0;
   const { shard } = options;
   const mine = (key: string): boolean => shard === undefined || shardOf(key, shard.count) === shard.index;
   let summary: JobSummary;
   try {
     for await (const record of source.records) {
-      if (abort !== undefined || options.signal?.aborted === true) break;
+      if (abort !== undefined) {
+        // Read on to count them: the summary says how much of the input is left (docs/reliability.md).
+        notReached += countsAsMine(record, job, mine) ? 1 : 0;
+        continue;
+      }
+      if (options.signal?.aborted === true) break;
       if (options.limit !== undefined && rowsTaken >= options.limit) break;
       if (record.kind === 'malformed') {
         if (!mine('')) continue;
@@ -144,6 +151,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     }
   } finally {
     summary = summarize(job, options, api, tally, startedAt, now(), abort, index);
+    if (abort !== undefined) summary.rows.notReached = notReached;
     if (job.message !== undefined) summary.messages = messages;
     const { contacts } = job.connection.rateLimits;
     report.close(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
@@ -156,6 +164,13 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     exitCode: exitCodeOf(abort, tally, messages),
     ...(inputHint === undefined ? {} : { inputHint }),
   };
+}
+
+/** Whether a record the stopped job did not take belongs to this run (its shard). */
+function countsAsMine(record: { kind: string }, job: Job, mine: (key: string) => boolean): boolean {
+  if (record.kind === 'malformed') return mine('');
+  const mapped = mapRow(record as Parameters<typeof mapRow>[0], job);
+  return mine(mapped.ok ? mapped.draft.key : '');
 }
 
 /** A row the job did not send because it had stopped: `ABORTED`, naming the reason. */

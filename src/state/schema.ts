@@ -63,6 +63,19 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: 'messages due',
+    sql: `
+      -- Keys whose row's message is due but has not left yet (journalled before the row's writes,
+      -- cleared once the message left or was settled): a run killed between a create and its
+      -- greeting sends it on the re-run, whatever the row's outcome then (docs/reliability.md).
+      CREATE TABLE messages_due (
+        key         TEXT PRIMARY KEY NOT NULL,
+        recorded_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

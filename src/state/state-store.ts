@@ -354,6 +354,41 @@ export class StateStore {
     this.#durably(() => this.#upsertMessage.run(contactId, messageHash, status, this.#now()));
   }
 
+  /**
+   * The journal's record of this message to this contact: `sent`, or `unknown` (it left and no
+   * answer was recorded: a kill while it was on the wire, or an unknown outcome), and when.
+   */
+  messageRecord(contactId: string, messageHash: string): { status: MessageStatus; recordedAt: number } | undefined {
+    return this.#db
+      .prepare<[string, string], { status: MessageStatus; recordedAt: number }>(
+        'SELECT status, recorded_at AS recordedAt FROM messages WHERE contact_id = ? AND message_hash = ?',
+      )
+      .get(contactId, messageHash);
+  }
+
+  /**
+   * Journals, fsynced, that the row of `key` owes a message: before its writes, so a run killed
+   * between a write and the send leaves the key marked and the re-run sends it (docs/reliability.md,
+   * "Messages journalled when they leave").
+   */
+  markMessageDue(key: string): void {
+    this.#durably(() =>
+      this.#db
+        .prepare<[string, number]>('INSERT INTO messages_due (key, recorded_at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET recorded_at = excluded.recorded_at')
+        .run(key, this.#now()),
+    );
+  }
+
+  /** True when the row of `key` owes a message an earlier run did not send. */
+  isMessageDue(key: string): boolean {
+    return this.#db.prepare<[string], { one: number }>('SELECT 1 AS one FROM messages_due WHERE key = ?').get(key) !== undefined;
+  }
+
+  /** The row's message left (or was settled): the key owes none. */
+  clearMessageDue(key: string): void {
+    this.#db.prepare<[string]>('DELETE FROM messages_due WHERE key = ?').run(key);
+  }
+
   /** Removes the record of a message that surely was not delivered. */
   forgetMessage(contactId: string, messageHash: string): void {
     this.#deleteMessage.run(contactId, messageHash);

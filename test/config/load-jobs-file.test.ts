@@ -58,6 +58,7 @@ jobs:
       channelType: 'viber',
       rateLimits: { contacts: { limit: 200, periodMs: 60_000 }, messages: { limit: 10, periodMs: 1_000 } },
       allowInsecure: false,
+      timeouts: { requestMs: 30_000, maxPages: 1000, maxRetryAfterMs: 120_000, unavailableAfterAttempts: 20, unavailableAfterMs: 300_000 },
     });
     const expected: Job = {
       name: 'crm-nightly',

@@ -158,3 +158,60 @@ describe('injected faults', () => {
     expect(answer.body.message).toContain('faults.latency');
   });
 });
+
+describe('faults of a dead, throttling or odd platform', () => {
+  it('hang: no answer until the client gives up; nothing done', async () => {
+    const target = await start({ faults: { hang: 1 } });
+    const call = fetch(`${target.url}/v1/contact`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ custom_fields: [{ name: 'customerid', value: 'c1' }] }),
+      signal: AbortSignal.timeout(200),
+    });
+    await expect(call).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(target.contacts(TOKEN)).toEqual([]);
+  });
+
+  it('rateLimited with retryAfterSeconds: every call answered 429 with that Retry-After', async () => {
+    const target = await start({ faults: { rateLimited: 1, retryAfterSeconds: 3600 } });
+    const answers = [await search(target), await search(target)];
+    expect(answers.map((answer) => [answer.status, answer.headers.get('retry-after')])).toEqual([
+      [429, '3600'],
+      [429, '3600'],
+    ]);
+  });
+
+  it('echoTokenEscaped: a 403 whose raw text holds the token with every / escaped', async () => {
+    const token = 'ab/cd/ef/gh/ij';
+    const target = await start({ channels: [{ token }], faults: { echoTokenEscaped: 1 } });
+    const response = await fetch(`${target.url}/v1/contact/by_custom_field?name=a&value=b`, { headers: { authorization: `Bearer ${token}` } });
+    const text = await response.text();
+    expect(response.status).toBe(403);
+    expect(text).toContain('ab\\/cd\\/ef\\/gh\\/ij');
+    expect(text).not.toContain(token);
+    expect((JSON.parse(text) as { message: string }).message).toContain(token);
+  });
+
+  it('sendErrorBody records nothing; sendHtmlBody records the message and answers an HTML page', async () => {
+    const target = await start({ faults: { sendErrorBody: 1 } });
+    const created = await create(target);
+    const id = (created.body as { data: { id: string } }).data.id;
+    const send = () => fetch(`${target.url}/v1/message/sendContent/${id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ body: [{ type: 'text', text: 'Hi' }] }),
+    });
+    const refused = await send();
+    expect([refused.status, ((await refused.json()) as { status: string }).status]).toEqual([200, 'error']);
+    expect(target.messages(TOKEN)).toEqual([]);
+    target.setFaults({ sendHtmlBody: 1 });
+    const html = await send();
+    expect([html.status, (await html.text()).startsWith('<!DOCTYPE html>')]).toEqual([200, true]);
+    expect(target.messages(TOKEN)).toHaveLength(1);
+  });
+
+  it('refuses a retryAfterSeconds that is not whole seconds, and send faults that add up past 1', async () => {
+    await expect(startEmulator({ faults: { retryAfterSeconds: 1.5 } })).rejects.toThrow(/retryAfterSeconds/);
+    await expect(startEmulator({ faults: { sendErrorBody: 0.6, sendHtmlBody: 0.6 } })).rejects.toThrow(/add up/);
+  });
+});

@@ -15,6 +15,7 @@ export function makeJob(overrides: Partial<Job> = {}): Job {
       channelType: 'generic',
       rateLimits: { contacts: DEFAULT_CONTACTS_RATE, messages: DEFAULT_MESSAGES_RATE },
       allowInsecure: false,
+      timeouts: { requestMs: 30_000, maxPages: 1000, maxRetryAfterMs: 120_000, unavailableAfterAttempts: 20, unavailableAfterMs: 300_000 },
     },
     input: { path: '', delimiter: 'auto', encoding: 'utf-8' },
     key: { column: 'customer_id', field: 'customerid' },

@@ -2,10 +2,13 @@
  * Sends a row's message, at most once. A send is not idempotent (a retried send can reach the
  * person twice), so: the client retries only what cannot have been delivered (429, refused
  * connection); an unknown outcome is reported `unknown` and never resent by this run; and with a
- * state store the message is journalled as maybe-sent before it leaves, so no later run sends the
- * same message to the same contact again unless `message.repeat` is true.
+ * state store the message is journalled as maybe-sent when the limiter releases it, just before it
+ * leaves (not while it waits its turn), so no later run sends the same message to the same contact
+ * again unless `message.repeat` is true, and a kill leaves unknown only the sends on the wire
+ * (docs/reliability.md, "Messages").
  */
-import { ApiError, InvalidTokenError, OutcomeUnknownError } from '../../api/errors.js';
+import { ApiError, ApiUnavailableError, InvalidTokenError, OutcomeUnknownError } from '../../api/errors.js';
+import { RetryAfterTooLongError } from '../../api/connection-health.js';
 import { RateLimiterUnavailableError } from '../../api/rate-limiter-unavailable-error.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { MessageElement } from '../../api/wire-types.js';
@@ -40,12 +43,36 @@ export async function sendRowMessage(contactIds: readonly string[], values: Read
 async function sendOnce(contactId: string, element: MessageElement, context: SendContext): Promise<MessageOutcome> {
   const { api, spec, state } = context;
   const hash = messageHash(element);
-  if (!spec.repeat && state?.messageSent(contactId, hash) === true) {
-    return { status: 'skipped', error: 'this message was already sent to this contact (message.repeat: false)' };
+  if (!spec.repeat) {
+    const earlier = state?.messageRecord(contactId, hash);
+    if (earlier?.status === 'sent') {
+      return { status: 'skipped', error: 'this message was already sent to this contact (message.repeat: false)' };
+    }
+    // Reported again with its reason, as skipped: this run did nothing, and its exit code is not
+    // held at 1 by a send an earlier run already reported unknown.
+    if (earlier?.status === 'unknown') {
+      return {
+        status: 'skipped',
+        error:
+          `not sent again: an earlier run sent this message at ${new Date(earlier.recordedAt).toISOString()} and never learnt whether it arrived ` +
+          '(the run was stopped while it was on the wire, or the platform did not answer); it is not sent again: ' +
+          'check with the contact, then rerun with message.repeat: true to resend',
+      };
+    }
   }
   if (context.dryRun) return { status: 'sent', error: '' };
-  state?.recordMessage(contactId, hash, 'unknown');
-  const options = { forceCancelSurvey: spec.forceCancelSurvey };
+  let journalled = false;
+  const options = {
+    forceCancelSurvey: spec.forceCancelSurvey,
+    onLeave: () => {
+      if (journalled || state === undefined) return;
+      state.recordMessage(contactId, hash, 'unknown');
+      journalled = true;
+    },
+  };
+  const forget = (): void => {
+    if (journalled) state?.forgetMessage(contactId, hash);
+  };
   try {
     switch (element.type) {
       case 'text':
@@ -58,17 +85,23 @@ async function sendOnce(contactId: string, element: MessageElement, context: Sen
         await api.sendAttachment(contactId, element.type, element.url, options);
     }
   } catch (error) {
-    if (error instanceof InvalidTokenError) throw error;
-    // The shared limiter refused before the request left: not delivered, and the job stops.
-    if (error instanceof RateLimiterUnavailableError) {
-      state?.forgetMessage(contactId, hash);
+    if (error instanceof InvalidTokenError) {
+      forget();
       throw error;
     }
+    // The job stops: the shared limiter refused, the platform is down or asked for too long a
+    // pause. This send did not leave, or was answered 429: not delivered.
+    if (error instanceof RateLimiterUnavailableError || error instanceof ApiUnavailableError || error instanceof RetryAfterTooLongError) {
+      forget();
+      throw error;
+    }
+    // The journal could not be written: the job stops (STATE_WRITE_FAILED) before the send leaves.
+    if (!(error instanceof ApiError)) throw error;
     if (error instanceof OutcomeUnknownError) {
       return { status: 'unknown', error: `${error.message}; it may have been delivered, so it is not sent again (check with the contact, then rerun with message.repeat: true to resend)` };
     }
     // Refused by the platform: certainly not delivered, so a later run may try again.
-    state?.forgetMessage(contactId, hash);
+    forget();
     return { status: 'failed', error: error instanceof ApiError ? `${error.code}: ${error.message}` : String(error) };
   }
   state?.recordMessage(contactId, hash, 'sent');
@@ -78,5 +111,8 @@ async function sendOnce(contactId: string, element: MessageElement, context: Sen
 const RANK: Record<MessageStatus, number> = { skipped: 0, sent: 1, failed: 2, unknown: 3 };
 
 function worst(outcomes: readonly MessageOutcome[]): MessageOutcome {
-  return outcomes.reduce<MessageOutcome>((a, b) => (RANK[b.status] > RANK[a.status] ? b : a), { status: 'skipped', error: '' });
+  // Starts from the first outcome, not from an empty one: a skipped row keeps its reason.
+  const [first, ...rest] = outcomes;
+  if (first === undefined) return { status: 'skipped', error: '' };
+  return rest.reduce<MessageOutcome>((a, b) => (RANK[b.status] > RANK[a.status] ? b : a), first);
 }

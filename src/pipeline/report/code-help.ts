@@ -34,6 +34,8 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   OUTCOME_UNKNOWN: { meaning: 'a create whose answer was lost three times and that a search could not find', fix: 'run again: a state store or the search adopts it, never a second contact' },
   REQUEST_INVALID: { meaning: 'the client refused to send a request the spec forbids (e.g. a value too long)', fix: 'fix the cell the message names' },
   PAGE_LIMIT: { meaning: 'a search for the key has more pages than the page cap', fix: 'the key matches too many contacts: use a more selective `keyField`, or merge them on the platform' },
+  SEND_REFUSED: { meaning: 'a send answered 200 with a body that refuses it (`status: error`): the message was not delivered', fix: 'read the platform\'s message; a later run sends it again' },
+  API_UNAVAILABLE: { meaning: 'no call of the connection succeeded for too long (the circuit breaker; the job aborts, see below)', fix: 'check the platform\'s status, then run again; or raise `timeouts.unavailableAfter*`' },
   MAX_ERRORS: { meaning: 'failed rows crossed `--max-errors` / `maxErrors`', fix: 'read rejected.csv, fix, and feed it back' },
   RATE_LIMITER_LOST: { meaning: 'the shared rate limit\'s Redis went away mid-run', fix: 'check the Redis server, then run again' },
   STATE_WRITE_FAILED: { meaning: 'the state store could not be written (full disk, permissions)', fix: 'free space or fix permissions, then run again: what was confirmed is kept' },

@@ -62,7 +62,8 @@ export interface JobSummary {
   startedAt: string;
   finishedAt: string;
   durationMs: number;
-  rows: Record<'total' | RowOutcome, number>;
+  /** `notReached`: data rows of the input a job that stopped did not take. */
+  rows: Record<'total' | RowOutcome, number> & { notReached?: number };
   apiCalls: { total: number; byOperation: Record<string, number> };
   retries: number;
   rateLimited: number;

@@ -58,6 +58,8 @@ export interface RowFacts {
   readonly searched?: readonly MatchedContact[];
   /** The job's `message:`; undefined when the job sends none. */
   readonly message?: Pick<MessageSpec, 'when' | 'contactIdColumn'>;
+  /** An earlier run planned this row's message and stopped before it left (state `messages_due`). */
+  readonly messageDue?: boolean;
 }
 
 /** Where the contacts of a key were found. */
@@ -282,9 +284,15 @@ function writtenFields(plan: ContactPlan): Record<string, string> {
   return Object.fromEntries(plan.operations.flatMap((op) => (op.kind === 'createContact' || op.kind === 'updateContact' ? Object.entries(op.fields) : [])));
 }
 
-/** Adds the row's message when the job sends one on this outcome. */
+/**
+ * Adds the row's message when the job sends one on this outcome, or when an earlier run owed it
+ * (killed between the row's writes and its send: the outcome is then `unchanged`, the message is
+ * still due; docs/reliability.md, "Messages journalled when they leave").
+ */
 function withMessage(facts: RowFacts, plan: RowPlan): RowPlan {
   const when = facts.message?.when;
-  if (when === undefined || !messageWanted(when, plan.outcome)) return plan;
+  if (when === undefined) return plan;
+  const owed = facts.messageDue === true && plan.outcome !== 'failed' && plan.outcome !== 'skipped';
+  if (!owed && !messageWanted(when, plan.outcome)) return plan;
   return { ...plan, message: plan.contacts.length > 0 ? plan.contacts : ['created'] };
 }

@@ -10,7 +10,8 @@
  * shared rate limiter (no later row could succeed), a state store that cannot be written (the
  * job would lose track of what it did), a bug.
  */
-import { ApiError, InvalidTokenError, NoSuchContactError } from '../../api/errors.js';
+import { ApiError, ApiUnavailableError, InvalidTokenError, NoSuchContactError } from '../../api/errors.js';
+import { RetryAfterTooLongError } from '../../api/connection-health.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import { RateLimiterUnavailableError } from '../../api/rate-limiter-unavailable-error.js';
 import type { Job } from '../../config/job-types.js';
@@ -89,6 +90,8 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
       }
       plan = decision.plan;
       if (plan.matchedBy === 'index') context.index?.recordHit();
+      // The message is owed before the writes that earn it: a kill in between leaves it due.
+      if (plan.message !== undefined && plan.writes.length > 0 && !context.dryRun) context.state?.markMessageDue(draft.key);
       try {
         await runWrites(plan, draft, api, context, progress);
       } catch (error) {
@@ -113,6 +116,9 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
     // A dry run has no id for a contact it would create; the send is reported all the same.
     const recipients = plan.message.map((target) => resolve(target, progress.contactId) || '(new)');
     const sent = await sendRowMessage(recipients, draft.templateValues, { api, spec, state: context.state, dryRun: context.dryRun });
+    // Left, skipped as already sent, or unknown: the message journal has it now. A failed send
+    // stays due, so a re-run tries it again.
+    if (sent.status !== 'failed' && !context.dryRun) context.state?.clearMessageDue(draft.key);
     return { result: { ...result, messageStatus: sent.status, messageError: sent.error, apiCalls: api.calls } };
   } catch (error) {
     // Writes confirmed before the failure are what they are: a created contact is reported created.
@@ -142,6 +148,7 @@ function initialFacts(draft: ContactDraft, context: RowSyncContext): RowFacts {
     ...(simulated !== undefined ? { simulated } : {}),
     ...(indexed !== undefined ? { indexed } : {}),
     ...(job.message !== undefined ? { message: job.message } : {}),
+    ...(job.message !== undefined && !context.dryRun && context.state?.isMessageDue(draft.key) === true ? { messageDue: true } : {}),
   };
 }
 
@@ -201,6 +208,13 @@ function abortOf(error: unknown, context: RowSyncContext, draft: ContactDraft): 
   }
   // Its message names the connection's rateLimits.redis and what to do.
   if (error instanceof RateLimiterUnavailableError) return new JobAbortError('RATE_LIMITER_LOST', error.message, { cause: error });
+  // Their messages name what happened, the setting and what to do (docs/reliability.md).
+  if (error instanceof ApiUnavailableError) {
+    return new JobAbortError('API_UNAVAILABLE', `connection "${context.job.connection.name}": ${error.message}`, { cause: error });
+  }
+  if (error instanceof RetryAfterTooLongError) {
+    return new JobAbortError('RATE_LIMITED', `connection "${context.job.connection.name}": ${error.message}`, { cause: error });
+  }
   if (error instanceof ApiError) return undefined;
   if (isSqliteError(error)) {
     return new JobAbortError(

@@ -238,6 +238,13 @@ describe('the row decision: choices between contacts and sources', () => {
     expect(empty).toMatchObject({ outcome: 'skipped', reason: 'the column "contact_id" is empty; put the contact id in it', message: undefined });
   });
 
+  test('a message an earlier run owed (killed between the create and the send) is sent although the row is unchanged', () => {
+    const owed = planOf(facts({ state: STATES['known-same'], message: { when: 'created' }, messageDue: true }));
+    expect(owed).toMatchObject({ outcome: 'unchanged', message: [{ id: '100' }] });
+    const settled = planOf(facts({ state: STATES['known-same'], message: { when: 'created' } }));
+    expect(settled).toMatchObject({ outcome: 'unchanged', message: undefined });
+  });
+
   test('the dry run matches a later row of a key against what the earlier row would have left', () => {
     const simulated: MatchedContact = { id: '', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ['crm'], created_at: 0 };
     const plan = planOf(facts({ dryRun: true, simulated }));
