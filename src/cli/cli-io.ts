@@ -8,6 +8,8 @@ export interface CliIo {
   isTTY: boolean;
   /** Where SIGINT / SIGTERM arrive; the process by default, an EventEmitter in tests. */
   signals: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
+  /** Ends the process at once (a second signal); absent in tests, where the command just returns. */
+  exit?: (code: number) => void;
 }
 
 export function processIo(): CliIo {
@@ -18,5 +20,6 @@ export function processIo(): CliIo {
     cwd: process.cwd(),
     isTTY: process.stderr.isTTY === true,
     signals: process,
+    exit: (code) => process.exit(code),
   };
 }

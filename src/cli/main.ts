@@ -62,12 +62,13 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
           .option('emulator', { type: 'boolean', default: false, describe: 'run against an emulator of the API started in this process' })
           .option('emulator-seed', { type: 'string', describe: 'with --emulator: JSON file of contacts to load first, keyed by connection' })
           .option('max-errors', { type: 'string', describe: 'abort (exit 3) when more than N rows, or N% of rows, failed' })
+          .option('max-duration', { type: 'string', describe: 'DURATION (90s, 45m, 6h): stop taking rows in time to finish those in flight within it; exit 4, the next run goes on' })
           .option('check', { type: 'boolean', default: false, describe: 'check each connection first (one call each); exit 3 before any row when one fails' })
           .option('full', { type: 'boolean', default: false, describe: 'ignore the state store\'s hashes: compare every row with the platform and refresh the state' })
           .option('shard', { type: 'string', describe: 'I/N: handle only the rows whose key hashes to shard I of N (N workers cover the file once)' }),
       async (args) => {
         const log = loggerFor(args);
-        const { parseMaxErrorsFlag, parseShardFlag, runCommand } = await import('./run-command.js');
+        const { parseMaxDurationFlag, parseMaxErrorsFlag, parseShardFlag, runCommand } = await import('./run-command.js');
         exitCode = await runCommand(
           {
             jobsFile: args.jobsFile,
@@ -80,6 +81,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
             maxErrors: args.maxErrors === undefined ? undefined : parseMaxErrorsFlag(args.maxErrors),
             full: args.full,
             check: args.check,
+            ...(args.maxDuration === undefined ? {} : { maxDuration: parseMaxDurationFlag(args.maxDuration) }),
             logFormat: args.logFormat as LogFormat,
             shard: args.shard === undefined ? undefined : parseShardFlag(args.shard),
           },

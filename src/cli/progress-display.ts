@@ -31,6 +31,8 @@ export interface ProgressOptions {
   stream: NodeJS.WriteStream | NodeJS.WritableStream;
   /** For `log` mode. */
   log?: ProgressLog;
+  /** Names the job in each progress line (jobs running side by side). */
+  label?: string;
   /** Seconds between two progress lines or events. @default 10 */
   lineIntervalSeconds?: number;
   now?: () => number;
@@ -90,7 +92,7 @@ export function createProgressDisplay(options: ProgressOptions): ProgressDisplay
     }
     const of = options.expectedRows === undefined ? '' : `/${options.expectedRows}`;
     options.stream.write(
-      `progress: ${last.total}${of} rows (created ${last.created}, updated ${last.updated}, unchanged ${last.unchanged}, ` +
+      `progress${options.label === undefined ? '' : ` (${options.label})`}: ${last.total}${of} rows (created ${last.created}, updated ${last.updated}, unchanged ${last.unchanged}, ` +
         `skipped ${last.skipped}, failed ${last.failed}), ${options.stats.total()} calls (${callRate()}/min), ETA ${eta(last)}\n`,
     );
   };

@@ -11,6 +11,7 @@ import { StateStore } from '../state/state-store.js';
 import { existsSync } from 'node:fs';
 import type { Job } from '../config/job-types.js';
 import { parseMaxErrors, type MaxErrors } from '../config/max-errors.js';
+import { DURATION_FORMS, parseDuration } from '../config/duration.js';
 import { runJob } from '../pipeline/run-job.js';
 import { parseShard, type Shard } from '../pipeline/shard.js';
 import type { CliIo } from './cli-io.js';
@@ -22,6 +23,7 @@ import { UsageError } from './usage-error.js';
 import { JobLocks } from './job-locks.js';
 import { createProgressDisplay } from './progress-display.js';
 import { formatSummary } from './summary-table.js';
+import { formatDuration } from '../pipeline/report/duration.js';
 
 export interface RunArgs {
   jobsFile: string;
@@ -38,6 +40,8 @@ export interface RunArgs {
   shard: Shard | undefined;
   /** `--log-format`: with json, progress is a JSON log event too. */
   logFormat?: 'text' | 'json';
+  /** `--max-duration`, in ms: stop taking rows in time to finish those in flight within it (exit 4). */
+  maxDuration?: number;
   /** `--check`: check each connection (one call each) before the first row; exit 3 if one fails. */
   check?: boolean;
 }
@@ -56,6 +60,13 @@ export function parseMaxErrorsFlag(text: string): MaxErrors {
   const parsed = parseMaxErrors(text);
   if ('problem' in parsed) throw new UsageError(`--max-errors: "${text}" ${parsed.problem}`);
   return parsed.ok;
+}
+
+/** `--max-duration 90s | 45m | 6h`. */
+export function parseMaxDurationFlag(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) throw new UsageError(`--max-duration: "${text}" is not a duration; write ${DURATION_FORMS.replace('500ms, ', '')}, e.g. --max-duration 6h`);
+  return ms;
 }
 
 function timestampFolder(now: Date): string {
@@ -83,11 +94,24 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
   }
   const reportDir = resolve(io.cwd, args.reportDir ?? join('reports', timestampFolder(new Date())));
   const limiters = new LimiterRegistry();
+  const deadline = args.maxDuration === undefined ? undefined : Date.now() + args.maxDuration;
   const interrupt = new AbortController();
+  let grace: NodeJS.Timeout | undefined;
+  const stopNow = (why: string): void => {
+    const code = interrupt.signal.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
+    logger.error({ exitCode: code }, `${why}: stopping at once; the rows in flight are not in the reports, and a killed run is safe to repeat: run the same command again`);
+    io.exit?.(code);
+  };
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
-    if (interrupt.signal.aborted) return;
-    logger.warn({ signal }, 'interrupted: finishing the rows in flight, then writing the reports');
+    if (interrupt.signal.aborted) {
+      stopNow(`second ${signal}`);
+      return;
+    }
+    logger.warn({ signal }, `interrupted (${signal}): taking no more rows, finishing those in flight, then writing the reports; a second ${signal} stops at once`);
     interrupt.abort(signal);
+    // The wait for the rows in flight is bounded, even when the platform asks to retry after minutes.
+    grace = setTimeout(() => stopNow(`the rows in flight did not finish within ${formatDuration(SIGNAL_GRACE_MS)} of the ${signal}`), SIGNAL_GRACE_MS);
+    grace.unref();
   };
   const onSigint = onSignal('SIGINT');
   const onSigterm = onSignal('SIGTERM');
@@ -110,11 +134,23 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
       }
       if (checks.some((check) => check.problem !== undefined)) return EXIT.aborted;
     }
-    for (const job of jobs) {
-      if (interrupt.signal.aborted) break;
-      codes.push(await runOneJob(job, args, io, logger, limiters, reportDir, interrupt.signal));
-    }
+    // Jobs on different channels have separate budgets: side by side. Jobs on one channel share its
+    // budget: one after another (docs/operations.md).
+    const groups = byChannel(jobs);
+    const labelled = groups.length > 1;
+    const results = await Promise.all(
+      groups.map(async (group) => {
+        const groupCodes: number[] = [];
+        for (const job of group) {
+          if (interrupt.signal.aborted) break;
+          groupCodes.push(await runOneJob(job, args, io, logger, limiters, reportDir, interrupt.signal, { deadline, labelled }));
+        }
+        return groupCodes;
+      }),
+    );
+    codes.push(...results.flat());
   } finally {
+    clearTimeout(grace);
     io.signals.off('SIGINT', onSigint);
     io.signals.off('SIGTERM', onSigterm);
     await limiters.stop({ dropWaitingJobs: true });
@@ -122,8 +158,21 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
     locks.release();
     await embedded?.emulator.close();
   }
-  if (interrupt.signal.aborted) return interrupt.signal.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
+  if (interrupt.signal.aborted) codes.push(interrupt.signal.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint);
   return worstExit(codes);
+}
+
+/** After a first signal, how long the rows in flight may take before the run stops at once. */
+export const SIGNAL_GRACE_MS = 60_000;
+
+/** Jobs grouped by the channel whose budget they spend (base URL and token), in the jobs' order. */
+function byChannel(jobs: readonly Job[]): Job[][] {
+  const groups = new Map<string, Job[]>();
+  for (const job of jobs) {
+    const key = `${job.connection.baseUrl}\u0000${job.connection.token}`;
+    groups.set(key, [...(groups.get(key) ?? []), job]);
+  }
+  return [...groups.values()];
 }
 
 async function runOneJob(
@@ -134,6 +183,7 @@ async function runOneJob(
   limiters: LimiterRegistry,
   reportDir: string,
   signal: AbortSignal,
+  timing: { deadline: number | undefined; labelled: boolean },
 ): Promise<number> {
   const { connection } = job;
   const stats = new ApiCallStats();
@@ -153,7 +203,9 @@ async function runOneJob(
   const fileRows = lines === undefined ? undefined : Math.max(0, lines - 1);
   const progress = createProgressDisplay({
     // Progress is info: --quiet and --log-level warn or above leave it out; JSON logs carry it as events.
-    mode: !logger.isLevelEnabled('info') ? 'off' : args.logFormat === 'json' ? 'log' : io.isTTY ? 'bar' : 'lines',
+    // Jobs side by side print labelled lines: two bars cannot share a terminal.
+    mode: !logger.isLevelEnabled('info') ? 'off' : args.logFormat === 'json' ? 'log' : io.isTTY && !timing.labelled ? 'bar' : 'lines',
+    ...(timing.labelled ? { label: job.name } : {}),
     // With --limit the run takes at most that many rows: the bar's total and the ETA say so.
     expectedRows: fileRows === undefined || args.limit === undefined ? fileRows : Math.min(fileRows, args.limit),
     stats,
@@ -171,6 +223,12 @@ async function runOneJob(
       reportDir,
       dryRun: args.dryRun,
       signal,
+      ...(timing.deadline === undefined ? {} : { deadline: timing.deadline }),
+      onStopping: ({ reason, inFlight, finishMs }) => {
+        const finishing = `finishing the ${inFlight} rows in flight (about ${formatDuration(finishMs)}), then writing the reports`;
+        if (reason === 'deadline') logger.warn({ job: job.name }, `--max-duration: taking no more rows; ${finishing}; the next run goes on where this one stopped`);
+        else logger.warn({ job: job.name }, `${finishing}; a second signal stops at once`);
+      },
       onRow: (tally, result) => progress.update(tally, result),
       full: args.full,
       argv: describeRun(args),
@@ -204,6 +262,13 @@ export function apiLimiters(job: Job, limiters: LimiterRegistry): ApiLimiters {
 
 /** The run as the state store's journal records it: the flags, never a secret. */
 function describeRun(args: RunArgs): string {
-  const flags = [args.dryRun && '--dry-run', args.full && '--full', args.limit !== undefined && `--limit ${args.limit}`, args.emulator && '--emulator', args.shard !== undefined && `--shard ${args.shard.index}/${args.shard.count}`];
+  const flags = [
+    args.dryRun && '--dry-run',
+    args.full && '--full',
+    args.limit !== undefined && `--limit ${args.limit}`,
+    args.emulator && '--emulator',
+    args.shard !== undefined && `--shard ${args.shard.index}/${args.shard.count}`,
+    args.maxDuration !== undefined && `--max-duration ${formatDuration(args.maxDuration)}`,
+  ];
   return ['run', args.jobsFile, ...flags.filter((flag): flag is string => typeof flag === 'string')].join(' ');
 }

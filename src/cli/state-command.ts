@@ -61,6 +61,7 @@ function show(job: Job, path: string, keys: number, io: CliIo): number {
   const store = StateStore.open(path, { job: job.name, keyField: job.key.field });
   try {
     io.stdout.write(formatSummary(store.summary()));
+    io.stdout.write(formatRuns(store.lastRuns(LAST_RUNS)));
     if (keys > 0) io.stdout.write(formatKeys(store, keys, store.summary().keys));
   } finally {
     store.close();
@@ -81,6 +82,13 @@ function reset(job: Job, path: string, io: CliIo): number {
 }
 
 const LABEL_WIDTH = 19;
+/** Runs `state show` lists, newest first. */
+const LAST_RUNS = 5;
+
+function formatRuns(runs: readonly RunRecord[]): string {
+  if (runs.length === 0) return '';
+  return ['', `last ${runs.length} run${runs.length === 1 ? '' : 's'}, newest first:`, ...runs.map((run) => `  ${formatRun(run)}`), ''].join('\n');
+}
 
 function formatSummary(summary: StateSummary): string {
   const line = (label: string, value: string) => `${`${label}:`.padEnd(LABEL_WIDTH)}${value}`;
@@ -102,7 +110,8 @@ function formatRun(run: RunRecord | undefined): string {
   const started = `started ${new Date(run.startedAt).toISOString()}${run.full ? ' (--full)' : ''}`;
   if (!run.finished || run.finishedAt === null) return `${started}, not finished (still running, or killed)`;
   const rows = run.rows === null ? '' : `: ${Object.entries(run.rows).map(([outcome, count]) => `${outcome} ${count}`).join(', ')}`;
-  return `${started}, finished ${new Date(run.finishedAt).toISOString()}, exit ${String(run.exitCode)}${rows}`;
+  const status = run.status === null ? '' : `${run.status}, `;
+  return `${started}, ${status}finished ${new Date(run.finishedAt).toISOString()}, exit ${String(run.exitCode)}${rows}`;
 }
 
 function formatKeys(store: StateStore, limit: number, total: number): string {

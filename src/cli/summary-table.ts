@@ -12,7 +12,7 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   for (const outcome of outcomes) lines.push(`${outcome.padEnd(width)}${String(summary.rows[outcome]).padStart(8)}`);
   lines.push(`${'rows'.padEnd(width)}${String(summary.rows.total).padStart(8)}`);
   // A job that stopped says how much of the input it left (rows.notReached).
-  if (summary.rows.notReached !== undefined) lines.push(`${'not reached'.padEnd(width)}${String(summary.rows.notReached).padStart(8)}`);
+  if ((summary.rows.notReached ?? 0) > 0) lines.push(`${'not reached'.padEnd(width)}${String(summary.rows.notReached).padStart(8)}`);
   lines.push('');
   for (const [operation, calls] of Object.entries(summary.apiCalls.byOperation)) {
     if (calls > 0) lines.push(`${operation.padEnd(width)}${String(calls).padStart(8)}`);
@@ -32,5 +32,27 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
   if (summary.interrupted !== undefined) lines.push('', `Interrupted by ${summary.interrupted}: the rows taken were finished and reported.`);
   lines.push('', 'Reports:', ...reportFiles.map((file) => `  ${file}`));
+  lines.push('', whatNext(summary, reportFiles));
   return `${lines.join('\n')}\n`;
+}
+
+/** The one plain sentence a summary ends with: what is left, and what to run. */
+export function whatNext(summary: JobSummary, reportFiles: readonly string[]): string {
+  const left = summary.rows.notReached ?? 0;
+  const failed = summary.rows.failed;
+  const rejected = reportFiles.find((file) => file.endsWith('.rejected.csv')) ?? 'the rejected rows file';
+  const fix = failed > 0 ? `; ${failed} rows failed: fix them in ${rejected} and feed it back as input` : '';
+  const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
+  if (summary.dryRun) return `Dry run: nothing was written; run it without --dry-run to make these changes.`;
+  switch (summary.status) {
+    case 'aborted':
+      return `Stopped (${summary.aborted?.code ?? 'aborted'}) with ${rows(left)} not reached${fix}: fix the cause above, then run the same command again.`;
+    case 'interrupted':
+      return `Interrupted with ${rows(left)} not reached${fix}: run the same command again to go on.`;
+    case 'deadline':
+      return `Stopped at --max-duration with ${rows(left)} not reached${fix}: run the same command again to go on.`;
+    default:
+      if (left > 0) return `Took the rows asked for; ${rows(left)} of the input not reached${fix}.`;
+      return failed > 0 ? `Done, but ${rows(failed)} failed: fix them in ${rejected} and feed it back as input.` : 'Done: every row ended well; nothing is left to run.';
+  }
 }

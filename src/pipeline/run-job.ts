@@ -7,11 +7,12 @@ import PQueue from 'p-queue';
 import type { ContactsApi } from '../api/contacts-api.js';
 import type { Job } from '../config/job-types.js';
 import { describeMaxErrors, type MaxErrors } from '../config/max-errors.js';
-import type { StateStore } from '../state/state-store.js';
+import type { RunStatus, StateStore } from '../state/state-store.js';
 import { prefetchContacts, type ContactIndex } from './row/contact-index.js';
 import { openCheckedSource } from './source/checked-source.js';
 import { JobAbortError } from './job-abort.js';
 import { KeyLanes } from './key-lanes.js';
+import { pastTakingTime, timeToFinishMs } from './deadline.js';
 import { mapRow } from './map/map.js';
 import type { MatchedContact } from './row/plan.js';
 import { ReportWriter, type JobSummary } from './report/report.js';
@@ -35,6 +36,13 @@ export interface RunJobOptions {
   maxErrors?: MaxErrors;
   /** Aborting it stops taking rows; rows in flight finish and the reports are written. */
   signal?: AbortSignal;
+  /**
+   * `--max-duration`: the time (ms since the epoch, on `now`'s clock) by which the run must be
+   * done. It stops taking rows early enough for the rows in flight to finish by then.
+   */
+  deadline?: number;
+  /** Told once when the run stops taking rows early (a signal or the deadline): rows in flight and about how long they need. */
+  onStopping?: (info: { reason: 'signal' | 'deadline'; inFlight: number; finishMs: number }) => void;
   /** The job's state store; the caller opens and closes it. */
   state?: StateStore;
   /** `--full`: ignore the state's hashes and compare every row with the platform. */
@@ -53,8 +61,8 @@ export type RowTally = Record<'total' | RowOutcome, number>;
 export interface JobRun {
   summary: JobSummary;
   reportPaths: ReportWriter['paths'];
-  /** 0 every row ended well, 1 some rows failed, 3 aborted mid-run. */
-  exitCode: 0 | 1 | 3;
+  /** 0 every row ended well, 1 some rows failed, 3 aborted mid-run, 4 stopped at the deadline, 130 / 143 interrupted. */
+  exitCode: 0 | 1 | 3 | 4 | 130 | 143;
   /** File-level advice about the input (it looks like windows-1252), said once, not per row. */
   inputHint?: string;
 }
@@ -94,20 +102,40 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   };
 
   let rowsTaken = 0;
-  // Data rows of the input a stopped job did not take (summary.json rows.notReached).
+  // Data rows of the input the run did not take (summary.json rows.notReached): after an abort,
+  // a signal, the deadline or --limit, the rest is read to count them (docs/reports.md).
   let notReached = 0;
+  let stopped: 'signal' | 'deadline' | 'limit' | undefined;
+  const { contacts: contactRate } = job.connection.rateLimits;
+  const spacingMs = contactRate.periodMs / contactRate.limit;
+  let finishedCalls = 0;
+  let slowestRowMs = 0;
+  const finishEstimate = (extra: number) => ({
+    inFlight: inFlight + extra,
+    callsPerRow: tally.total === 0 ? 2 : finishedCalls / tally.total,
+    spacingMs,
+    slowestRowMs,
+  });
+  const stopTaking = (reason: 'signal' | 'deadline' | 'limit'): void => {
+    stopped = reason;
+    if (reason !== 'limit') options.onStopping?.({ reason, inFlight, finishMs: timeToFinishMs(finishEstimate(0)) });
+  };
   const { shard } = options;
   const mine = (key: string): boolean => shard === undefined || shardOf(key, shard.count) === shard.index;
   let summary: JobSummary;
+  let status: RunStatus = 'completed';
   try {
     for await (const record of source.records) {
-      if (abort !== undefined) {
+      if (stopped === undefined && abort === undefined) {
+        if (options.signal?.aborted === true) stopTaking('signal');
+        else if (options.limit !== undefined && rowsTaken >= options.limit) stopTaking('limit');
+        else if (options.deadline !== undefined && pastTakingTime(now().getTime(), options.deadline, finishEstimate(1))) stopTaking('deadline');
+      }
+      if (abort !== undefined || stopped !== undefined) {
         // Read on to count them: the summary says how much of the input is left (docs/reliability.md).
         notReached += countsAsMine(record, job, mine) ? 1 : 0;
         continue;
       }
-      if (options.signal?.aborted === true) break;
-      if (options.limit !== undefined && rowsTaken >= options.limit) break;
       if (record.kind === 'malformed') {
         if (!mine('')) continue;
         rowsTaken++;
@@ -128,6 +156,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       // Backpressure: stop reading while enough rows are waiting for the API.
       while (inFlight >= job.concurrency * 2) await new Promise<void>((resolve) => (wakeReader = resolve));
       inFlight++;
+      const takenAt = now().getTime();
       void lanes
         .run(draft.key, () =>
           queue.add(() =>
@@ -137,6 +166,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         )
         .then((row) => {
           if (row.abort !== undefined) abort ??= row.abort;
+          finishedCalls += row.result.apiCalls;
+          slowestRowMs = Math.max(slowestRowMs, now().getTime() - takenAt);
           finish(row.result);
         })
         .finally(() => {
@@ -151,17 +182,19 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     }
   } finally {
     summary = summarize(job, options, api, tally, startedAt, now(), abort, index);
-    if (abort !== undefined) summary.rows.notReached = notReached;
+    status = statusOf(abort, options.signal, stopped);
+    summary.status = status;
+    summary.rows.notReached = notReached;
     if (job.message !== undefined) summary.messages = messages;
     const { contacts } = job.connection.rateLimits;
     report.close(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
-    if (runId !== undefined) state?.finishRun(runId, { rows: tally, exitCode: exitCodeOf(abort, tally, messages) });
+    if (runId !== undefined) state?.finishRun(runId, { rows: tally, exitCode: exitCodeOf(status, options.signal, tally, messages), status });
   }
   const inputHint = tally.failed > 0 ? source.encodingHint() : undefined;
   return {
     summary,
     reportPaths: report.paths,
-    exitCode: exitCodeOf(abort, tally, messages),
+    exitCode: exitCodeOf(status, options.signal, tally, messages),
     ...(inputHint === undefined ? {} : { inputHint }),
   };
 }
@@ -178,9 +211,18 @@ function notSent(draft: ContactDraft, cells: string[], abort: JobAbortError): Ro
   return failedResult(draft.line, draft.key, cells, 'ABORTED', `not sent: the job stopped (${abort.code}): ${abort.message}`);
 }
 
-/** A message that failed or may not have arrived needs a look as much as a failed row does. */
-function exitCodeOf(abort: JobAbortError | undefined, tally: RowTally, messages: { failed: number; unknown: number }): 0 | 1 | 3 {
-  if (abort !== undefined) return 3;
+/** How the run ended (summary.json `status`, the state store's journal). */
+function statusOf(abort: JobAbortError | undefined, signal: AbortSignal | undefined, stopped: 'signal' | 'deadline' | 'limit' | undefined): RunStatus {
+  if (abort !== undefined) return 'aborted';
+  if (signal?.aborted === true) return 'interrupted';
+  return stopped === 'deadline' ? 'deadline' : 'completed';
+}
+
+function exitCodeOf(status: RunStatus, signal: AbortSignal | undefined, tally: RowTally, messages: { failed: number; unknown: number }): JobRun['exitCode'] {
+  if (status === 'aborted') return 3;
+  if (status === 'interrupted') return signal?.reason === 'SIGTERM' ? 143 : 130;
+  if (status === 'deadline') return 4;
+  // A message that failed or may not have arrived needs a look as much as a failed row does.
   return tally.failed > 0 || messages.failed > 0 || messages.unknown > 0 ? 1 : 0;
 }
 

@@ -76,6 +76,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 3,
+    description: 'run status',
+    sql: `
+      -- How each run ended: completed | interrupted | aborted | deadline (summary.json's status);
+      -- NULL for a run still going or killed, and for runs journalled before this column.
+      ALTER TABLE runs ADD COLUMN status TEXT;
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

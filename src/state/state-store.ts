@@ -88,11 +88,16 @@ export interface RunStart {
   readonly full: boolean;
 }
 
+/** How a run ended, as summary.json's `status` says it. */
+export type RunStatus = 'completed' | 'interrupted' | 'aborted' | 'deadline';
+
 export interface RunFinish {
   /** ms since the Unix epoch. @default now() */
   readonly finishedAt?: number;
   readonly rows: RunRowCounts;
+  /** The run's real exit code: 130 for a run stopped by SIGINT, 4 at --max-duration... */
   readonly exitCode: number;
+  readonly status: RunStatus;
 }
 
 export interface RunRecord {
@@ -106,6 +111,8 @@ export interface RunRecord {
   readonly finishedAt: number | null;
   readonly rows: RunRowCounts | null;
   readonly exitCode: number | null;
+  /** How it ended; null while it runs, when it was killed, or for runs journalled before status was. */
+  readonly status: RunStatus | null;
 }
 
 /** What `contact-sync state show` prints. */
@@ -142,6 +149,7 @@ interface RunRow {
   finished_at: number | null;
   rows_json: string | null;
   exit_code: number | null;
+  status: string | null;
 }
 
 type ContactParams = [key: string, contactId: string, fieldsJson: string, tagsJson: string, draftHash: string | null, updatedAt: number];
@@ -161,7 +169,8 @@ export class StateStore {
   readonly #upsertMessage: Database.Statement<[string, string, MessageStatus, number]>;
   readonly #deleteMessage: Database.Statement<[string, string]>;
   readonly #insertRun: Database.Statement<[string, number, string, number]>;
-  readonly #finishRun: Database.Statement<[number, string, number, number]>;
+  readonly #finishRun: Database.Statement<[number, string, number, string, number]>;
+  readonly #lastRuns: Database.Statement<[number], RunRow>;
   readonly #lastRun: Database.Statement<[], RunRow>;
   readonly #lastFinishedRun: Database.Statement<[], RunRow>;
   readonly #syncFull: Database.Statement<[]>;
@@ -200,7 +209,8 @@ export class StateStore {
     );
     this.#deleteMessage = db.prepare('DELETE FROM messages WHERE contact_id = ? AND message_hash = ?');
     this.#insertRun = db.prepare('INSERT INTO runs (job, started_at, argv, full) VALUES (?, ?, ?, ?)');
-    this.#finishRun = db.prepare('UPDATE runs SET finished_at = ?, rows_json = ?, exit_code = ? WHERE id = ?');
+    this.#finishRun = db.prepare('UPDATE runs SET finished_at = ?, rows_json = ?, exit_code = ?, status = ? WHERE id = ?');
+    this.#lastRuns = db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT ?');
     this.#lastRun = db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT 1');
     this.#lastFinishedRun = db.prepare('SELECT * FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1');
     this.#syncFull = db.prepare('PRAGMA synchronous = FULL');
@@ -401,7 +411,12 @@ export class StateStore {
   }
 
   finishRun(runId: number, finish: RunFinish): void {
-    this.#finishRun.run(finish.finishedAt ?? this.#now(), JSON.stringify(finish.rows), finish.exitCode, runId);
+    this.#finishRun.run(finish.finishedAt ?? this.#now(), JSON.stringify(finish.rows), finish.exitCode, finish.status, runId);
+  }
+
+  /** The latest `count` runs, newest first, finished or not. */
+  lastRuns(count: number): RunRecord[] {
+    return this.#lastRuns.all(count).map(toRunRecord);
   }
 
   /** The latest run, finished or not (a killed run stays unfinished). */
@@ -494,6 +509,8 @@ function toStoredContact(row: ContactRow): StoredContact {
   };
 }
 
+const RUN_STATUSES: ReadonlySet<string> = new Set(['completed', 'interrupted', 'aborted', 'deadline']);
+
 function toRunRecord(row: RunRow): RunRecord {
   return {
     id: row.id,
@@ -505,6 +522,7 @@ function toRunRecord(row: RunRow): RunRecord {
     finishedAt: row.finished_at,
     rows: row.rows_json === null ? null : parseCounts(row.rows_json),
     exitCode: row.exit_code,
+    status: RUN_STATUSES.has(row.status ?? '') ? (row.status as RunStatus) : null,
   };
 }
 

@@ -132,6 +132,8 @@ export interface RedisJobsYamlOptions {
   redis?: string;
   /** YAML of the job's keys after `name` and `connection`, unindented. */
   job: string;
+  /** The job's name. @default import */
+  name?: string;
 }
 
 /** A jobs.yaml with one connection `main` and one job `import`. */
@@ -144,7 +146,7 @@ export function redisJobsYaml(options: RedisJobsYamlOptions): string {
     `    token: \${CHANNEL_TOKEN:-${options.token}}`,
     `    rateLimits: { contacts: ${options.contacts}, messages: 25/s${redis} }`,
     'jobs:',
-    '  - name: import',
+    `  - name: ${options.name ?? 'import'}`,
     '    connection: main',
     options.job.replace(/^/gm, '    '),
     '',

@@ -3,7 +3,7 @@
  * enforcing the limit, two real `contact-sync` processes meet no 429 with it and do without it.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { CUSTOMERS_JOB, customersCsv, fastEmulator, TOKEN, workspace } from '../helpers/cli-harness.js';
@@ -27,14 +27,17 @@ interface Summary {
   finishedAt: string;
 }
 
-/** Two workspaces with disjoint keys (C0001.., D0001..), one per process. */
+/**
+ * Two workspaces with disjoint keys (C0001.., D0001..), one per process, each its own job
+ * (import-C, import-D): two processes of one job would be refused by the job's lock in Redis.
+ */
 function twoWorkers(url: string, rows: number, redis: string | undefined): string[] {
   const base = workspace().dir;
   return ['C', 'D'].map((prefix) => {
     const dir = join(base, prefix);
     mkdirSync(dir);
     writeFileSync(join(dir, 'customers.csv'), customersCsv(rows, (_i, cells) => [cells[0]!.replace('C', prefix), ...cells.slice(1)]));
-    writeFileSync(join(dir, 'jobs.yaml'), redisJobsYaml({ url, token: TOKEN, contacts: JOB_RATE, job: SEARCH_AND_CREATE_JOB, ...(redis === undefined ? {} : { redis }) }));
+    writeFileSync(join(dir, 'jobs.yaml'), redisJobsYaml({ url, token: TOKEN, contacts: JOB_RATE, job: SEARCH_AND_CREATE_JOB, name: `import-${prefix}`, ...(redis === undefined ? {} : { redis }) }));
     return dir;
   });
 }
@@ -44,7 +47,8 @@ async function runBoth(dirs: string[]): Promise<Array<{ code: number | null; sum
   return Promise.all(
     processes.map(async ({ dir, cli }) => {
       const { code } = await cli.exited(25_000);
-      const read = (name: string) => readFileSync(join(dir, 'reports', name), 'utf8');
+      const job = `import-${basename(dir)}`;
+      const read = (name: string) => readFileSync(join(dir, 'reports', name.replace('import', job)), 'utf8');
       return {
         code,
         output: cli.output(),

@@ -75,6 +75,8 @@ export interface JobSummary {
   aborted?: { code: string; message: string };
   /** Set when the run was interrupted by a signal. */
   interrupted?: string;
+  /** How the run ended: completed, interrupted (a signal), aborted, deadline (--max-duration). */
+  status?: 'completed' | 'interrupted' | 'aborted' | 'deadline';
   [extra: string]: unknown;
 }
 
