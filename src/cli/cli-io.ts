@@ -10,6 +10,8 @@ export interface CliIo {
   signals: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
   /** Ends the process at once (a second signal); absent in tests, where the command just returns. */
   exit?: (code: number) => void;
+  /** Asks a yes/no question on the terminal; absent when stdin is not one (cron, CI). */
+  confirm?: (question: string) => Promise<boolean>;
 }
 
 export function processIo(): CliIo {
@@ -21,5 +23,16 @@ export function processIo(): CliIo {
     isTTY: process.stderr.isTTY === true,
     signals: process,
     exit: (code) => process.exit(code),
+    ...(process.stdin.isTTY === true ? { confirm: askOnTerminal } : {}),
   };
+}
+
+async function askOnTerminal(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await terminal.question(question)).trim());
+  } finally {
+    terminal.close();
+  }
 }

@@ -10,6 +10,7 @@ import { SourceError } from '../pipeline/source/source-error.js';
 import { EXIT } from './exit-codes.js';
 import { UsageError, UsageErrorFromYargs } from './usage-error.js';
 import { LockHeldError } from '../lock/job-lock.js';
+import { ReportWriteError } from '../pipeline/report/report.js';
 
 export interface Failure {
   exitCode: number;
@@ -20,6 +21,9 @@ export interface Failure {
 }
 
 export function describeFailure(error: unknown): Failure {
+  if (error instanceof ReportWriteError) {
+    return { exitCode: EXIT.aborted, code: 'REPORT_WRITE_FAILED', message: `${error.message}; free space on its disk or choose another folder with --report-dir, then run again`, showUsage: false };
+  }
   if (error instanceof LockHeldError) return { exitCode: EXIT.locked, code: error.code, message: error.message, showUsage: false };
   if (error instanceof UsageErrorFromYargs) return { exitCode: EXIT.usage, code: 'USAGE', message: error.message, showUsage: true };
   if (error instanceof UsageError || error instanceof ConfigError || error instanceof SourceError || error instanceof StateStoreError) {

@@ -142,11 +142,13 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
           .positional('action', { choices: ['show', 'reset'] as const, demandOption: true, describe: 'show: what the state holds; reset: delete it' })
           .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
           .option('job', { type: 'string', demandOption: true, describe: 'the job whose state is meant' })
-          .option('keys', { type: 'string', coerce: wholeNumber('keys', 'a number of keys', 20), describe: 'with show: list the first N keys and their contact ids' }),
+          .option('keys', { type: 'string', coerce: wholeNumber('keys', 'a number of keys', 20), describe: 'with show: list the first N keys and their contact ids' })
+          .option('yes', { type: 'boolean', default: false, describe: 'with reset: reset without asking' })
+          .option('keep-messages', { type: 'boolean', default: false, describe: 'with reset: keep the journal of messages sent, so none is sent twice' }),
       async (args) => {
         const { stateCommand } = await import('./state-command.js');
         exitCode = await stateCommand(
-          { action: args.action, jobsFile: args.jobsFile, job: args.job, ...(args.keys === undefined ? {} : { keys: args.keys }) },
+          { action: args.action, jobsFile: args.jobsFile, job: args.job, yes: args.yes, keepMessages: args.keepMessages, ...(args.keys === undefined ? {} : { keys: args.keys }) },
           io,
           loggerFor(args),
         );

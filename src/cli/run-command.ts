@@ -8,7 +8,7 @@ import { ApiCallStats } from '../api/call-stats.js';
 import { ApiClient, type ApiLimiters } from '../api/client.js';
 import { LimiterRegistry } from '../api/limiter.js';
 import { StateStore } from '../state/state-store.js';
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import type { Job } from '../config/job-types.js';
 import { parseMaxErrors, type MaxErrors } from '../config/max-errors.js';
 import { DURATION_FORMS, parseDuration } from '../config/duration.js';
@@ -69,6 +69,18 @@ export function parseMaxDurationFlag(text: string): number {
   return ms;
 }
 
+/** Creates the report folder (owner only), or says which folder and how to choose another. */
+function createReportDir(dir: string, given: boolean): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    const fix = given ? 'choose a folder this user can write with --report-dir' : 'run from a folder this user can write, or choose one with --report-dir';
+    throw new UsageError(`the report folder ${dir} cannot be created or written (${code}); ${fix}; nothing was done`);
+  }
+}
+
 function timestampFolder(now: Date): string {
   return now.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '');
 }
@@ -93,6 +105,13 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
     throw error;
   }
   const reportDir = resolve(io.cwd, args.reportDir ?? join('reports', timestampFolder(new Date())));
+  try {
+    // A folder that cannot take the reports is an input error: said before any lock or call.
+    createReportDir(reportDir, args.reportDir !== undefined);
+  } catch (error) {
+    await embedded?.emulator.close();
+    throw error;
+  }
   const limiters = new LimiterRegistry();
   const deadline = args.maxDuration === undefined ? undefined : Date.now() + args.maxDuration;
   const interrupt = new AbortController();

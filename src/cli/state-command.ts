@@ -23,6 +23,10 @@ export interface StateArgs {
   job: string;
   /** `show` only: list the first N keys with their contact ids. @default none listed */
   keys?: number;
+  /** `reset` only: do it without asking. */
+  yes?: boolean;
+  /** `reset` only: forget the contacts but keep the message journal (no message sent twice). */
+  keepMessages?: boolean;
 }
 
 export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): Promise<number> {
@@ -40,7 +44,7 @@ export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): 
   }
   // Deleting the state under a running job would make it lose track of what it did.
   if (running !== undefined) throw new LockHeldError(running, `${describeLock(lock)}: cannot reset its state while it`);
-  return reset(job, path, io);
+  return reset(job, path, io, { yes: args.yes === true, keepMessages: args.keepMessages === true });
 }
 
 function statePath(job: Job, jobsFile: string): string {
@@ -69,12 +73,41 @@ function show(job: Job, path: string, keys: number, io: CliIo): number {
   return EXIT.ok;
 }
 
-function reset(job: Job, path: string, io: CliIo): number {
-  const removed = StateStore.reset(path);
-  if (removed.length === 0) {
+/**
+ * Deletes a job's state, after saying what will be forgotten and asking (or `--yes`): the message
+ * journal is what keeps a re-run from greeting everyone again, so `--keep-messages` keeps it.
+ */
+async function reset(job: Job, path: string, io: CliIo, options: { yes: boolean; keepMessages: boolean }): Promise<number> {
+  if (!existsSync(path)) {
     io.stdout.write(`job "${job.name}": no state at ${path}; nothing to delete\n`);
     return EXIT.ok;
   }
+  const store = StateStore.open(path, { job: job.name, keyField: job.key.field });
+  const { keys, messages } = store.summary();
+  const forgotten = options.keepMessages
+    ? `${keys} keys and their contact ids will be forgotten (the next run searches each key once); the journal of ${messages} messages is kept`
+    : `${keys} keys and their contact ids will be forgotten (the next run searches each key once), and the journal of ${messages} messages sent: ` +
+      'the next run sends them again to every contact it touches (--keep-messages keeps the journal)';
+  io.stdout.write(`job "${job.name}", state ${path}: ${forgotten}.\n`);
+  if (!options.yes) {
+    if (io.confirm === undefined) {
+      store.close();
+      throw new UsageError(`state reset: not confirmed; add --yes to reset without a question (this is not a terminal)`);
+    }
+    if (!(await io.confirm('Reset it? [y/N] '))) {
+      store.close();
+      io.stdout.write('Nothing was changed.\n');
+      return EXIT.ok;
+    }
+  }
+  if (options.keepMessages) {
+    store.forgetAllButMessages();
+    store.close();
+    io.stdout.write(`job "${job.name}": forgot ${keys} keys; kept the journal of ${messages} messages.\n`);
+    return EXIT.ok;
+  }
+  store.close();
+  const removed = StateStore.reset(path);
   io.stdout.write(
     [`job "${job.name}": deleted the state store`, ...removed.map((file) => `  ${file}`), 'The next run searches each key once and records it again.', ''].join('\n'),
   );

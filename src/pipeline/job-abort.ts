@@ -11,6 +11,8 @@ export const JOB_ABORT_CODES = [
   'RATE_LIMITER_LOST',
   /** The state store could not be written (full disk, permissions, a damaged file). */
   'STATE_WRITE_FAILED',
+  /** A report file could not be written (full disk, a lost mount). */
+  'REPORT_WRITE_FAILED',
   /** No call of the connection succeeded for too many attempts or too long (circuit breaker). */
   'API_UNAVAILABLE',
   /** The platform asked (Retry-After) for a pause longer than `timeouts.maxRetryAfter`. */
@@ -31,3 +33,19 @@ export class JobAbortError extends Error {
     super(message, options);
   }
 }
+
+/** better-sqlite3's SqliteError: `code` is SQLITE_FULL, SQLITE_IOERR_WRITE, SQLITE_READONLY... */
+export function isSqliteError(error: unknown): error is Error & { code: string } {
+  const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}
+
+/** The state store at `path` could not be written `where` (a row's line, the run journal). */
+export function stateWriteFailed(path: string, where: string, error: Error): JobAbortError {
+  return new JobAbortError(
+    'STATE_WRITE_FAILED',
+    `the state store ${path} could not be written ${where} (${error.message}); free space or fix its permissions, then run again: what was confirmed is kept`,
+    { cause: error },
+  );
+}
+

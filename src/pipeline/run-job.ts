@@ -10,12 +10,12 @@ import { describeMaxErrors, type MaxErrors } from '../config/max-errors.js';
 import type { RunStatus, StateStore } from '../state/state-store.js';
 import { prefetchContacts, type ContactIndex } from './row/contact-index.js';
 import { openCheckedSource } from './source/checked-source.js';
-import { JobAbortError } from './job-abort.js';
+import { isSqliteError, JobAbortError, stateWriteFailed } from './job-abort.js';
 import { KeyLanes } from './key-lanes.js';
 import { pastTakingTime, timeToFinishMs } from './deadline.js';
 import { mapRow } from './map/map.js';
 import type { MatchedContact } from './row/plan.js';
-import { ReportWriter, type JobSummary } from './report/report.js';
+import { ReportWriteError, ReportWriter, type JobSummary } from './report/report.js';
 import { shardOf, type Shard } from './shard.js';
 import { failedResult, syncRow, type RowSync } from './row/sync-row.js';
 import type { ContactDraft, RowOutcome, RowResult } from './types.js';
@@ -75,18 +75,34 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
 
   const source = await openCheckedSource(job);
 
-  const state = options.dryRun ? undefined : options.state;
-  const runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full: options.full === true });
-  const index = job.match.prefetch === undefined ? undefined : await prefetchContacts(api, job.match.prefetch, job.key.field);
-  const context = { api, job, dryRun: options.dryRun, dryRunContacts: new Map<string, MatchedContact>(), full: options.full === true, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) };
-  // Shards of one job often share a report folder: each writes its own files.
+  // Shards of one job often share a report folder: each writes its own files. The reports are
+  // opened before the run is journalled or any call made: a folder that cannot take them stops
+  // the job before it did anything.
   const reportName = options.shard === undefined ? job.name : `${job.name}.shard-${options.shard.index}-of-${options.shard.count}`;
-  const report = new ReportWriter(options.reportDir, reportName, source.header);
+  let report: ReportWriter;
+  try {
+    report = new ReportWriter(options.reportDir, reportName, source.header);
+  } catch (error) {
+    await source.close();
+    throw error;
+  }
+  const state = options.dryRun ? undefined : options.state;
+  const statePath = job.state === false ? '' : job.state;
+  let abort: JobAbortError | undefined;
+  let runId: number | undefined;
+  try {
+    runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full: options.full === true });
+  } catch (error) {
+    if (!isSqliteError(error)) throw error;
+    // Nothing done yet: no row is taken, the reports say why.
+    abort = stateWriteFailed(statePath, 'when the run was journalled', error);
+  }
+  const index = job.match.prefetch === undefined || abort !== undefined ? undefined : await prefetchContacts(api, job.match.prefetch, job.key.field);
+  const context = { api, job, dryRun: options.dryRun, dryRunContacts: new Map<string, MatchedContact>(), full: options.full === true, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) };
   const tally: RowTally = { total: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
   const messages = { sent: 0, skipped: 0, failed: 0, unknown: 0 };
   const queue = new PQueue({ concurrency: job.concurrency });
   const lanes = new KeyLanes();
-  let abort: JobAbortError | undefined;
   let inFlight = 0;
   let wakeReader: (() => void) | undefined;
 
@@ -94,7 +110,13 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     tally.total++;
     tally[result.outcome]++;
     if (result.messageStatus !== '') messages[result.messageStatus]++;
-    report.add(result);
+    try {
+      report.add(result);
+    } catch (error) {
+      if (!(error instanceof ReportWriteError)) throw error;
+      // Stop taking rows at once: every further row would be lost from the reports.
+      abort ??= reportWriteFailed(error);
+    }
     options.onRow?.(tally, result);
     if (abort === undefined && crossed(maxErrors, tally, false)) {
       abort = maxErrorsCrossed(tally, maxErrors, report.paths.rejected);
@@ -181,14 +203,27 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       abort = maxErrorsCrossed(tally, maxErrors, report.paths.rejected);
     }
   } finally {
-    summary = summarize(job, options, api, tally, startedAt, now(), abort, index);
+    const rowsFailure = report.closeRows();
+    if (rowsFailure !== undefined) abort ??= reportWriteFailed(rowsFailure);
     status = statusOf(abort, options.signal, stopped);
+    const journalFailure = runId === undefined ? undefined : finishJournal(state, runId, { rows: tally, exitCode: exitCodeOf(status, options.signal, tally, messages), status });
+    if (journalFailure !== undefined) {
+      abort ??= stateWriteFailed(statePath, 'when the run was journalled', journalFailure);
+      status = 'aborted';
+    }
+    summary = summarize(job, options, api, tally, startedAt, now(), abort, index);
     summary.status = status;
     summary.rows.notReached = notReached;
     if (job.message !== undefined) summary.messages = messages;
     const { contacts } = job.connection.rateLimits;
-    report.close(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
-    if (runId !== undefined) state?.finishRun(runId, { rows: tally, exitCode: exitCodeOf(status, options.signal, tally, messages), status });
+    const summaryFailure = report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
+    if (summaryFailure !== undefined) {
+      // summary.json could not be written: the console summary (from this object) says so.
+      abort ??= reportWriteFailed(summaryFailure);
+      status = 'aborted';
+      summary.status = status;
+      summary.aborted ??= { code: abort.code, message: abort.message };
+    }
   }
   const inputHint = tally.failed > 0 ? source.encodingHint() : undefined;
   return {
@@ -209,6 +244,26 @@ function countsAsMine(record: { kind: string }, job: Job, mine: (key: string) =>
 /** A row the job did not send because it had stopped: `ABORTED`, naming the reason. */
 function notSent(draft: ContactDraft, cells: string[], abort: JobAbortError): RowResult {
   return failedResult(draft.line, draft.key, cells, 'ABORTED', `not sent: the job stopped (${abort.code}): ${abort.message}`);
+}
+
+/** Journals the run's end; a state store that cannot be written is returned, anything else thrown. */
+function finishJournal(state: StateStore | undefined, runId: number, finish: Parameters<StateStore['finishRun']>[1]): Error | undefined {
+  try {
+    state?.finishRun(runId, finish);
+    return undefined;
+  } catch (error) {
+    if (isSqliteError(error)) return error;
+    throw error;
+  }
+}
+
+/** A report could not be written: the job stops, naming the file and the error. */
+function reportWriteFailed(error: ReportWriteError): JobAbortError {
+  return new JobAbortError(
+    'REPORT_WRITE_FAILED',
+    `${error.message}; no row was left half written, and the rows after it were not taken: free space on the report folder's disk (or choose another with --report-dir), then run again`,
+    { cause: error },
+  );
 }
 
 /** How the run ended (summary.json `status`, the state store's journal). */

@@ -269,15 +269,18 @@ export class StateStore {
       db?.close();
       if (error instanceof StateStoreError) throw error;
       const reason = typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
-      throw new StateStoreError(
-        'STATE_UNREADABLE',
-        path,
-        `${path}: cannot open the state store of job "${options.job}" (${reason}). Check the file's ` +
-          `owner and permissions; if it is damaged or not a contact-sync state file, set the job's ` +
-          `\`state:\` to another path or start afresh with \`${resetCommand(options.job)}\`.`,
-        { cause: error },
-      );
+      throw new StateStoreError('STATE_UNREADABLE', path, `${path}: cannot open the state store of job "${options.job}" (${reason}). ${openFix(error, options.job)}`, { cause: error });
     }
+  }
+
+  /**
+   * Forgets the contacts, pending creates and runs, and keeps the message journal (`state reset
+   * --keep-messages`): the next run searches each key again, and still sends no message twice.
+   */
+  forgetAllButMessages(): { keys: number } {
+    const keys = this.summary().keys;
+    this.#db.exec('BEGIN; DELETE FROM contacts; DELETE FROM pending_creates; DELETE FROM runs; COMMIT;');
+    return { keys };
   }
 
   /**
@@ -550,3 +553,27 @@ function parseCounts(json: string): Record<string, number> {
   }
   return counts;
 }
+
+/**
+ * What to do when a state file cannot be opened, by what went wrong. Starting afresh (`state
+ * reset`) forgets which messages were sent: it is advised only for a damaged file, never for a
+ * full disk or a file another process holds.
+ */
+function openFix(error: unknown, job: string): string {
+  const raw: unknown = (error as { code?: unknown } | null)?.code;
+  const code = typeof raw === 'string' ? raw : '';
+  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code === 'ENOSPC') {
+    return 'The disk is full or failing: free space on it (or move the file elsewhere and set the job\'s `state:`), then run again; the state is kept.';
+  }
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    return 'Another process holds the file (another run of this job?): let it finish, then run again.';
+  }
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH' || code === 'EACCES' || code === 'EPERM') {
+    return 'Check the file\'s and its folder\'s owner and permissions: this user must be able to write both.';
+  }
+  return (
+    'If it is damaged or not a contact-sync state file, set the job\'s `state:` to another path, or start afresh with ' +
+    `\`${resetCommand(job)}\` (it forgets which messages were sent unless you pass --keep-messages).`
+  );
+}
+

@@ -44,7 +44,7 @@ describe('state show | reset <jobs.yaml> --job NAME', () => {
     expect(value('keys')).toBe('5');
     expect(value('pending creates')).toBe('0');
     expect(value('messages')).toBe('0');
-    expect(value('last run')).toMatch(/\(--full\), finished .*, exit 0: total 5, created 0, updated 0, unchanged 5, skipped 0, failed 0$/);
+    expect(value("last run")).toMatch(/\(--full\), completed, finished .*, exit 0: total 5, created 0, updated 0, unchanged 5, skipped 0, failed 0$/);
     expect(value('last finished run')).toBe(value('last run'));
     expect(show.stdout).toContain('keys (first 2 of 5):');
     expect(lines.filter((line) => /^ {2}C000[12] {2}\d+$/.test(line))).toEqual([
@@ -78,7 +78,7 @@ describe('state show | reset <jobs.yaml> --job NAME', () => {
     const reader = StateStore.open(statePath, { job: 'import', keyField: 'customerid' });
     expect(readdirSync(join(ws.dir, 'state')).sort()).toEqual(['import.db', 'import.db-shm', 'import.db-wal']);
 
-    const reset = await ws.run(['state', 'reset', 'jobs.yaml', '--job', 'import']);
+    const reset = await ws.run(['state', 'reset', 'jobs.yaml', '--job', 'import', '--yes']);
     reader.close();
 
     expect(reset.exitCode).toBe(0);
@@ -87,7 +87,7 @@ describe('state show | reset <jobs.yaml> --job NAME', () => {
     expect(reset.stdout).toContain(`  ${statePath}-shm\n`);
     expect(readdirSync(join(ws.dir, 'state'))).toEqual([]);
 
-    const again = await ws.run(['state', 'reset', 'jobs.yaml', '--job', 'import']);
+    const again = await ws.run(['state', 'reset', 'jobs.yaml', '--job', 'import', '--yes']);
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain('nothing to delete');
 
@@ -95,6 +95,34 @@ describe('state show | reset <jobs.yaml> --job NAME', () => {
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'after-reset'])).exitCode).toBe(0);
     expect(emulator.counters(TOKEN).byOperation.searchContacts.received).toBe(5);
     expect(emulator.counters(TOKEN).byOperation.createContact.received).toBe(0);
+  });
+
+  it('reset says what it forgets and asks: without --yes off a terminal nothing is changed (exit 2)', async () => {
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+
+    const refused = await ws.run(['state', 'reset', 'jobs.yaml', '--job', 'import']);
+
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stdout).toMatch(/5 keys and their contact ids will be forgotten .*and the journal of 0 messages sent: the next run sends them again .*--keep-messages keeps the journal/);
+    expect(refused.stderr).toContain('add --yes');
+    expect(readdirSync(join(ws.dir, 'state'))).toContain('import.db');
+  });
+
+  it('reset --keep-messages forgets the keys and keeps the message journal', async () => {
+    ws.write("jobs.yaml", jobsYaml({ url: emulator.url, job: `${STATE_JOB}\nmessage: { when: always, text: "Hi" }` }));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+    expect(emulator.messages(TOKEN)).toHaveLength(5);
+
+    const reset = await ws.run(['state', 'reset', 'jobs.yaml', '--job', 'import', '--yes', '--keep-messages']);
+    expect(reset.exitCode).toBe(0);
+    expect(reset.stdout).toContain('forgot 5 keys; kept the journal of 5 messages');
+
+    // The contacts exist: the re-run searches each key again; the kept journal says each was greeted
+    // (`when: always` sends once per contact unless `repeat`), so none is greeted twice.
+    emulator.resetCounters(TOKEN);
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'after'])).exitCode).toBe(0);
+    expect(emulator.counters(TOKEN).byOperation.searchContacts.received).toBe(5);
+    expect(emulator.messages(TOKEN)).toHaveLength(5);
   });
 
   it('a job with state: false is a usage error (exit 2) that says how to keep a state', async () => {

@@ -3,7 +3,7 @@
  * appended as they finish and flushed often, so a killed run leaves valid partial files; files are
  * readable by their owner only, since they hold customer data.
  */
-import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
@@ -80,35 +80,90 @@ export interface JobSummary {
   [extra: string]: unknown;
 }
 
-/** An append-only CSV file, flushed in batches. */
+/** A report file could not be written (a full disk, a lost mount): the job stops (REPORT_WRITE_FAILED). */
+export class ReportWriteError extends Error {
+  override readonly name = 'ReportWriteError';
+  constructor(
+    readonly path: string,
+    readonly systemCode: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the report ${path} could not be written (${systemCode})`, options);
+  }
+}
+
+function systemCodeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * An append-only CSV file, flushed in batches of whole rows. A write that fails, or writes only
+ * part of a batch, is undone (the file is cut back to its last whole row) and remembered: the next
+ * append or close throws it, so the job stops without a half-written row.
+ */
 class CsvFile {
   private readonly fd: number;
   private buffer = '';
   private readonly timer: NodeJS.Timeout;
+  /** Bytes of whole rows on disk. */
+  private written = 0;
+  private failure: ReportWriteError | undefined;
 
-  constructor(path: string, header: readonly string[]) {
+  constructor(
+    private readonly path: string,
+    header: readonly string[],
+    /** results.csv is for people: cells a spreadsheet would run are neutralised. */
+    private readonly neutralise: boolean,
+  ) {
     this.fd = openSync(path, 'w', OWNER_ONLY);
     this.buffer = csvLine(header);
     this.flush();
+    this.throwIfFailed();
     this.timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS);
     this.timer.unref();
   }
 
   append(cells: readonly string[]): void {
-    this.buffer += csvLine(cells.map(spreadsheetSafe));
+    this.throwIfFailed();
+    this.buffer += csvLine(this.neutralise ? cells.map(spreadsheetSafe) : cells);
     if (this.buffer.length >= FLUSH_BYTES) this.flush();
+    this.throwIfFailed();
   }
 
+  /** Writes the buffered rows; on failure cuts the file back and remembers why (never throws: a timer calls it). */
   flush(): void {
-    if (this.buffer === '') return;
-    writeSync(this.fd, this.buffer);
-    this.buffer = '';
+    if (this.buffer === '' || this.failure !== undefined) return;
+    const bytes = Buffer.from(this.buffer, 'utf8');
+    let done = 0;
+    try {
+      while (done < bytes.length) {
+        const n = writeSync(this.fd, bytes, done, bytes.length - done);
+        // A short write is not ignored: the rest is written, or the failure shows.
+        if (n <= 0) throw Object.assign(new Error('no byte written'), { code: 'EIO' });
+        done += n;
+      }
+      this.written += bytes.length;
+      this.buffer = '';
+    } catch (error) {
+      clearInterval(this.timer);
+      this.failure = new ReportWriteError(this.path, systemCodeOf(error), { cause: error });
+      try {
+        ftruncateSync(this.fd, this.written);
+      } catch {
+        // The file keeps a partial last line; the failure is reported all the same.
+      }
+    }
+  }
+
+  throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure;
   }
 
   close(): void {
     clearInterval(this.timer);
     this.flush();
     closeSync(this.fd);
+    this.throwIfFailed();
   }
 }
 
@@ -129,8 +184,9 @@ export class ReportWriter {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.paths = reportPaths(dir, job);
     this.headerLength = inputHeader.length;
-    this.results = new CsvFile(this.paths.results, RESULT_COLUMNS);
-    this.rejected = new CsvFile(this.paths.rejected, [...inputHeader, 'error_code', 'error_message']);
+    this.results = new CsvFile(this.paths.results, RESULT_COLUMNS, true);
+    // rejected.csv is fed back as input: it keeps the input's values exactly, `=` and `@` included.
+    this.rejected = new CsvFile(this.paths.rejected, [...inputHeader, 'error_code', 'error_message'], false);
   }
 
   add(result: RowResult): void {
@@ -160,22 +216,51 @@ export class ReportWriter {
     }
   }
 
+  /** Flushes and closes the CSVs; the first write failure, if any (the files end at their last whole row). */
+  closeRows(): ReportWriteError | undefined {
+    let failure: ReportWriteError | undefined;
+    for (const file of [this.results, this.rejected]) {
+      try {
+        file.close();
+      } catch (error) {
+        if (!(error instanceof ReportWriteError)) throw error;
+        failure ??= error;
+      }
+    }
+    return failure;
+  }
+
   /**
-   * Flushes and closes the CSVs, writes the run report, then summary.json last (each through a
-   * rename: never half written; a script that waits for summary.json finds the others done).
+   * Writes the run report, then summary.json last (each through a rename: never half written; a
+   * script that waits for summary.json finds the others done). The first write failure, if any.
    */
-  close(summary: JobSummary, pace: RunPace = { callsPerMinute: [], limitPerMinute: 0 }): void {
+  writeSummary(summary: JobSummary, pace: RunPace = { callsPerMinute: [], limitPerMinute: 0 }): ReportWriteError | undefined {
+    try {
+      writeWhole(this.paths.html, renderHtmlReport({ summary, digest: this.digest, ...pace, paths: this.paths }));
+      writeWhole(this.paths.summary, `${JSON.stringify(summary, null, 2)}\n`);
+      return undefined;
+    } catch (error) {
+      if (error instanceof ReportWriteError) return error;
+      throw error;
+    }
+  }
+
+  /** closeRows, then writeSummary; throws the first failure. */
+  close(summary: JobSummary, pace?: RunPace): void {
     if (this.closed) return;
     this.closed = true;
-    this.results.close();
-    this.rejected.close();
-    writeWhole(this.paths.html, renderHtmlReport({ summary, digest: this.digest, ...pace, paths: this.paths }));
-    writeWhole(this.paths.summary, `${JSON.stringify(summary, null, 2)}\n`);
+    const failure = this.closeRows() ?? this.writeSummary(summary, pace);
+    if (failure !== undefined) throw failure;
   }
 }
 
 function writeWhole(path: string, text: string): void {
   const temporary = `${path}.tmp`;
-  writeFileSync(temporary, text, { mode: OWNER_ONLY });
-  renameSync(temporary, path);
+  try {
+    writeFileSync(temporary, text, { mode: OWNER_ONLY });
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new ReportWriteError(path, systemCodeOf(error), { cause: error });
+  }
 }

@@ -18,7 +18,7 @@ import type { Job } from '../../config/job-types.js';
 import { draftHash } from '../../state/draft-hash.js';
 import type { StateStore } from '../../state/state-store.js';
 import { sendRowMessage } from '../message/send-message.js';
-import { JobAbortError } from '../job-abort.js';
+import { isSqliteError, JobAbortError, stateWriteFailed } from '../job-abort.js';
 import type { ContactDraft, RowResult } from '../types.js';
 import type { ContactIndex } from './contact-index.js';
 import { CountedApi } from './counted-api.js';
@@ -216,19 +216,8 @@ function abortOf(error: unknown, context: RowSyncContext, draft: ContactDraft): 
     return new JobAbortError('RATE_LIMITED', `connection "${context.job.connection.name}": ${error.message}`, { cause: error });
   }
   if (error instanceof ApiError) return undefined;
-  if (isSqliteError(error)) {
-    return new JobAbortError(
-      'STATE_WRITE_FAILED',
-      `the state store ${context.job.state === false ? '' : context.job.state} could not be written at line ${draft.line} (${error.message}); free space or fix its permissions, then run again: what was confirmed is kept`,
-      { cause: error },
-    );
-  }
+  if (isSqliteError(error)) return stateWriteFailed(context.job.state === false ? '' : context.job.state, `at line ${draft.line}`, error);
   const detail = error instanceof Error ? error.message : String(error);
   return new JobAbortError('UNEXPECTED', `an unexpected error stopped the job at line ${draft.line}: ${detail}; please report it`, { cause: error });
 }
 
-/** better-sqlite3's SqliteError: `code` is SQLITE_FULL, SQLITE_IOERR_WRITE, SQLITE_READONLY... */
-function isSqliteError(error: unknown): error is Error & { code: string } {
-  const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
-  return typeof code === 'string' && code.startsWith('SQLITE_');
-}

@@ -23,7 +23,9 @@ export type SourceErrorCode =
   | 'INPUT_ENCODING'
   | 'INPUT_BAD_HEADER'
   | 'INPUT_DUPLICATE_HEADER'
-  | 'INPUT_HEADER_MISMATCH';
+  | 'INPUT_HEADER_MISMATCH'
+  /** A spreadsheet (xlsx, xls, zip) named like a CSV. */
+  | 'INPUT_NOT_CSV';
 
 export class SourceError extends Error {
   override name = 'SourceError';

@@ -72,6 +72,7 @@ export async function readSource(options: SourceOptions): Promise<Source> {
     throw new SourceError('INPUT_ENCODING', file, `${file}: encoding ${JSON.stringify(encoding)} is not known; set input.encoding to a label such as utf-8, windows-1252, latin1 or utf-16le`);
   }
   const handle = await openInput(file);
+  await refuseSpreadsheet(file, handle);
   let decoded: DecodedInput;
   try {
     decoded = await decodeInput(handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES }), encoding);
@@ -81,7 +82,8 @@ export async function readSource(options: SourceOptions): Promise<Source> {
   }
   let csv: AsyncGenerator<CsvRecord[], void, undefined> | undefined;
   try {
-    const sample = await sampleHeader(decoded.chunks, options.delimiter ?? 'auto');
+    const excel = await excelSeparatorLine(file, decoded.chunks, options.delimiter ?? 'auto');
+    const sample = await sampleHeader(excel.chunks, excel.delimiter);
     csv = readCsvBatches(sample.chunks, { delimiter: sample.delimiter, maxRecordBytes: options.maxRecordBytes, maxRecordLines: options.maxRecordLines });
     const first = await csv.next();
     const firstBatch = first.done === true ? [] : first.value;
@@ -141,6 +143,58 @@ function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
  * The delimiter (given, or detected from the header line) and the input with the bytes read to
  * find it put back in front.
  */
+/** Zip (xlsx, ods) and the old OLE2 .xls: a spreadsheet, not a CSV, whatever its name. */
+const SPREADSHEET_SIGNATURES: ReadonlyArray<readonly number[]> = [
+  [0x50, 0x4b, 0x03, 0x04],
+  [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1],
+];
+
+async function refuseSpreadsheet(file: string, handle: FileHandle): Promise<void> {
+  const head = Buffer.alloc(8);
+  const { bytesRead } = await handle.read(head, 0, 8, 0);
+  if (SPREADSHEET_SIGNATURES.some((signature) => bytesRead >= signature.length && signature.every((byte, i) => head[i] === byte))) {
+    await handle.close();
+    throw new SourceError(
+      'INPUT_NOT_CSV',
+      file,
+      `${file}: this is an Excel (or other zip) file, not a CSV, whatever its name; open it in the spreadsheet and save it as "CSV UTF-8", then point input.path at that file`,
+    );
+  }
+}
+
+/**
+ * Excel's `sep=;` first line names the delimiter: it is honoured and read as a blank line (so the
+ * header is line 2 and every line number stays the file's own). A delimiter set in jobs.yaml that
+ * says otherwise is an error naming both.
+ */
+async function excelSeparatorLine(
+  file: string,
+  chunks: AsyncGenerator<Buffer, void, undefined>,
+  delimiter: string,
+): Promise<{ delimiter: string; chunks: AsyncGenerator<Buffer, void, undefined> }> {
+  const head: Buffer[] = [];
+  let bytes = 0;
+  while (bytes < 8) {
+    const next = await chunks.next();
+    if (next.done === true) break;
+    head.push(next.value);
+    bytes += next.value.length;
+  }
+  const joined = Buffer.concat(head);
+  const match = /^sep=(.)(?=\r?\n|$)/.exec(joined.subarray(0, 16).toString('utf8'));
+  if (match === null) return { delimiter, chunks: prepend(head, chunks) };
+  const named = match[1]!;
+  if (delimiter !== 'auto' && delimiter !== named) {
+    await chunks.return(undefined);
+    throw new SourceError(
+      'INPUT_BAD_HEADER',
+      file,
+      `${file}: line 1 says sep=${named} (Excel's delimiter line) but input.delimiter is ${JSON.stringify(delimiter)}; remove input.delimiter, or set it to ${JSON.stringify(named)}`,
+    );
+  }
+  return { delimiter: named, chunks: prepend([joined.subarray(Buffer.byteLength(match[0]))], chunks) };
+}
+
 async function sampleHeader(chunks: AsyncGenerator<Buffer, void, undefined>, delimiter: string): Promise<{ delimiter: string; chunks: AsyncGenerator<Buffer, void, undefined> }> {
   if (delimiter !== 'auto') return { delimiter, chunks };
   const sample: Buffer[] = [];
