@@ -32,7 +32,7 @@ describe('run: first import, then the same file again', () => {
     for (const row of results) expect(byId.get(String(row.contact_id))).toBe(row.key);
 
     const summary = ws.summary('import');
-    expect(summary.rows).toEqual({ total: 20, created: 20, updated: 0, unchanged: 0, skipped: 0, failed: 0 });
+    expect(summary.rows).toEqual({ total: 20, created: 20, updated: 0, unchanged: 0, skipped: 0, failed: 0, notReached: 0 });
     expect(summary.apiCalls.byOperation).toMatchObject({ searchContacts: 20, createContact: 20, addTags: 20, updateContact: 0, removeTags: 0 });
     expect(emulator.counters(TOKEN).total.received).toBe(60);
   });

@@ -44,7 +44,7 @@ describe('run with match.prefetch: the job\'s contacts are read page by page onc
     expect(counters.total.received).toBe(50);
     const summary = ws.summary('import', 'prefetch');
     expect(summary.prefetch).toEqual({ contacts: CONTACTS, calls: 50, searchesSaved: CONTACTS });
-    expect(summary.rows).toEqual({ total: CONTACTS, created: 0, updated: 0, unchanged: CONTACTS, skipped: 0, failed: 0 });
+    expect(summary.rows).toEqual({ total: CONTACTS, created: 0, updated: 0, unchanged: CONTACTS, skipped: 0, failed: 0, notReached: 0 });
     const idByKey = new Map([...contactsByKey(emulator)].map(([key, contacts]) => [key, contacts[0]?.id]));
     expect(ws.results('import', 'prefetch').filter((r) => r.api_calls !== '0' || r.contact_id !== idByKey.get(r.key ?? ''))).toEqual([]);
 

@@ -44,7 +44,7 @@ describe('run: report files', () => {
     const summary = ws.summary('import');
     for (const key of ['job', 'dryRun', 'startedAt', 'finishedAt', 'durationMs', 'rows', 'apiCalls', 'retries', 'rateLimited']) expect(summary).toHaveProperty(key);
     expect(summary).toMatchObject({ job: 'import', dryRun: false, retries: 0, rateLimited: 0 });
-    expect(summary.rows).toEqual({ total: 4, created: 3, updated: 0, unchanged: 0, skipped: 0, failed: 1 });
+    expect(summary.rows).toEqual({ total: 4, created: 3, updated: 0, unchanged: 0, skipped: 0, failed: 1, notReached: 0 });
     expect(summary.apiCalls.total).toBe(9);
     expect(summary.apiCalls.total).toBe(emulator().counters(TOKEN).total.received);
     expect(summary.apiCalls.total).toBe(ws.results('import').reduce((sum, r) => sum + Number(r.api_calls), 0));

@@ -33,7 +33,7 @@ describe('bad input files (fixtures/bad/)', () => {
     const run = await runCase(ws, 'header-only', corpusEnv(emulator()));
 
     expect(run.exitCode).toBe(0);
-    expect(ws.summary('header-only').rows).toEqual({ total: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 });
+    expect(ws.summary('header-only').rows).toEqual({ total: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, notReached: 0 });
     expect(ws.results('header-only')).toEqual([]);
     expect(callsByOperation(emulator()).total).toBe(0);
   });

@@ -42,11 +42,13 @@ describe(`${ROWS} rows, a signal mid-run: the rows taken finish, their reports a
     const exit = await cli.exited(WAIT_MS);
 
     expect({ ...exit, output: exit.code === code ? '' : cli.output() }).toEqual({ code, signal: null, output: '' });
-    expect(cli.output()).toContain('interrupted: finishing the rows in flight');
+    expect(cli.output()).toMatch(/interrupted \(SIG(INT|TERM)\): taking no more rows, finishing those in flight/);
     const results = readReport(join(ws.dir, 'interrupted', 'import.results.csv'));
     const summary = ws.summary('import', 'interrupted');
     expect(summary.interrupted).toBe(signal);
-    expect(summary.rows).toEqual(countOutcomes(results));
+    // summary.json counts what results.csv holds, and the rows the run did not take.
+    expect(summary.rows).toEqual({ ...countOutcomes(results), notReached: ROWS - results.length });
+    expect(summary.status).toBe('interrupted');
     expect(repeatedLines(results)).toEqual([]);
     // The rows in flight at the signal were finished (none aborted), and no row was taken after it.
     expect(results.length).toBeGreaterThanOrEqual(createsAtSignal);
