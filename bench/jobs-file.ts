@@ -22,7 +22,7 @@ export interface BenchJob {
  * The 8 fields and the tags of the benchmark job: plain columns, the email and phone transforms,
  * a value map and a constant (the marker `match.prefetch` pages through), as a CRM import has.
  */
-const JOB_BODY = `    key: { column: customer_id, field: customerid }
+export const JOB_BODY = `    key: { column: customer_id, field: customerid }
     fields:
       firstName: first_name
       lastName: last_name

@@ -19,6 +19,7 @@ import { runEngineOverhead } from './engine-overhead.js';
 import { runLocalSpeed } from './local-speed.js';
 import { machineInfo } from './machine-info.js';
 import { renderResults } from './results-markdown.js';
+import { runChannels, runZeroCallRerun, unattendedMarkdown } from './unattended.js';
 
 /**
  * The strict limit of the API scenarios: the platform's 100/min scaled up 60 times, so that a
@@ -84,11 +85,28 @@ async function main(argv: readonly string[]): Promise<void> {
     const overhead = await runEngineOverhead({ workDir, cli }, scale.overheadRuns, scale.schedulerCalls, log);
     log('local speed and memory (validate)');
     const local = await runLocalSpeed({ workDir, cli }, scale.localSizes, log);
+    log('unattended operation (channels side by side, zero-call nightly re-run)');
+    const unattended = await runUnattended(workDir, cli, quick, log);
     const totalMs = performance.now() - started;
-    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }));
+    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended);
     log(`wrote ${out} (${(totalMs / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** Issue 16's scenarios, on an emulator of their own (4 channels at 20 calls a second each). */
+async function runUnattended(workDir: string, cli: CliPaths, quick: boolean, log: (line: string) => void): Promise<string> {
+  const emulator = await startEmulator({
+    channels: [1, 2, 3, 4].map((i) => ({ token: `bench-channel-${i}` })),
+    rateLimits: { contacts: { limit: 20, periodMs: 1000 }, messages: false },
+  });
+  try {
+    const channels = await runChannels({ emulator, workDir, cli }, quick ? 20 : 100, '20/s', log);
+    const zero = await runZeroCallRerun({ emulator, workDir, cli }, quick ? 100_000 : 1_000_000, log);
+    return unattendedMarkdown(channels, zero);
+  } finally {
+    await emulator.close();
   }
 }
 

@@ -8,7 +8,7 @@ import { ApiCallStats } from '../api/call-stats.js';
 import { ApiClient, type ApiLimiters } from '../api/client.js';
 import { LimiterRegistry } from '../api/limiter.js';
 import { StateStore } from '../state/state-store.js';
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import type { Job } from '../config/job-types.js';
 import { parseMaxErrors, type MaxErrors } from '../config/max-errors.js';
 import { DURATION_FORMS, parseDuration } from '../config/duration.js';
@@ -69,11 +69,12 @@ export function parseMaxDurationFlag(text: string): number {
   return ms;
 }
 
-/** Creates the report folder (owner only), or says which folder and how to choose another. */
-function createReportDir(dir: string, given: boolean): void {
+/** Creates the report folder (owner only), or says which folder and how to choose another; returns the first folder it created. */
+function createReportDir(dir: string, given: boolean): string | undefined {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
     accessSync(dir, constants.W_OK);
+    return created;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     const fix = given ? 'choose a folder this user can write with --report-dir' : 'run from a folder this user can write, or choose one with --report-dir';
@@ -105,13 +106,18 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
     throw error;
   }
   const reportDir = resolve(io.cwd, args.reportDir ?? join('reports', timestampFolder(new Date())));
+  let createdReportDir: string | undefined;
   try {
-    // A folder that cannot take the reports is an input error: said before any lock or call.
-    createReportDir(reportDir, args.reportDir !== undefined);
+    // A folder that cannot take the reports is an input error: said before any call.
+    createdReportDir = createReportDir(reportDir, args.reportDir !== undefined);
   } catch (error) {
     await embedded?.emulator.close();
     throw error;
   }
+  // A run stopped by an input error before any report leaves no empty report folder behind.
+  const removeUnusedReportDir = (): void => {
+    if (createdReportDir !== undefined && readdirSync(reportDir).length === 0) rmSync(createdReportDir, { recursive: true, force: true });
+  };
   const limiters = new LimiterRegistry();
   const deadline = args.maxDuration === undefined ? undefined : Date.now() + args.maxDuration;
   const interrupt = new AbortController();
@@ -176,6 +182,7 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
     await locks.releaseShared();
     locks.release();
     await embedded?.emulator.close();
+    removeUnusedReportDir();
   }
   if (interrupt.signal.aborted) codes.push(interrupt.signal.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint);
   return worstExit(codes);

@@ -51,7 +51,7 @@ describe('run: report files', () => {
     expect(Date.parse(String(summary.finishedAt))).toBeGreaterThanOrEqual(Date.parse(String(summary.startedAt)));
   });
 
-  it('a value starting with = is written with a leading quote in results.csv and rejected.csv, and stored as it is', async () => {
+  it('a value starting with = is written with a leading quote in results.csv, kept as it is in rejected.csv (fed back as input), and stored as it is', async () => {
     const ws = workspace();
     ws.write(
       'customers.csv',
@@ -76,10 +76,8 @@ describe('run: report files', () => {
       ['-5', 'created'],
     ]);
     const [rejected] = ws.rejected('import');
-    expect(rejected).toMatchObject({ customer_id: "'=K2", first_name: "'@SUM(A1)", email: "'=bad", error_code: 'INVALID_EMAIL' });
-    for (const kind of ['results.csv', 'rejected.csv'] as const) {
-      expect(reportText(ws, 'import', kind)).not.toMatch(/(^|,|")[=@][A-Z]/m);
-    }
+    expect(rejected).toMatchObject({ customer_id: '=K2', first_name: '@SUM(A1)', email: '=bad', error_code: 'INVALID_EMAIL' });
+    expect(reportText(ws, 'import', 'results.csv')).not.toMatch(/(^|,|")[=@][A-Z]/m);
   });
 
   it('rejected.csv has the input header plus error_code and error_message, and once fixed it runs as input', async () => {
