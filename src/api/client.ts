@@ -23,7 +23,7 @@ import { errorFromResponse, errorFromTransport, type RequestContext } from './er
 import { ApiError, InvalidTokenError, type ApiErrorContext } from './errors.js';
 import { silentLogger, type ApiLogger } from './logger.js';
 import { limiterFailure } from './limiter.js';
-import { startSpacingOf } from './start-spacing.js';
+import { runInSlot } from './limiter-slots.js';
 import { paginateContacts } from './pagination.js';
 import {
   checkAttachment,
@@ -337,12 +337,15 @@ export class ApiClient implements ContactsApi {
       // A rejection before the attempt started is the limiter's own (its Redis went away).
       let started = false;
       try {
-        const spacing = startSpacingOf(limiter);
-        return await limiter.schedule(async () => {
-          started = true;
-          await spacing?.reserve();
-          return this.#attempt(spec, attempt);
-        });
+        // The answer comes at once; the slot stays taken one window more (limiter-slots.ts).
+        return await runInSlot(
+          limiter,
+          () => {
+            started = true;
+            return this.#attempt(spec, attempt);
+          },
+          this.#timeoutMs,
+        );
       } catch (error) {
         if (!started) throw limiterFailure(limiter, error);
         if (!(error instanceof ApiError)) throw error;

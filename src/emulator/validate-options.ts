@@ -133,8 +133,8 @@ export function checkFaults(faults: FaultOptions, where: string): string[] {
   const problems: string[] = [];
   if (typeof faults !== 'object' || faults === null) return [`${where}: must be an object of probabilities`];
   for (const key of Object.keys(faults)) {
-    if (![...FAULT_PROBABILITIES, 'latency', 'operations'].includes(key)) {
-      problems.push(`${where}.${key}: is not a fault; use one of ${FAULT_PROBABILITIES.join(', ')}, latency, operations`);
+    if (![...FAULT_PROBABILITIES, 'latency', 'inboundJitter', 'operations'].includes(key)) {
+      problems.push(`${where}.${key}: is not a fault; use one of ${FAULT_PROBABILITIES.join(', ')}, latency, inboundJitter, operations`);
     }
   }
   for (const key of FAULT_PROBABILITIES) {
@@ -148,11 +148,12 @@ export function checkFaults(faults: FaultOptions, where: string): string[] {
   if (problems.length === 0 && worst > 1 + 1e-9) {
     problems.push(`${where}: the probabilities that can hit one request add up to ${worst}; lower them to a sum of at most 1`);
   }
-  const latency = faults.latency;
-  if (latency !== undefined) {
-    const { minMs, maxMs } = latency;
+  for (const name of ['latency', 'inboundJitter'] as const) {
+    const range = faults[name];
+    if (range === undefined) continue;
+    const { minMs, maxMs } = range;
     if (!Number.isInteger(minMs) || !Number.isInteger(maxMs) || minMs < 0 || maxMs < minMs) {
-      problems.push(`${where}.latency: {minMs: ${String(minMs)}, maxMs: ${String(maxMs)}} must be whole milliseconds with 0 <= minMs <= maxMs`);
+      problems.push(`${where}.${name}: {minMs: ${String(minMs)}, maxMs: ${String(maxMs)}} must be whole milliseconds with 0 <= minMs <= maxMs`);
     }
   }
   if (faults.operations !== undefined) {
