@@ -3,6 +3,8 @@
  * verdicts are computed from the same figures (so the text cannot drift from the numbers).
  */
 import { paceFor } from '../src/api/limiter.js';
+import { renderLimiter } from './limiter-markdown.js';
+import type { LimiterBenchResults } from './limiter-goals.js';
 import type { Rate } from '../src/limits.js';
 import { COUNTED_OPERATIONS, type ApiBenchResults, type BaselineResult, type ScenarioResult } from './api-scenarios.js';
 import { FIELDS_PER_ROW, TAGS_PER_ROW } from './customer-file.js';
@@ -16,6 +18,7 @@ export interface BenchResults {
   quick: boolean;
   apiRate: Rate;
   api: ApiBenchResults;
+  limiter: LimiterBenchResults;
   overhead: EngineOverheadResults;
   local: LocalSpeedResult[];
   totalMs: number;
@@ -73,6 +76,7 @@ export function renderResults(results: BenchResults): string {
 
   renderApi(push, results, allowedPerMinute, ceilingPerMinute, minTime);
   renderBaseline(push, api, allowedPerMinute);
+  renderLimiter(push, results.limiter);
   renderOverhead(push, results.overhead);
   renderLocal(push, results.local);
   renderReading(push, results, allowedPerMinute, ceilingPerMinute);

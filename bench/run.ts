@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md. See docs/benchmarks.md.
  *
- *   node dist/bench/run.js [--quick] [--out FILE]
+ *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only]
  *
+ * `--limiter-only` runs the limiter section alone and prints its figures (nothing is written).
  * `--quick` runs every section at a tenth of the size (a smoke test of the bench itself; its
  * figures are not the committed ones) and writes to a temporary file unless `--out` is given.
  */
@@ -16,6 +17,7 @@ import type { Rate } from '../src/limits.js';
 import { API_CHANNELS, runApiBench } from './api-scenarios.js';
 import type { CliPaths } from './cli-child.js';
 import { runEngineOverhead } from './engine-overhead.js';
+import { runLimiterGoals } from './limiter-goals.js';
 import { runLocalSpeed } from './local-speed.js';
 import { machineInfo } from './machine-info.js';
 import { renderResults } from './results-markdown.js';
@@ -59,6 +61,11 @@ const QUICK: Scale = {
 
 async function main(argv: readonly string[]): Promise<void> {
   const quick = argv.includes('--quick');
+  if (argv.includes('--limiter-only')) {
+    // A check of the limiter section alone: printed, nothing written.
+    await runLimiterGoals(quick ? 0.3 : 1, (line) => console.log(line));
+    return;
+  }
   const outIndex = argv.indexOf('--out');
   const here = dirname(fileURLToPath(import.meta.url));
   const root = resolve(here, '..', '..');
@@ -80,12 +87,14 @@ async function main(argv: readonly string[]): Promise<void> {
     } finally {
       await emulator.close();
     }
+    log('limiter against a strict window (issue 14)');
+    const limiter = await runLimiterGoals(quick ? 0.3 : 1, log);
     log('engine overhead (no rate limit, 20 ms latency)');
     const overhead = await runEngineOverhead({ workDir, cli }, scale.overheadRuns, scale.schedulerCalls, log);
     log('local speed and memory (validate)');
     const local = await runLocalSpeed({ workDir, cli }, scale.localSizes, log);
     const totalMs = performance.now() - started;
-    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }));
+    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }));
     log(`wrote ${out} (${(totalMs / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
