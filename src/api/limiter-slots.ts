@@ -36,7 +36,7 @@ export class LimiterSlots {
 
   /**
    * The Redis expiry of one job, counted from its registration: the longest wait for its start
-   * (at most N spacings, one window), the request's own bound, then the hold. A slot of a
+   * (at most N spacings, less than a window), the request's own bound, then the hold. A slot of a
    * process that died is freed then, never before the server can have seen that call's window.
    */
   expiryFor(requestTimeoutMs: number): number {

@@ -93,11 +93,11 @@ describeWithRedis('LimiterRegistry shared through Redis', (redisUrl) => {
     const stricter = registry();
     stricter.get(baseUrl, 't', 'contacts', { limit: 50, periodMs: 60_000 }, { redis: redisUrl });
     await stricter.ready();
-    expect(await settings()).toEqual(['50', '1200']);
+    expect(await settings()).toEqual(['50', '900']);
     const looser = registry();
     looser.get(baseUrl, 't', 'contacts', { limit: 200, periodMs: 60_000 }, { redis: redisUrl });
     await looser.ready();
-    expect(await settings()).toEqual(['50', '1200']);
+    expect(await settings()).toEqual(['50', '900']);
   });
 
   it('leaves the slots of a process that stops taken in Redis until their expiry, so that other processes stay within its last window', async () => {
