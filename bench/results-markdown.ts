@@ -45,8 +45,9 @@ export function renderResults(results: BenchResults): string {
   const { machine, api, apiRate } = results;
   const allowedPerMinute = (apiRate.limit * 60_000) / apiRate.periodMs;
   const minTime = paceFor(apiRate);
-  // The slots allow N a window; the spacing (3/4 of window / limit) never binds alone.
-  const ceilingPerMinute = allowedPerMinute;
+  // Within a first window the spacing is the bound (3/4 of window / limit); the slots stop a
+  // run at N calls a window, which none of these runs reaches in its first window.
+  const ceilingPerMinute = 60_000 / minTime;
   const lines: string[] = [];
   const push = (...more: string[]): void => {
     lines.push(...more);
@@ -117,8 +118,8 @@ function renderApi(push: Push, results: BenchResults, allowedPerMinute: number, 
     '',
     '### 429s, budget use and time',
     '',
-    `The client's limiter holds each call's slot (one of the limit's) until one window after its answer, so that a strict sliding window never sees one call too many, and spaces starts by \`paceFor(rate)\` = **${fixed(minTime, 1)} ms** (3/4 of window / limit, rounded down; see the limiter section below). Within a run's first window no slot has waited for an answer yet: the most it can reach is ${int(ceilingPerMinute)}/min = ` +
-      `**${fixed(ceilingPerMinute / allowedPerMinute, 3)} of the allowed rate** (its ceiling). "Steady" is the rate of accepted calls between the moments the emulator had received 10% and 90% of the run's calls ` +
+    `The client's limiter holds each call's slot (one of the limit's) until one window after its answer, so that a strict sliding window never sees one call too many, and spaces starts by \`paceFor(rate)\` = **${fixed(minTime, 1)} ms** (3/4 of window / limit, rounded down; see the limiter section below). No run here makes more than ${int(allowedPerMinute)} calls, the limit of one window, so none waits for a slot: the spacing is the bound, and a run may go at up to ${int(ceilingPerMinute)}/min = ` +
+      `**${fixed(ceilingPerMinute / allowedPerMinute, 3)} of the allowed rate** (its ceiling) while no window at the server holds more than the limit. "Steady" is the rate of accepted calls between the moments the emulator had received 10% and 90% of the run's calls ` +
       '(sampled every 50 ms), which leaves out process start-up and the last rows in flight; it is not shown under 100 calls.',
     '',
     '| # | 429s | steady calls/min | over allowed | over the limiter\'s ceiling | wall (s) | job (s) | CPU (s) | peak RSS (MB) | client count = server count | outcomes |',
@@ -244,7 +245,7 @@ function renderReading(push: Push, results: BenchResults, allowedPerMinute: numb
   const keptFull = dense.every((s) => overCeiling(s) >= 0.98);
   push(
     `- **Budget use.** Steady rate over allowed: ${steady.map((s) => `${s.id}: ${fixed(overAllowed(s), 3)}`).join(', ')} (target ${TARGET_BUDGET_USE}): ${verdict(budgetMet)} at this scale. ` +
-      `Within a first window the limiter allows ${fixed(ceilingPerMinute / allowedPerMinute, 3)} of allowed (its slots; starts spaced ${fixed(realMinTime, 0)} ms at the platform's real 100/min); past it, a slot waits one window after each answer (see the limiter section). ` +
+      `Within a first window the limiter's spacing allows up to ${fixed(ceilingPerMinute / allowedPerMinute, 3)} of the allowed rate and its slots at most the limit (starts spaced ${fixed(realMinTime, 0)} ms at the platform's real 100/min); past the first window, a slot waits one window after each answer (see the limiter section). ` +
       `Over that ceiling, the runs with a call for every row reached ${dense.map((s) => `${s.id}: ${fixed(overCeiling(s), 3)}`).join(', ')} (1.000 = a call was always waiting when the limiter allowed one)` +
       (keptFull ? ': the engine keeps the limiter busy.' : `: below 1.000 where the child process was not scheduled in time on this loaded machine (load average up to ${fixed(Math.max(results.machine.loadAverage, results.loadAverageAtEnd), 1)}).`) +
       (sparse.length > 0

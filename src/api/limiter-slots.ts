@@ -145,6 +145,7 @@ export function runInSlot<T>(limiter: Bottleneck, attempt: () => Promise<T>, req
         try {
           resolve(await attempt());
         } catch (error) {
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the attempt's own error, passed on as it is
           reject(error);
         } finally {
           slots.requestEnded();
@@ -153,6 +154,7 @@ export function runInSlot<T>(limiter: Bottleneck, attempt: () => Promise<T>, req
       })
       .catch((error: unknown) => {
         // After the start the outcome was given; a later failure is the hold's (a stop).
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the limiter's own error, for limiterFailure
         if (!started) reject(error);
       });
   });

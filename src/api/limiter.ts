@@ -325,7 +325,8 @@ export class LimiterRegistry {
         if (!dropWaitingJobs && healthy) await requestsSettled(entry.limiter, entry.slots, true);
         // Bottleneck's own stop waits for executing jobs, held slots included: not awaited here.
         const stopped = entry.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
-        await this.#bounded(requestsSettled(entry.limiter, entry.slots, false), entry.link === undefined || !healthy ? undefined : REDIS_STOP_TIMEOUT_MS);
+        // Requests in flight end by their own timeout; a shared limiter waits a bounded time, as before.
+        await this.#bounded(requestsSettled(entry.limiter, entry.slots, false), entry.link === undefined ? undefined : REDIS_STOP_TIMEOUT_MS);
         if (entry.link === undefined) {
           entry.slots.releaseAll();
           await stopped;
