@@ -1,5 +1,6 @@
 /** The limiter section of bench/RESULTS.md (issue 14). */
 import type { LimiterBenchResults, LimiterFigures } from './limiter-goals.js';
+import type { MachineInfo } from './machine-info.js';
 
 type Push = (...lines: string[]) => void;
 
@@ -50,4 +51,17 @@ function goalOf(f: LimiterFigures, limit: number, target: number | undefined): s
   const clean = f.rateLimited === 0 && f.mostInAnyWindow <= limit;
   const budget = target === undefined ? '' : `, >= ${target}: ${f.budgetUsed >= target ? 'met' : 'missed'}`;
   return `0 429s: ${clean ? 'met' : 'missed'}${budget}`;
+}
+
+const HEADING = '## The limiter against a strict window';
+
+/** `markdown` (a RESULTS.md) with its limiter section measured again (`--limiter-only --out`). */
+export function replaceLimiterSection(markdown: string, results: LimiterBenchResults, machine: MachineInfo): string {
+  const start = markdown.indexOf(HEADING);
+  if (start < 0) throw new Error(`no "${HEADING}" section to replace: run the whole bench`);
+  const next = markdown.indexOf('\n## ', start + HEADING.length);
+  const lines: string[] = [];
+  renderLimiter((...more) => void lines.push(...more), results);
+  lines.push(`This section was measured again on its own (\`node dist/bench/run.js --limiter-only --out bench/RESULTS.md\`) on ${machine.date}, load average ${machine.loadAverage.toFixed(2)} at its start.`, '');
+  return markdown.slice(0, start) + lines.join('\n') + (next < 0 ? '' : markdown.slice(next + 1));
 }

@@ -3,11 +3,12 @@
  *
  *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only]
  *
- * `--limiter-only` runs the limiter section alone and prints its figures (nothing is written).
+ * `--limiter-only` runs the limiter section alone and prints its figures; with `--out FILE` it
+ * replaces that section of FILE (a RESULTS.md), saying when and under what load it was taken.
  * `--quick` runs every section at a tenth of the size (a smoke test of the bench itself; its
  * figures are not the committed ones) and writes to a temporary file unless `--out` is given.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,6 +22,7 @@ import { runLimiterGoals } from './limiter-goals.js';
 import { runLocalSpeed } from './local-speed.js';
 import { machineInfo } from './machine-info.js';
 import { renderResults } from './results-markdown.js';
+import { replaceLimiterSection } from './limiter-markdown.js';
 
 /**
  * The strict limit of the API scenarios: the platform's 100/min scaled up 60 times, so that a
@@ -61,12 +63,17 @@ const QUICK: Scale = {
 
 async function main(argv: readonly string[]): Promise<void> {
   const quick = argv.includes('--quick');
+  const outIndex = argv.indexOf('--out');
   if (argv.includes('--limiter-only')) {
-    // A check of the limiter section alone: printed, nothing written.
-    await runLimiterGoals(quick ? 0.3 : 1, (line) => console.log(line));
+    // The limiter section alone, printed; with --out, its section of that file is replaced.
+    const limiter = await runLimiterGoals(quick ? 0.3 : 1, (line) => console.log(line));
+    if (outIndex >= 0 && argv[outIndex + 1] !== undefined) {
+      const file = resolve(argv[outIndex + 1]!);
+      writeFileSync(file, replaceLimiterSection(readFileSync(file, 'utf8'), limiter, machineInfo(new Date())));
+      console.log(`replaced the limiter section of ${file}`);
+    }
     return;
   }
-  const outIndex = argv.indexOf('--out');
   const here = dirname(fileURLToPath(import.meta.url));
   const root = resolve(here, '..', '..');
   const out = outIndex >= 0 && argv[outIndex + 1] !== undefined ? resolve(argv[outIndex + 1]!) : quick ? join(tmpdir(), 'contact-sync-bench-quick.md') : join(root, 'bench', 'RESULTS.md');
