@@ -44,7 +44,8 @@ const verdict = (met: boolean): string => (met ? '**met**' : '**missed**');
 export function renderResults(results: BenchResults): string {
   const { machine, api, apiRate } = results;
   const allowedPerMinute = (apiRate.limit * 60_000) / apiRate.periodMs;
-  const minTime = paceFor(apiRate);
+  // A process's first N starts are spaced window / limit (then paceFor's 3/4 of it).
+  const minTime = apiRate.periodMs / apiRate.limit;
   // Within a first window the spacing is the bound (3/4 of window / limit); the slots stop a
   // run at N calls a window, which none of these runs reaches in its first window.
   const ceilingPerMinute = 60_000 / minTime;
@@ -118,7 +119,7 @@ function renderApi(push: Push, results: BenchResults, allowedPerMinute: number, 
     '',
     '### 429s, budget use and time',
     '',
-    `The client's limiter holds each call's slot (one of the limit's) until one window after its answer, so that a strict sliding window never sees one call too many, and spaces starts by \`paceFor(rate)\` = **${fixed(minTime, 1)} ms** (3/4 of window / limit, rounded down; see the limiter section below). No run here makes more than ${int(allowedPerMinute)} calls, the limit of one window, so none waits for a slot: the spacing is the bound, and a run may go at up to ${int(ceilingPerMinute)}/min = ` +
+    `The client's limiter holds each call's slot (one of the limit's) until one window after its answer, so that a strict sliding window never sees one call too many, and spaces a process's first ${int(apiRate.limit)} starts (one window's) by window / limit = **${fixed(minTime, 1)} ms**, then by \`paceFor(rate)\` = ${fixed(paceFor(apiRate), 1)} ms (3/4 of it; see the limiter section below). No run here makes more than ${int(allowedPerMinute)} calls, the limit of one window, so none waits for a slot: the spacing is the bound, and a run may go at up to ${int(ceilingPerMinute)}/min = ` +
       `**${fixed(ceilingPerMinute / allowedPerMinute, 3)} of the allowed rate** (its ceiling) while no window at the server holds more than the limit. "Steady" is the rate of accepted calls between the moments the emulator had received 10% and 90% of the run's calls ` +
       '(sampled every 50 ms), which leaves out process start-up and the last rows in flight; it is not shown under 100 calls.',
     '',
@@ -216,7 +217,7 @@ function renderReading(push: Push, results: BenchResults, allowedPerMinute: numb
   const overMinimum = main.filter((s) => s.total !== totalOf(s.minimum.calls));
   const rateLimited = scenarios.reduce((sum, s) => sum + s.rateLimited, 0);
   const steady = main.filter((s) => s.steadyPerMinute !== undefined);
-  const realMinTime = paceFor({ limit: 100, periodMs: 60_000 });
+  const realMinTime = 60_000 / 100;
   const ratios = baseline.map((b) => {
     const s = scenarios.find((scenario) => scenario.id === b.id);
     return { id: b.id, calls: s === undefined ? '-' : ratio(b.total, s.total), wall: s === undefined ? '-' : ratio(b.wallMs, s.wallMs) };

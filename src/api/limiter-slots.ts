@@ -47,8 +47,31 @@ export class LimiterSlots {
     return this.#requestsInFlight;
   }
 
+  /** Starts left before `onRamped` is called (see `rampUntil`). */
+  #rampLeft = 0;
+  #onRamped: (() => void) | undefined;
+
+  /**
+   * Calls `onRamped` once after `starts` more calls started: the registry spaces a process's
+   * first window at exactly window / limit, then loosens the spacing (see `paceFor`).
+   */
+  rampUntil(starts: number, onRamped: () => void): void {
+    this.#rampLeft = starts;
+    this.#onRamped = onRamped;
+  }
+
+  /** True once the first window's starts are made (or no ramp was asked). */
+  get ramped(): boolean {
+    return this.#onRamped === undefined;
+  }
+
   requestStarted(): void {
     this.#requestsInFlight += 1;
+    if (this.#onRamped !== undefined && --this.#rampLeft <= 0) {
+      const onRamped = this.#onRamped;
+      this.#onRamped = undefined;
+      onRamped();
+    }
   }
 
   requestEnded(): void {

@@ -250,7 +250,7 @@ export class LimiterRegistry {
         existing.rate = stricter;
         existing.slots.holdMs = stricter.periodMs;
         existing.slots.paceMs = paceFor(stricter);
-        if (existing.link === undefined) existing.limiter.updateSettings({ maxConcurrent: stricter.limit, minTime: paceFor(stricter) });
+        if (existing.link === undefined) existing.limiter.updateSettings({ maxConcurrent: stricter.limit, minTime: existing.slots.ramped ? paceFor(stricter) : stricter.periodMs / stricter.limit });
         else if (existing.link.everReady) void this.#raiseSharedSettings(existing).catch(() => undefined);
       }
       return existing.limiter;
@@ -258,9 +258,16 @@ export class LimiterRegistry {
     const strictest = { limit: rate.limit, periodMs: rate.periodMs };
     const settings = { maxConcurrent: rate.limit, minTime: paceFor(rate) };
     if (options.redis === undefined) {
-      const limiter = new Bottleneck({ ...settings, id: group });
+      // A process's first window is spaced exactly window / limit: this process cannot know what
+      // the server counted of a process that ran just before it on the token (the old spacing's
+      // rate). Its slots keep the limit from there on, and the spacing loosens (see `paceFor`).
+      const limiter = new Bottleneck({ ...settings, minTime: rate.periodMs / rate.limit, id: group });
       const slots = attachSlots(limiter, new LimiterSlots(rate.periodMs, settings.minTime, false));
-      this.#entries.set(key, { limiter, slots, rate: strictest, id: group, stopped: false });
+      const entry: Entry = { limiter, slots, rate: strictest, id: group, stopped: false };
+      slots.rampUntil(rate.limit, () => {
+        limiter.updateSettings({ minTime: paceFor(entry.rate) });
+      });
+      this.#entries.set(key, entry);
       return limiter;
     }
     const link = this.#link(options.redis, options.redisWhere);
