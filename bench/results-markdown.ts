@@ -89,6 +89,7 @@ export function renderResults(results: BenchResults): string {
 type Push = (...lines: string[]) => void;
 
 function renderApi(push: Push, results: BenchResults, allowedPerMinute: number, ceilingPerMinute: number, minTime: number): void {
+  const { apiRate } = results;
   const { scenarios } = results.api;
   const rows = scenarios[0]?.rows ?? 0;
   push(
