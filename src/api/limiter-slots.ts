@@ -90,7 +90,9 @@ export class LimiterSlots {
   /**
    * Resolves `holdMs` after now on this process's monotonic clock. Timers may fire a millisecond
    * early (they count from a truncated loop time): the deadline is checked, and waited again
-   * while not reached. The timers do not keep the process alive.
+   * while not reached. The timers keep the process alive: a call waiting for a slot has nothing
+   * else to wake it (Node ends a process whose pending await has no timer left, with code 13).
+   * `LimiterRegistry.stop()` frees or abandons them.
    */
   hold(): Promise<void> {
     const deadline = this.now() + this.holdMs;
@@ -107,7 +109,7 @@ export class LimiterSlots {
         for (let round = 0; round < 100; round += 1) {
           const left = deadline - this.now();
           if (left <= 0) break;
-          await delay(Math.ceil(left), undefined, { signal: hold.timer.signal, ref: false });
+          await delay(Math.ceil(left), undefined, { signal: hold.timer.signal });
         }
         hold.release();
       };
