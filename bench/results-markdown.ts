@@ -2,7 +2,9 @@
  * bench/RESULTS.md from the figures of one run: the machine, the tables, and a reading whose
  * verdicts are computed from the same figures (so the text cannot drift from the numbers).
  */
-import { minTimeFor } from '../src/api/limiter.js';
+import { paceFor } from '../src/api/limiter.js';
+import { renderLimiter } from './limiter-markdown.js';
+import type { LimiterBenchResults } from './limiter-goals.js';
 import type { Rate } from '../src/limits.js';
 import { COUNTED_OPERATIONS, type ApiBenchResults, type BaselineResult, type ScenarioResult } from './api-scenarios.js';
 import { FIELDS_PER_ROW, TAGS_PER_ROW } from './customer-file.js';
@@ -16,6 +18,7 @@ export interface BenchResults {
   quick: boolean;
   apiRate: Rate;
   api: ApiBenchResults;
+  limiter: LimiterBenchResults;
   overhead: EngineOverheadResults;
   local: LocalSpeedResult[];
   totalMs: number;
@@ -41,7 +44,10 @@ const verdict = (met: boolean): string => (met ? '**met**' : '**missed**');
 export function renderResults(results: BenchResults): string {
   const { machine, api, apiRate } = results;
   const allowedPerMinute = (apiRate.limit * 60_000) / apiRate.periodMs;
-  const minTime = minTimeFor(apiRate);
+  // A process's first N starts are spaced window / limit (then paceFor's 3/4 of it).
+  const minTime = apiRate.periodMs / apiRate.limit;
+  // Within a first window the spacing is the bound (3/4 of window / limit); the slots stop a
+  // run at N calls a window, which none of these runs reaches in its first window.
   const ceilingPerMinute = 60_000 / minTime;
   const lines: string[] = [];
   const push = (...more: string[]): void => {
@@ -73,6 +79,7 @@ export function renderResults(results: BenchResults): string {
 
   renderApi(push, results, allowedPerMinute, ceilingPerMinute, minTime);
   renderBaseline(push, api, allowedPerMinute);
+  renderLimiter(push, results.limiter);
   renderOverhead(push, results.overhead);
   renderLocal(push, results.local);
   renderReading(push, results, allowedPerMinute, ceilingPerMinute);
@@ -82,6 +89,7 @@ export function renderResults(results: BenchResults): string {
 type Push = (...lines: string[]) => void;
 
 function renderApi(push: Push, results: BenchResults, allowedPerMinute: number, ceilingPerMinute: number, minTime: number): void {
+  const { apiRate } = results;
   const { scenarios } = results.api;
   const rows = scenarios[0]?.rows ?? 0;
   push(
@@ -112,8 +120,8 @@ function renderApi(push: Push, results: BenchResults, allowedPerMinute: number, 
     '',
     '### 429s, budget use and time',
     '',
-    `The client's limiter spaces calls by \`minTimeFor(rate)\` = ${fixed(60_000 / allowedPerMinute, 1)} ms x 1.02 = **${fixed(minTime, 1)} ms** (a 2% margin against a strict sliding window), so the most it can reach is ${int(ceilingPerMinute)}/min = ` +
-      `**${fixed(ceilingPerMinute / allowedPerMinute, 3)} of the allowed rate** (its ceiling). "Steady" is the rate of accepted calls between the moments the emulator had received 10% and 90% of the run's calls ` +
+    `The client's limiter holds each call's slot (one of the limit's) until one window after its answer, so that a strict sliding window never sees one call too many, and spaces a process's first ${int(apiRate.limit)} starts (one window's) by window / limit = **${fixed(minTime, 1)} ms**, then by \`paceFor(rate)\` = ${fixed(paceFor(apiRate), 1)} ms (3/4 of it; see the limiter section below). No run here makes more than ${int(allowedPerMinute)} calls, the limit of one window, so none waits for a slot: the spacing is the bound, and a run may go at up to ${int(ceilingPerMinute)}/min = ` +
+      `**${fixed(ceilingPerMinute / allowedPerMinute, 3)} of the allowed rate** (its ceiling) while no window at the server holds more than the limit. "Steady" is the rate of accepted calls between the moments the emulator had received 10% and 90% of the run's calls ` +
       '(sampled every 50 ms), which leaves out process start-up and the last rows in flight; it is not shown under 100 calls.',
     '',
     '| # | 429s | steady calls/min | over allowed | over the limiter\'s ceiling | wall (s) | job (s) | CPU (s) | peak RSS (MB) | client count = server count | outcomes |',
@@ -126,7 +134,7 @@ function renderApi(push: Push, results: BenchResults, allowedPerMinute: number, 
       .map(([name, n]) => `${name} ${int(n)}`)
       .join(', ');
     push(
-      `| ${s.id} | ${s.rateLimited} | ${steady === undefined ? '-' : int(steady)} | ${steady === undefined ? '-' : fixed(steady / allowedPerMinute, 3)} | ${steady === undefined ? '-' : fixed((steady * minTime) / 60_000, 3)} | ` +
+      `| ${s.id} | ${s.rateLimited} | ${steady === undefined ? '-' : int(steady)} | ${steady === undefined ? '-' : fixed(steady / allowedPerMinute, 3)} | ${steady === undefined ? '-' : fixed(steady / ceilingPerMinute, 3)} | ` +
         `${seconds(s.wallMs)} | ${seconds(s.jobMs)} | ${seconds(s.cpuMs)} | ${mb(s.maxRssKb)} | ${s.clientCalls === s.total ? 'yes' : `no (${s.clientCalls})`} | ${outcomes} |`,
     );
   }
@@ -164,8 +172,8 @@ function renderOverhead(push: Push, overhead: EngineOverheadResults): void {
     '## Engine overhead',
     '',
     `Scenario 1's job (first import, no state) against an emulator with **no rate limit and ${OVERHEAD_LATENCY_MS} ms latency** on every answer, the connection's rate set to ${OVERHEAD_RATE} ` +
-      'so that only the limiter\'s floor applies (minTimeFor never goes under 1 ms, i.e. 1,000 calls a second). ' +
-      'Latency bound = concurrency / (calls a row x latency); limiter bound = 1,000 / minTime / calls a row.',
+      'so that the limiter only adds its own cost (its spacing, window / limit rounded down, is 0 ms there). ' +
+      'Latency bound = concurrency / (calls a row x latency); limiter bound = the rate / calls a row.',
     '',
     '| concurrency | rows | calls/row | job (s) | rows/s | latency bound | limiter bound | CPU ms/row | peak RSS (MB) |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -210,7 +218,7 @@ function renderReading(push: Push, results: BenchResults, allowedPerMinute: numb
   const overMinimum = main.filter((s) => s.total !== totalOf(s.minimum.calls));
   const rateLimited = scenarios.reduce((sum, s) => sum + s.rateLimited, 0);
   const steady = main.filter((s) => s.steadyPerMinute !== undefined);
-  const realMinTime = minTimeFor({ limit: 100, periodMs: 60_000 });
+  const realMinTime = 60_000 / 100;
   const ratios = baseline.map((b) => {
     const s = scenarios.find((scenario) => scenario.id === b.id);
     return { id: b.id, calls: s === undefined ? '-' : ratio(b.total, s.total), wall: s === undefined ? '-' : ratio(b.wallMs, s.wallMs) };
@@ -239,7 +247,7 @@ function renderReading(push: Push, results: BenchResults, allowedPerMinute: numb
   const keptFull = dense.every((s) => overCeiling(s) >= 0.98);
   push(
     `- **Budget use.** Steady rate over allowed: ${steady.map((s) => `${s.id}: ${fixed(overAllowed(s), 3)}`).join(', ')} (target ${TARGET_BUDGET_USE}): ${verdict(budgetMet)} at this scale. ` +
-      `The limiter cannot exceed ${fixed(ceilingPerMinute / allowedPerMinute, 3)} of allowed (its 2% margin), at this scale as at the platform's real 100/min (${fixed(realMinTime, 0)} ms a call). ` +
+      `Within a first window the limiter's spacing allows up to ${fixed(ceilingPerMinute / allowedPerMinute, 3)} of the allowed rate and its slots at most the limit (starts spaced ${fixed(realMinTime, 0)} ms at the platform's real 100/min); past the first window, a slot waits one window after each answer (see the limiter section). ` +
       `Over that ceiling, the runs with a call for every row reached ${dense.map((s) => `${s.id}: ${fixed(overCeiling(s), 3)}`).join(', ')} (1.000 = a call was always waiting when the limiter allowed one)` +
       (keptFull ? ': the engine keeps the limiter busy.' : `: below 1.000 where the child process was not scheduled in time on this loaded machine (load average up to ${fixed(Math.max(results.machine.loadAverage, results.loadAverageAtEnd), 1)}).`) +
       (sparse.length > 0
@@ -258,7 +266,7 @@ function renderReading(push: Push, results: BenchResults, allowedPerMinute: numb
   push(
     `- **Against the naive script** (scenarios 1 to 4): it made ${ratios.map((r) => `${r.calls} (${r.id})`).join(', ')} times the calls of contact-sync, and took ${ratios.map((r) => `${r.wall} (${r.id})`).join(', ')} times as long. ` +
       (naiveFirst !== undefined && csFirst !== undefined && naiveFirst.wallMs < csFirst.wallMs
-        ? 'On a first import both make 3 calls a row and the naive script finishes first: it spaces calls at exactly periodMs / limit, where contact-sync keeps a 2% margin so that a strict server never answers 429. '
+        ? 'On a first import both make 3 calls a row and the naive script finishes first: both space calls at periodMs / limit, and contact-sync runs a child process that starts up and reads its files first. '
         : '') +
       (naiveSecond !== undefined && csSecond !== undefined && csThird !== undefined
         ? `From the first re-run on, the difference is the calls not made: at the platform's real 100/min, re-running ${int(naiveSecond.rows)} rows takes the naive script ${fixed(naiveMinutes(naiveSecond.total), 0)} minutes ` +

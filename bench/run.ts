@@ -1,12 +1,14 @@
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md. See docs/benchmarks.md.
  *
- *   node dist/bench/run.js [--quick] [--out FILE]
+ *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only]
  *
+ * `--limiter-only` runs the limiter section alone and prints its figures; with `--out FILE` it
+ * replaces that section of FILE (a RESULTS.md), saying when and under what load it was taken.
  * `--quick` runs every section at a tenth of the size (a smoke test of the bench itself; its
  * figures are not the committed ones) and writes to a temporary file unless `--out` is given.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,10 +18,12 @@ import type { Rate } from '../src/limits.js';
 import { API_CHANNELS, runApiBench } from './api-scenarios.js';
 import type { CliPaths } from './cli-child.js';
 import { runEngineOverhead } from './engine-overhead.js';
+import { runLimiterGoals } from './limiter-goals.js';
 import { runLocalSpeed } from './local-speed.js';
 import { machineInfo } from './machine-info.js';
 import { renderResults } from './results-markdown.js';
 import { runChannels, runZeroCallRerun, unattendedMarkdown } from './unattended.js';
+import { replaceLimiterSection } from './limiter-markdown.js';
 
 /**
  * The strict limit of the API scenarios: the platform's 100/min scaled up 60 times, so that a
@@ -61,6 +65,16 @@ const QUICK: Scale = {
 async function main(argv: readonly string[]): Promise<void> {
   const quick = argv.includes('--quick');
   const outIndex = argv.indexOf('--out');
+  if (argv.includes('--limiter-only')) {
+    // The limiter section alone, printed; with --out, its section of that file is replaced.
+    const limiter = await runLimiterGoals(quick ? 0.3 : 1, (line) => console.log(line));
+    if (outIndex >= 0 && argv[outIndex + 1] !== undefined) {
+      const file = resolve(argv[outIndex + 1]!);
+      writeFileSync(file, replaceLimiterSection(readFileSync(file, 'utf8'), limiter, machineInfo(new Date())));
+      console.log(`replaced the limiter section of ${file}`);
+    }
+    return;
+  }
   const here = dirname(fileURLToPath(import.meta.url));
   const root = resolve(here, '..', '..');
   const out = outIndex >= 0 && argv[outIndex + 1] !== undefined ? resolve(argv[outIndex + 1]!) : quick ? join(tmpdir(), 'contact-sync-bench-quick.md') : join(root, 'bench', 'RESULTS.md');
@@ -81,6 +95,8 @@ async function main(argv: readonly string[]): Promise<void> {
     } finally {
       await emulator.close();
     }
+    log('limiter against a strict window (issue 14)');
+    const limiter = await runLimiterGoals(quick ? 0.3 : 1, log);
     log('engine overhead (no rate limit, 20 ms latency)');
     const overhead = await runEngineOverhead({ workDir, cli }, scale.overheadRuns, scale.schedulerCalls, log);
     log('local speed and memory (validate)');
@@ -88,7 +104,7 @@ async function main(argv: readonly string[]): Promise<void> {
     log('unattended operation (channels side by side, zero-call nightly re-run)');
     const unattended = await runUnattended(workDir, cli, quick, log);
     const totalMs = performance.now() - started;
-    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended);
+    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended);
     log(`wrote ${out} (${(totalMs / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(workDir, { recursive: true, force: true });

@@ -24,7 +24,7 @@ import { errorFromResponse, errorFromTransport, type RequestContext } from './er
 import { ApiError, InvalidTokenError, RateLimitedError, type ApiErrorContext } from './errors.js';
 import { silentLogger, type ApiLogger } from './logger.js';
 import { limiterFailure } from './limiter.js';
-import { startSpacingOf } from './start-spacing.js';
+import { runInSlot } from './limiter-slots.js';
 import { paginateContacts } from './pagination.js';
 import {
   checkAttachment,
@@ -352,16 +352,19 @@ export class ApiClient implements ContactsApi {
       // A stopped connection makes no call (docs/reliability.md, "A dead or throttling platform").
       this.#health.check();
       try {
-        const spacing = startSpacingOf(limiter);
-        return await limiter.schedule(async () => {
-          started = true;
-          // The limiter holds the call while the connection is paused by a Retry-After.
-          await this.#health.beforeAttempt(waitedUntil);
-          await spacing?.reserve();
-          this.#health.check();
-          if (this.#refusedToken === undefined) spec.onLeave?.();
-          return this.#attempt(spec, attempt);
-        });
+        // The answer comes at once; the slot stays taken one window more (limiter-slots.ts).
+        return await runInSlot(
+          limiter,
+          async () => {
+            started = true;
+            // The slot holds the call while the connection is paused by a Retry-After.
+            await this.#health.beforeAttempt(waitedUntil);
+            this.#health.check();
+            if (this.#refusedToken === undefined) spec.onLeave?.();
+            return this.#attempt(spec, attempt);
+          },
+          this.#timeoutMs,
+        );
       } catch (error) {
         if (!started) throw limiterFailure(limiter, error);
         if (!(error instanceof ApiError)) throw error;

@@ -13,30 +13,25 @@ import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import type { ApiGroup, Rate } from '../limits.js';
 import { RateLimiterUnavailableError, type RateLimiterPhase } from './rate-limiter-unavailable-error.js';
-import { attachStartSpacing, startSpacingOf } from './start-spacing.js';
+import { attachSlots, LimiterSlots } from './limiter-slots.js';
 import { stripUrlAuth } from './strip-url-auth.js';
 
 /**
- * Spacing between two request starts for a rate, in milliseconds. Requests are spread evenly
- * (no reservoir, so no burst at the start of a window). The 2% margin is there because the
- * server counts arrivals in a strict sliding window: at exactly periodMs / limit, a request
- * delayed on the way by a millisecond and its successor on time would put limit + 1 arrivals
- * in one window and earn a 429, which costs far more than 2% of throughput. The margin is of a
- * whole window (limit spacings are 2% longer than periodMs), so it also absorbs what clustering
- * adds: Redis hands out the start times (from its own clock), and each process's way from
- * Redis's answer to the platform is delayed by its own event loop and network. On a short window
- * 2% is too little time to absorb that jitter (20 ms a second at 25/s), so the margin is at least
- * `MIN_WINDOW_MARGIN_MS` a window.
+ * Bottleneck's spacing of request starts for a rate, in milliseconds: 3/4 of window / limit,
+ * rounded down to a whole millisecond (Bottleneck's Redis scripts stall on fractions). It only
+ * spreads calls (no burst of N at the start of a window: a first window's N calls take 3/4 of
+ * it); the limit itself is kept by the slots (limiter-slots.ts). Slots come back one window after
+ * each answer, as unevenly as answers come: a spacing of a whole window / limit would queue calls
+ * behind it and cost budget (0.83 instead of 0.89 with 0 to 400 ms of delay on a 2 s window, as
+ * measured), a quarter of slack does not. See docs/decisions.md ("A limiter the network cannot
+ * push over the window").
  */
-export function minTimeFor(rate: Rate): number {
-  // Not rounded up to a whole millisecond: at 6,000/min that rounding alone (10.2 -> 11 ms)
-  // would cost 7% of the budget; Bottleneck and StartSpacing both take fractions.
-  const margin = Math.max(rate.periodMs * 0.02, MIN_WINDOW_MARGIN_MS);
-  return (rate.periodMs + margin) / rate.limit;
+export function paceFor(rate: Rate): number {
+  return Math.floor((rate.periodMs / rate.limit) * PACE_FRACTION);
 }
 
-/** The least margin a window is given, in milliseconds: request arrivals jitter by tens of ms. */
-export const MIN_WINDOW_MARGIN_MS = 100;
+/** The part of window / limit that starts are spaced by (see `paceFor`). */
+export const PACE_FRACTION = 0.75;
 
 /** Idle time after which Redis forgets a shared limiter's keys, in milliseconds. */
 export const REDIS_KEY_IDLE_MS = 10 * 60_000;
@@ -162,24 +157,57 @@ export function limiterFailure(limiter: Bottleneck, error: unknown): unknown {
 }
 
 /**
- * Resolves when none of this process's jobs is waiting or running. Every job ends `done` or
- * `dropped` (a lost Redis drops the waiting ones), so this settles without a bound of its own.
+ * Resolves when none of this process's jobs is waiting and no request is in flight; slots may
+ * still be held. Every job ends started or dropped (a lost Redis drops the waiting ones), and
+ * every request ends (its timeout), so this settles without a bound of its own.
  */
-function jobsSettled(limiter: Bottleneck): Promise<void> {
+function requestsSettled(limiter: Bottleneck, slots: LimiterSlots, includeQueued: boolean): Promise<void> {
   return new Promise((resolve) => {
+    // Bottleneck has no way to remove a listener: a settled check just does nothing more.
+    let settled = false;
+    let removeSlotListener: () => void = () => undefined;
     const check = (): void => {
+      if (settled) return;
       const counts = limiter.counts();
-      if (counts.RECEIVED + counts.QUEUED + counts.RUNNING + counts.EXECUTING === 0) resolve();
+      const waiting = includeQueued ? counts.RECEIVED + counts.QUEUED + counts.RUNNING : 0;
+      if (waiting + slots.requestsInFlight === 0) {
+        settled = true;
+        removeSlotListener();
+        resolve();
+      }
     };
     limiter.on('done', check);
     limiter.on('dropped', check);
+    limiter.on('executing', check);
+    removeSlotListener = slots.onRequestEnded(check);
     check();
   });
 }
 
+/**
+ * Bottleneck arms a timer per job with an `expiration` (the Redis expiry of a held slot, minutes
+ * long) and clears it only when the job ends: the jobs of abandoned slots never do, and their
+ * timers would keep the process alive. Redis frees those slots on its own clock; the local
+ * timers are cleared. `_scheduled` is Bottleneck's own table of started jobs (2.19.5, its last
+ * release); without it there is nothing to clear.
+ */
+function clearLocalExpiryTimers(limiter: Bottleneck): void {
+  const scheduled = (limiter as unknown as { _scheduled?: Record<string, { expiration?: NodeJS.Timeout | null } | undefined> })._scheduled;
+  for (const job of Object.values(scheduled ?? {})) {
+    if (job?.expiration) clearTimeout(job.expiration);
+  }
+}
+
+/** N slots and a window; when callers ask for different rates on one key, both strictest. */
+interface Strictest {
+  limit: number;
+  periodMs: number;
+}
+
 interface Entry {
   limiter: Bottleneck;
-  minTime: number;
+  slots: LimiterSlots;
+  rate: Strictest;
   /** Set on shared limiters. */
   link?: RedisLink;
   /** Bottleneck id, the stem of its Redis keys. */
@@ -206,8 +234,6 @@ export class LimiterRegistry {
   get(baseUrl: string, token: string, group: ApiGroup, rate: Rate, options: LimiterOptions = {}): Bottleneck {
     checkRate(rate, group);
     const key = LimiterRegistry.key(baseUrl, token, group);
-    // Bottleneck's Redis scripts stall on a fractional spacing: shared limiters round it up.
-    const minTime = options.redis === undefined ? minTimeFor(rate) : Math.ceil(minTimeFor(rate));
     const existing = this.#entries.get(key);
     if (existing) {
       if (existing.link?.url !== options.redis) {
@@ -217,31 +243,44 @@ export class LimiterRegistry {
             'give every connection with the same baseUrl and token the same rateLimits.redis',
         );
       }
-      if (minTime > existing.minTime) {
-        existing.minTime = minTime;
-        const spacing = startSpacingOf(existing.limiter);
-        if (spacing !== undefined) spacing.minTime = minTime;
-        if (existing.link === undefined) existing.limiter.updateSettings({ minTime });
-        else if (existing.link.everReady) void this.#raiseSharedMinTime(existing).catch(() => undefined);
+      // The fewest slots held the longest window keep both rates: N calls in any window of the
+      // longer period are at most the smaller N.
+      const stricter = { limit: Math.min(existing.rate.limit, rate.limit), periodMs: Math.max(existing.rate.periodMs, rate.periodMs) };
+      if (stricter.limit !== existing.rate.limit || stricter.periodMs !== existing.rate.periodMs) {
+        existing.rate = stricter;
+        existing.slots.holdMs = stricter.periodMs;
+        existing.slots.paceMs = paceFor(stricter);
+        if (existing.link === undefined) existing.limiter.updateSettings({ maxConcurrent: stricter.limit, minTime: existing.slots.ramped ? paceFor(stricter) : stricter.periodMs / stricter.limit });
+        else if (existing.link.everReady) void this.#raiseSharedSettings(existing).catch(() => undefined);
       }
       return existing.limiter;
     }
+    const strictest = { limit: rate.limit, periodMs: rate.periodMs };
+    const settings = { maxConcurrent: rate.limit, minTime: paceFor(rate) };
     if (options.redis === undefined) {
-      const limiter = new Bottleneck({ minTime, maxConcurrent: null, id: group });
-      attachStartSpacing(limiter, minTime);
-      this.#entries.set(key, { limiter, minTime, id: group, stopped: false });
+      // A process's first window is spaced exactly window / limit: this process cannot know what
+      // the server counted of a process that ran just before it on the token (the old spacing's
+      // rate). Its slots keep the limit from there on, and the spacing loosens (see `paceFor`).
+      const limiter = new Bottleneck({ ...settings, minTime: rate.periodMs / rate.limit, id: group });
+      const slots = attachSlots(limiter, new LimiterSlots(rate.periodMs, settings.minTime, false));
+      const entry: Entry = { limiter, slots, rate: strictest, id: group, stopped: false };
+      slots.rampUntil(rate.limit, () => {
+        limiter.updateSettings({ minTime: paceFor(entry.rate) });
+      });
+      this.#entries.set(key, entry);
       return limiter;
     }
     const link = this.#link(options.redis, options.redisWhere);
     const id = `${REDIS_ID_PREFIX}|${key}`;
-    const limiter = new Bottleneck({ id, datastore: 'ioredis', connection: link.connection, minTime, maxConcurrent: null, timeout: REDIS_KEY_IDLE_MS });
+    const limiter = new Bottleneck({ ...settings, id, datastore: 'ioredis', connection: link.connection, timeout: REDIS_KEY_IDLE_MS });
     limiter.on('error', (error: unknown) => {
       link.lastError = error;
     });
     // ready() answers for it; a rejection nobody awaited would end the process.
     limiter.ready().catch(() => undefined);
     clusteredLinks.set(limiter, link);
-    this.#entries.set(key, { limiter, minTime, link, id, stopped: false });
+    const slots = attachSlots(limiter, new LimiterSlots(rate.periodMs, settings.minTime, true));
+    this.#entries.set(key, { limiter, slots, rate: strictest, link, id, stopped: false });
     return limiter;
   }
 
@@ -271,8 +310,11 @@ export class LimiterRegistry {
 
   /**
    * Stops every limiter, forgets it and closes the Redis connections. Queued jobs are rejected
-   * when `dropWaitingJobs` is true (an interrupted run), otherwise they run first. The shared
-   * state in Redis stays for the other processes; it expires after `REDIS_KEY_IDLE_MS` idle.
+   * when `dropWaitingJobs` is true (an interrupted run), otherwise they run first; requests in
+   * flight end first either way. Slots held by this process are freed at once when the limiter
+   * is its own; a shared limiter leaves them taken in Redis until their expiry, so the other
+   * processes stay within the window this process's last calls opened. The shared state in Redis
+   * stays for the other processes; it expires after `REDIS_KEY_IDLE_MS` idle.
    */
   async stop(options: { dropWaitingJobs?: boolean } = {}): Promise<void> {
     const entries = [...this.#entries.values()];
@@ -285,24 +327,32 @@ export class LimiterRegistry {
       entries.map(async (entry) => {
         if (entry.stopped) return;
         entry.stopped = true;
-        if (entry.link === undefined) {
-          await entry.limiter.stop({ dropWaitingJobs });
-          return;
-        }
-        // Bottleneck's own way to let waiting jobs run first schedules one more job through Redis,
-        // which takes a slot of the shared budget: wait for this process's jobs instead. Without
-        // Redis they cannot run: they are dropped, and the wait for the stop is bounded.
-        const healthy = entry.link.lost === undefined && entry.link.client.status === 'ready';
-        if (!dropWaitingJobs && healthy) await jobsSettled(entry.limiter);
+        // Without Redis, waiting jobs cannot run: they are dropped, and the waits are bounded.
+        const healthy = entry.link === undefined || (entry.link.lost === undefined && entry.link.client.status === 'ready');
+        if (!dropWaitingJobs && healthy) await requestsSettled(entry.limiter, entry.slots, true);
+        // Bottleneck's own stop waits for executing jobs, held slots included: not awaited here.
         const stopped = entry.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
-        let timer: NodeJS.Timeout | undefined;
-        const bound = new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, REDIS_STOP_TIMEOUT_MS);
-        });
-        await Promise.race([stopped, bound]).finally(() => clearTimeout(timer));
+        // Requests in flight end by their own timeout; a shared limiter waits a bounded time, as before.
+        await this.#bounded(requestsSettled(entry.limiter, entry.slots, false), entry.link === undefined ? undefined : REDIS_STOP_TIMEOUT_MS);
+        if (entry.link === undefined) {
+          entry.slots.releaseAll();
+          await stopped;
+        } else {
+          entry.slots.abandonAll();
+          clearLocalExpiryTimers(entry.limiter);
+        }
       }),
     );
     await Promise.all(links.map((link) => link.close()));
+  }
+
+  async #bounded(promise: Promise<void>, boundMs: number | undefined): Promise<void> {
+    if (boundMs === undefined) return promise;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, boundMs);
+    });
+    await Promise.race([promise, bound]).finally(() => clearTimeout(timer));
   }
 
   #link(url: string, where: string | undefined): RedisLink {
@@ -328,7 +378,7 @@ export class LimiterRegistry {
     const connected = Promise.all(
       entries.map(async (entry) => {
         await entry.limiter.ready();
-        await this.#raiseSharedMinTime(entry);
+        await this.#raiseSharedSettings(entry);
       }),
     );
     const ended = link.ended.then(() => Promise.reject(new Error('the connection was closed')));
@@ -349,16 +399,24 @@ export class LimiterRegistry {
   }
 
   /**
-   * Another process may have created the shared settings with a looser spacing: Bottleneck keeps
-   * the first one, so a stricter one is written over it. A looser one never is: the strictest
-   * rate of the processes wins while the keys live.
+   * Another process may have created the shared settings with looser ones: Bottleneck keeps the
+   * first, so fewer slots or a longer spacing are written over them. Looser ones never are: the
+   * strictest rate of the processes wins while the keys live. Each process holds its own slots
+   * for its own window; give every process the same rate.
    */
-  async #raiseSharedMinTime(entry: Entry): Promise<void> {
+  async #raiseSharedSettings(entry: Entry): Promise<void> {
     if (entry.link === undefined) return;
-    const stored = Number(await entry.link.client.hget(`b_${entry.id}_settings`, 'minTime'));
-    if (!(stored >= entry.minTime)) {
+    const [maxConcurrent, minTime] = await entry.link.client.hmget(`b_${entry.id}_settings`, 'maxConcurrent', 'minTime');
+    const wanted = { maxConcurrent: entry.rate.limit, minTime: paceFor(entry.rate) };
+    const storedSlots = Number(maxConcurrent);
+    const storedPace = Number(minTime);
+    const update = {
+      maxConcurrent: maxConcurrent !== null && maxConcurrent !== '' && storedSlots <= wanted.maxConcurrent ? storedSlots : wanted.maxConcurrent,
+      minTime: storedPace >= wanted.minTime ? storedPace : wanted.minTime,
+    };
+    if (update.maxConcurrent !== storedSlots || update.minTime !== storedPace) {
       // Typed as returning the limiter; with a Redis datastore it is a promise of the write.
-      await (entry.limiter.updateSettings({ minTime: entry.minTime }) as unknown as Promise<Bottleneck>);
+      await (entry.limiter.updateSettings(update) as unknown as Promise<Bottleneck>);
     }
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The path every channel API request takes, in this order: authenticate (401), count, draw the
- * injected fault, check the rate window at arrival time (429), wait the injected latency, run
+ * injected fault, wait the injected inbound jitter (the way in), check the rate window at arrival
+ * time (429), wait the injected latency, run
  * the operation, answer (or drop the socket after committing, for the commit-then-drop faults).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -46,10 +47,11 @@ export function channelHandler(state: EmulatorState, closing: ClosingSignal, ope
       await reply.code(401).send(errorEnvelope(INVALID_TOKEN_MESSAGE));
       return;
     }
-    const arrivalMs = state.now();
     const { counters } = channel;
     counters.received(operation.operation);
-    const { fault, latencyMs } = state.faults.decide(operation.operation);
+    const { fault, inboundMs, latencyMs } = state.faults.decide(operation.operation);
+    if (!(await waitLatency(inboundMs, closing, request, reply))) return;
+    const arrivalMs = state.now();
 
     if (fault !== undefined && fault !== 'commitThenDrop' && fault !== 'sendHtmlBody') {
       counters.faulted(operation.operation);
@@ -72,6 +74,7 @@ export function channelHandler(state: EmulatorState, closing: ClosingSignal, ope
     }
 
     const window = channel.windows[operation.group];
+    counters.arrived(operation.group, arrivalMs);
     const admission = window?.tryAdmit(arrivalMs) ?? { accepted: true };
     if (!admission.accepted) {
       counters.rateLimited(operation.operation);

@@ -22,7 +22,7 @@ export interface RecordedMessage {
 export class Channel {
   readonly contacts: ContactStore;
   readonly messages: RecordedMessage[] = [];
-  readonly counters = new CallCounterSet();
+  readonly counters: CallCounterSet;
   readonly windows: Record<ApiGroup, SlidingWindow | undefined>;
 
   constructor(
@@ -33,6 +33,10 @@ export class Channel {
     now: () => number,
   ) {
     this.contacts = new ContactStore(ids, now);
+    this.counters = new CallCounterSet({
+      ...(rates.contacts === undefined ? {} : { contacts: rates.contacts.periodMs }),
+      ...(rates.messages === undefined ? {} : { messages: rates.messages.periodMs }),
+    });
     this.windows = {
       contacts: rates.contacts === undefined ? undefined : new SlidingWindow(rates.contacts),
       messages: rates.messages === undefined ? undefined : new SlidingWindow(rates.messages),

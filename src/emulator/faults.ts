@@ -6,7 +6,7 @@
 import prand from 'pure-rand';
 import type { RandomGenerator } from 'pure-rand';
 import type { ApiOperation } from '../api/wire-types.js';
-import type { FaultOptions } from './options.js';
+import type { FaultOptions, LatencyRange } from './options.js';
 
 /** `commitThenDrop`: do the work, then close the socket without an answer. */
 export type InjectedFault =
@@ -22,10 +22,12 @@ export type InjectedFault =
 
 export interface FaultDecision {
   fault: InjectedFault | undefined;
+  /** Waited before the rate check: the request's way in. */
+  inboundMs: number;
   latencyMs: number;
 }
 
-const NO_FAULT: FaultDecision = { fault: undefined, latencyMs: 0 };
+const NO_FAULT: FaultDecision = { fault: undefined, inboundMs: 0, latencyMs: 0 };
 
 export class FaultInjector {
   private rng: RandomGenerator;
@@ -79,12 +81,15 @@ export class FaultInjector {
         }
       }
     }
-    const latency = faults.latency;
-    const latencyMs =
-      latency === undefined || latency.maxMs === 0
-        ? 0
-        : prand.unsafeUniformIntDistribution(latency.minMs, latency.maxMs, this.rng);
-    return { fault, latencyMs };
+    const latencyMs = this.draw(faults.latency);
+    // Drawn after the others, and only when set: seeds give the sequences they gave before.
+    const inboundMs = this.draw(faults.inboundJitter);
+    return { fault, inboundMs, latencyMs };
+  }
+
+  /** Whole milliseconds drawn uniformly from the range; 0 without one. */
+  private draw(range: LatencyRange | undefined): number {
+    return range === undefined || range.maxMs === 0 ? 0 : prand.unsafeUniformIntDistribution(range.minMs, range.maxMs, this.rng);
   }
 
   /** A float in [0, 1). */

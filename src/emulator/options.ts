@@ -63,6 +63,11 @@ export interface FaultOptions {
   readonly retryAfterSeconds?: number;
   /** Delay added before every answer of an authenticated request. @default none */
   readonly latency?: LatencyRange;
+  /**
+   * Network delay on the way in: waited before the rate check, so that requests reach the
+   * check late and out of order, as over a real network. @default none
+   */
+  readonly inboundJitter?: LatencyRange;
   /** Operations the faults and latency apply to. @default every operation */
   readonly operations?: readonly ApiOperation[];
 }

@@ -40,6 +40,33 @@ export class SlidingWindow {
   }
 }
 
+/**
+ * Arrivals in the last window, to find the most in any window of `periodMs` (arrivals at t and
+ * t + periodMs are not in one window, as for `SlidingWindow`). Holds one window of arrivals.
+ */
+export class WindowPeak {
+  private readonly times: number[] = [];
+  private head = 0;
+
+  constructor(private readonly periodMs: number) {}
+
+  /** Records an arrival; returns how many arrivals the window ending at it holds. */
+  add(arrivalMs: number): number {
+    this.times.push(arrivalMs);
+    while (arrivalMs - (this.times[this.head] ?? arrivalMs) >= this.periodMs) this.head += 1;
+    if (this.head > 1_024 && this.head * 2 > this.times.length) {
+      this.times.splice(0, this.head);
+      this.head = 0;
+    }
+    return this.times.length - this.head;
+  }
+
+  clear(): void {
+    this.times.length = 0;
+    this.head = 0;
+  }
+}
+
 /** `Retry-After` in whole seconds: rounded up, at least 1. */
 export function retryAfterSeconds(retryAfterMs: number): number {
   return Math.max(1, Math.ceil(retryAfterMs / 1000));

@@ -137,8 +137,8 @@ export function checkFaults(faults: FaultOptions, where: string): string[] {
   const problems: string[] = [];
   if (typeof faults !== 'object' || faults === null) return [`${where}: must be an object of probabilities`];
   for (const key of Object.keys(faults)) {
-    if (![...FAULT_PROBABILITIES, 'latency', 'operations', 'retryAfterSeconds'].includes(key)) {
-      problems.push(`${where}.${key}: is not a fault; use one of ${FAULT_PROBABILITIES.join(', ')}, latency, operations, retryAfterSeconds`);
+    if (![...FAULT_PROBABILITIES, 'latency', 'inboundJitter', 'operations', 'retryAfterSeconds'].includes(key)) {
+      problems.push(`${where}.${key}: is not a fault; use one of ${FAULT_PROBABILITIES.join(', ')}, latency, inboundJitter, operations, retryAfterSeconds`);
     }
   }
   for (const key of FAULT_PROBABILITIES) {
@@ -158,11 +158,12 @@ export function checkFaults(faults: FaultOptions, where: string): string[] {
   if (retryAfter !== undefined && (!Number.isInteger(retryAfter) || retryAfter < 0)) {
     problems.push(`${where}.retryAfterSeconds: ${String(retryAfter)} must be a whole number of seconds from 0 up`);
   }
-  const latency = faults.latency;
-  if (latency !== undefined) {
-    const { minMs, maxMs } = latency;
+  for (const name of ['latency', 'inboundJitter'] as const) {
+    const range = faults[name];
+    if (range === undefined) continue;
+    const { minMs, maxMs } = range;
     if (!Number.isInteger(minMs) || !Number.isInteger(maxMs) || minMs < 0 || maxMs < minMs) {
-      problems.push(`${where}.latency: {minMs: ${String(minMs)}, maxMs: ${String(maxMs)}} must be whole milliseconds with 0 <= minMs <= maxMs`);
+      problems.push(`${where}.${name}: {minMs: ${String(minMs)}, maxMs: ${String(maxMs)}} must be whole milliseconds with 0 <= minMs <= maxMs`);
     }
   }
   if (faults.operations !== undefined) {

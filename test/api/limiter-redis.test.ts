@@ -1,11 +1,11 @@
 /** Limiters shared through Redis: one budget for every registry (process) on a token. */
-import { LimiterRegistry, limiterFailure, minTimeFor } from '../../src/api/limiter.js';
+import { LimiterRegistry, limiterFailure, paceFor } from '../../src/api/limiter.js';
+import { runInSlot } from '../../src/api/limiter-slots.js';
 import { RateLimiterUnavailableError } from '../../src/api/rate-limiter-unavailable-error.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { deleteLimiterKeys, describeWithRedis, limiterKeys, limiterSetting } from '../helpers/redis-support.js';
 import { testClient } from './support/test-client.js';
 
-/** 50 per 4 s, as in limiter.test.ts: an 80 ms margin a window for the test machine's jitter. */
 const RATE = { limit: 50, periodMs: 4_000 };
 
 describe('LimiterRegistry with an unreachable Redis', () => {
@@ -81,22 +81,36 @@ describeWithRedis('LimiterRegistry shared through Redis', (redisUrl) => {
     expect([...ids].filter((id) => !(/^contact-sync\|http:\/\/.*\/api\|[0-9a-f]{64}\|(contacts|messages)$/.test(id)))).toEqual([]);
   });
 
-  it('keeps the strictest spacing of the processes in Redis: a stricter one raises it, a looser one does not lower it', async () => {
+  it('keeps the strictest settings of the processes in Redis: fewer slots or a longer spacing raise them, looser ones do not lower them', async () => {
     const baseUrl = `http://strict-${process.pid}-${Date.now()}.test/api`;
     baseUrls.push(baseUrl);
     const id = LimiterRegistry.redisId(baseUrl, 't', 'contacts');
+    const settings = async (): Promise<Array<string | null>> => [await limiterSetting(redisUrl, id, 'maxConcurrent'), await limiterSetting(redisUrl, id, 'minTime')];
     const first = registry();
     first.get(baseUrl, 't', 'contacts', { limit: 100, periodMs: 60_000 }, { redis: redisUrl });
     await first.ready();
-    expect(await limiterSetting(redisUrl, id, 'minTime')).toBe(String(minTimeFor({ limit: 100, periodMs: 60_000 })));
+    expect(await settings()).toEqual(['100', String(paceFor({ limit: 100, periodMs: 60_000 }))]);
     const stricter = registry();
     stricter.get(baseUrl, 't', 'contacts', { limit: 50, periodMs: 60_000 }, { redis: redisUrl });
     await stricter.ready();
-    expect(await limiterSetting(redisUrl, id, 'minTime')).toBe(String(minTimeFor({ limit: 50, periodMs: 60_000 })));
+    expect(await settings()).toEqual(['50', '900']);
     const looser = registry();
     looser.get(baseUrl, 't', 'contacts', { limit: 200, periodMs: 60_000 }, { redis: redisUrl });
     await looser.ready();
-    expect(await limiterSetting(redisUrl, id, 'minTime')).toBe(String(minTimeFor({ limit: 50, periodMs: 60_000 })));
+    expect(await settings()).toEqual(['50', '900']);
+  });
+
+  it('leaves the slots of a process that stops taken in Redis until their expiry, so that other processes stay within its last window', async () => {
+    const baseUrl = `http://held-${process.pid}-${Date.now()}.test/api`;
+    baseUrls.push(baseUrl);
+    const id = LimiterRegistry.redisId(baseUrl, 't', 'contacts');
+    const one = new LimiterRegistry();
+    const limiter = one.get(baseUrl, 't', 'contacts', { limit: 5, periodMs: 600_000 }, { redis: redisUrl });
+    await one.ready();
+    await runInSlot(limiter, () => Promise.resolve('answered'), 1_000);
+    // A ten-minute window: this stop returns within the test's time only if it does not wait for the holds.
+    await one.stop();
+    expect(await limiterSetting(redisUrl, id, 'running')).toBe('1');
   });
 
   it('60 calls from two registries (as two processes would) on one token meet no 429 from a server enforcing the same limit', async () => {

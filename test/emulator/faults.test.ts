@@ -123,6 +123,26 @@ describe('injected faults', () => {
     expect(dropped).not.toBe('dropped:ECONNREFUSED');
   });
 
+  test('inbound jitter holds a request before the rate check: one closed on its way in was received but never reached the check', async () => {
+    const target = await start({ rateLimits: { contacts: { limit: 5, periodMs: 60_000 } }, faults: { inboundJitter: { minMs: 20_000, maxMs: 20_000 } } });
+    const pending = outcome(search(target));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const counters = target.counters(TOKEN);
+    expect([counters.total.received, counters.mostInAnyWindow.contacts]).toEqual([1, 0]);
+    await target.close();
+    expect(await pending).toMatch(/^dropped:/);
+  });
+
+  test('the most requests that reached the rate check in any window counts those answered 429, and resets with the counters', async () => {
+    const target = await start({ rateLimits: { contacts: { limit: 2, periodMs: 60_000 } }, faults: { inboundJitter: { minMs: 0, maxMs: 5 } } });
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await search(target)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(target.counters(TOKEN).mostInAnyWindow).toEqual({ contacts: 3, messages: 0 });
+    target.resetCounters(TOKEN);
+    expect(target.counters(TOKEN).mostInAnyWindow).toEqual({ contacts: 0, messages: 0 });
+  });
+
   test('faults never touch admin routes nor unauthenticated requests', async () => {
     const target = await start({ faults: { serverError: 1 } });
     expect((await admin(target, 'GET', '/contacts')).status).toBe(200);
@@ -156,6 +176,7 @@ describe('injected faults', () => {
     const answer = await admin(target, 'PUT', '/faults', { json: { faults: { latency: { minMs: 10, maxMs: 1 } } } });
     expect(answer.status).toBe(400);
     expect(answer.body.message).toContain('faults.latency');
+    expect(() => target.setFaults({ inboundJitter: { minMs: -1, maxMs: 5 } })).toThrow(/faults\.inboundJitter: \{minMs: -1, maxMs: 5\} must be whole milliseconds/);
   });
 });
 

@@ -1,5 +1,5 @@
 import prand from 'pure-rand';
-import { SlidingWindow, retryAfterSeconds } from '../../src/emulator/sliding-window.js';
+import { SlidingWindow, WindowPeak, retryAfterSeconds } from '../../src/emulator/sliding-window.js';
 
 describe('SlidingWindow', () => {
   test('never admits more than limit arrivals in any window, and refuses only when the window is full', () => {
@@ -38,5 +38,24 @@ describe('SlidingWindow', () => {
     [59_001, 60],
   ])('Retry-After for %i ms is %i s (rounded up, at least 1)', (ms, seconds) => {
     expect(retryAfterSeconds(ms)).toBe(seconds);
+  });
+});
+
+describe('WindowPeak', () => {
+  test('gives the arrivals in the window ending at each arrival, as counting them all would', () => {
+    const rng = prand.xoroshiro128plus(11);
+    const periodMs = 100;
+    const peak = new WindowPeak(periodMs);
+    const arrivals: number[] = [];
+    const wrong: Array<{ at: number; counted: number; expected: number }> = [];
+    let t = 0;
+    for (let i = 0; i < 3000; i += 1) {
+      t += prand.unsafeUniformIntDistribution(0, 30, rng);
+      arrivals.push(t);
+      const counted = peak.add(t);
+      const expected = arrivals.filter((a) => t - a < periodMs).length;
+      if (counted !== expected) wrong.push({ at: t, counted, expected });
+    }
+    expect(wrong).toEqual([]);
   });
 });

@@ -1,4 +1,8 @@
 /**
+ * Bench baseline only: the limiter the product had before issue 14, kept to measure the slots
+ * against. It spaced request starts by (window + a margin of 2% of the window, at least 100 ms)
+ * / limit, through Bottleneck's `minTime` and, in one process, this real-time spacing on top.
+ *
  * Keeps the request starts of one limiter at least `minTime` apart in real time. Bottleneck
  * spaces jobs from their planned start times: when the event loop stalls, a late job and the one
  * planned after it leave almost together, and a strict sliding window at the server counts one
@@ -40,4 +44,9 @@ export function attachStartSpacing(limiter: Bottleneck, minTime: number): StartS
 /** The spacing of a limiter the registry made; undefined for any other Bottleneck. */
 export function startSpacingOf(limiter: Bottleneck): StartSpacing | undefined {
   return spacings.get(limiter);
+}
+
+/** The old spacing of request starts for a rate, in milliseconds. */
+export function oldMinTimeFor(rate: { limit: number; periodMs: number }): number {
+  return (rate.periodMs + Math.max(rate.periodMs * 0.02, 100)) / rate.limit;
 }
