@@ -9,10 +9,28 @@ import { mapRow } from '../pipeline/map/map.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, worstExit } from './exit-codes.js';
 import { KeySighting } from './key-sighting.js';
+import type { Job } from '../config/job-types.js';
 import { loadJobs } from './load-jobs.js';
 
 /** Row problems printed per job; the rest are counted. */
 const SHOWN_PROBLEMS = 50;
+
+/**
+ * `key "C0001" is on lines 2, 5, 9`: a second read of the file, for the listed keys only, so
+ * memory stays flat however many rows repeat.
+ */
+async function repeatedKeyLines(job: Job, listed: ReadonlySet<string>, repeatedRows: number): Promise<string> {
+  const lines = new Map<string, number[]>([...listed].map((key) => [key, []]));
+  const source = await openCheckedSource(job);
+  for await (const record of source.records) {
+    if (record.kind === 'malformed') continue;
+    const mapped = mapRow(record, job);
+    if (mapped.ok) lines.get(mapped.draft.key)?.push(record.line);
+  }
+  const shown = [...lines].map(([key, at]) => `${job.input.path}: key ${JSON.stringify(key)} is on lines ${at.join(', ')}\n`);
+  const more = listed.size === SHOWN_PROBLEMS && repeatedRows > SHOWN_PROBLEMS ? `... and more repeated keys (${repeatedRows} rows repeat a key in all)\n` : '';
+  return shown.join('') + more;
+}
 
 export async function validateCommand(args: { jobsFile: string; job: string[] }, io: CliIo, logger: Logger): Promise<number> {
   // No call is made: a token that is not set is a warning, so validate runs in CI without secrets.
@@ -24,6 +42,8 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
     let invalid = 0;
     const keys = new KeySighting();
     let repeatedKeys = 0;
+    // The first keys seen again, to list with their lines (a second pass finds every line).
+    const listed = new Set<string>();
     for await (const record of source.records) {
       rows++;
       let problem: string | undefined;
@@ -32,7 +52,10 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
         const mapped = mapRow(record, job);
         if (!mapped.ok) problem = `${mapped.error.code}: ${mapped.error.message}`;
         else {
-          if (keys.seenBefore(mapped.draft.key)) repeatedKeys++;
+          if (keys.seenBefore(mapped.draft.key)) {
+            repeatedKeys++;
+            if (listed.size < SHOWN_PROBLEMS) listed.add(mapped.draft.key);
+          }
         }
       }
       if (problem !== undefined) {
@@ -45,6 +68,7 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
     io.stdout.write(`${job.name}: ${rows} rows, ${rows - invalid} valid, ${invalid} invalid${repeated}\n`);
     const hint = invalid > 0 ? source.encodingHint() : undefined;
     if (hint !== undefined) io.stdout.write(`${hint}\n`);
+    if (listed.size > 0) io.stdout.write(await repeatedKeyLines(job, listed, repeatedKeys));
     codes.push(invalid > 0 ? EXIT.rowsFailed : EXIT.ok);
   }
   return worstExit(codes);

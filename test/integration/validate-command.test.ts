@@ -35,6 +35,8 @@ describe('validate', () => {
     ]);
     expect(run.stdout).toContain('import: 6 rows, 3 valid, 3 invalid');
     expect(run.stdout).toContain('1 rows repeat a key');
+    // Each repeated key with every line it is on, the first included.
+    expect(run.stdout).toMatch(/customers\.csv: key "C1" is on lines 2, 8\n/);
     // validate writes no reports.
     expect(existsSync(join(ws.dir, 'reports'))).toBe(false);
   });
