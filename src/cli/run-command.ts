@@ -111,12 +111,13 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
     // A folder that cannot take the reports is an input error: said before any call.
     createdReportDir = createReportDir(reportDir, args.reportDir !== undefined);
   } catch (error) {
+    locks.release();
     await embedded?.emulator.close();
     throw error;
   }
   // A run stopped by an input error before any report leaves no empty report folder behind.
   const removeUnusedReportDir = (): void => {
-    if (createdReportDir !== undefined && readdirSync(reportDir).length === 0) rmSync(createdReportDir, { recursive: true, force: true });
+    if (createdReportDir !== undefined && existsSync(reportDir) && readdirSync(reportDir).length === 0) rmSync(createdReportDir, { recursive: true, force: true });
   };
   const limiters = new LimiterRegistry();
   const deadline = args.maxDuration === undefined ? undefined : Date.now() + args.maxDuration;

@@ -104,6 +104,9 @@ describe('local failures', () => {
     expect(emulator.counters(TOKEN).total.received).toBe(0);
     const show = await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import']);
     expect(show.stdout).toMatch(/no state yet|last run:\s+none/);
+    // The refused run let go of the job's lock: the same job runs at once.
+    expect(show.stdout).not.toContain('in progress');
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports'])).exitCode).toBe(0);
   });
 
   it('rejected.csv keeps the values as the input has them, so feeding it back writes them as they are', async () => {
