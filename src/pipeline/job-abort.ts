@@ -34,9 +34,13 @@ export class JobAbortError extends Error {
   }
 }
 
-/** better-sqlite3's SqliteError: `code` is SQLITE_FULL, SQLITE_IOERR_WRITE, SQLITE_READONLY... */
+/**
+ * better-sqlite3's SqliteError: `code` is SQLITE_FULL, SQLITE_IOERR_WRITE, SQLITE_READONLY...
+ * Recognised by its code, not `instanceof Error`: a native module's error can come from another
+ * realm (jest's VM context runs the CLI in-process), where instanceof says no.
+ */
 export function isSqliteError(error: unknown): error is Error & { code: string } {
-  const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  const code: unknown = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   return typeof code === 'string' && code.startsWith('SQLITE_');
 }
 
