@@ -23,6 +23,10 @@ export const CONFIG_DEFAULTS = {
   messageType: 'text',
   forceCancelSurvey: false,
   repeat: false,
+  /** `onMissing.action`: departed keys are left as they are unless the job says otherwise. */
+  onMissingAction: 'keep',
+  /** `onMissing.maxShare`: more known keys missing than this from a complete run is a broken export. */
+  onMissingMaxShare: '10%',
   /** Rows in flight at once. */
   concurrency: 8,
   /** `connections.*.timeouts` (docs/reliability.md, "A dead or throttling platform"). */

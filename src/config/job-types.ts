@@ -78,6 +78,31 @@ export interface TagSpec {
   static: string[];
   /** Removed from every row's contact (when present). */
   remove: string[];
+  /**
+   * Remove from a contact the tags this job set on it before (known from the state store) or that
+   * `owned` names, when its row no longer carries them. Tags the job never set are never removed.
+   * @default false
+   */
+  prune: boolean;
+  /** The tags this job owns for `prune`: a list, or every tag starting with a prefix. */
+  owned?: TagOwnership;
+}
+
+export type TagOwnership = { kind: 'list'; tags: string[] } | { kind: 'prefix'; prefix: string };
+
+/**
+ * `onMissing`: what a complete run does with the keys an earlier run synced (the state store
+ * knows them) that its input no longer has. See docs/state.md, "Keys that leave the file".
+ */
+export interface OnMissingSpec {
+  /** `keep` changes nothing (the keys are listed in departed.csv). @default 'keep' */
+  action: 'keep' | 'tag' | 'untag' | 'update';
+  /** `tag` adds them, `untag` removes them. */
+  tags: string[];
+  /** `update` sets these custom fields. */
+  fields: Record<string, string>;
+  /** Percent of the known keys: more missing than this refuses the step (exit 1). @default 10 */
+  maxSharePercent: number;
 }
 
 export interface MatchSpec {
@@ -115,6 +140,8 @@ export interface Job {
   tags: TagSpec;
   match: MatchSpec;
   message?: MessageSpec;
+  /** Keys that left the file; absent: nothing is done about them. */
+  onMissing?: OnMissingSpec;
   /** State store path (resolved), or false. */
   state: string | false;
   /** Rows in flight at once. @default 8 */

@@ -4,7 +4,7 @@
  * passed the schema and the rules, so it does not fail; it may add warnings.
  */
 import { resolve } from 'node:path';
-import type { Connection, FieldSpec, Job, JobsFile, MessageSpec, Transform } from './job-types.js';
+import type { Connection, FieldSpec, Job, JobsFile, MessageSpec, OnMissingSpec, Transform } from './job-types.js';
 import { CONFIG_DEFAULTS, defaultStatePath } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
 import { parseRate } from './rate.js';
@@ -15,6 +15,7 @@ import type { YamlPath } from './yaml-path.js';
 import { parseDuration } from './duration.js';
 import { ATTACHMENT_TYPES } from '../limits.js';
 import { parseMaxErrors } from './max-errors.js';
+import { parseMissingShare } from './missing-share.js';
 
 export interface NormaliseContext {
   /** Absolute path of the jobs file. */
@@ -97,6 +98,7 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
       separator: input.tags?.separator ?? CONFIG_DEFAULTS.tagSeparator,
       static: unique(input.tags?.static ?? []),
       remove: unique(input.tags?.remove ?? []),
+      prune: input.tags?.prune ?? false,
     },
     match: {},
     state:
@@ -104,6 +106,12 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
     concurrency: input.concurrency ?? CONFIG_DEFAULTS.concurrency,
   };
   if (input.tags?.column !== undefined) job.tags.column = input.tags.column;
+  const owned = input.tags?.owned;
+  if (owned !== undefined && input.tags?.prune !== true) {
+    warnings.push({ path: [...path, 'tags', 'owned'], message: 'is used only with prune: true; set tags.prune: true, or remove it' });
+  }
+  if (owned !== undefined) job.tags.owned = Array.isArray(owned) ? { kind: 'list', tags: unique(owned) } : { kind: 'prefix', prefix: owned.prefix };
+  if (input.onMissing !== undefined) job.onMissing = normaliseOnMissing(input.onMissing);
   if (input.match?.prefetch !== undefined) job.match.prefetch = { ...input.match.prefetch };
   if (message !== undefined) job.message = message;
   const maxErrors = normaliseMaxErrors(input.maxErrors);
@@ -158,6 +166,17 @@ function normaliseMessage(input: NonNullable<JobParsed['message']>, path: YamlPa
   if (input.url !== undefined) message.url = input.url;
   if (input.contactIdColumn !== undefined) message.contactIdColumn = input.contactIdColumn;
   return message;
+}
+
+function normaliseOnMissing(input: NonNullable<JobParsed['onMissing']>): OnMissingSpec {
+  // The schema has refused a share that does not parse.
+  const share = parseMissingShare(input.maxShare ?? CONFIG_DEFAULTS.onMissingMaxShare);
+  return {
+    action: input.action ?? CONFIG_DEFAULTS.onMissingAction,
+    tags: unique(input.tags ?? []),
+    fields: { ...(input.fields ?? {}) },
+    maxSharePercent: 'ok' in share ? share.ok : 0,
+  };
 }
 
 function normaliseMaxErrors(input: JobParsed['maxErrors']): Job['maxErrors'] {

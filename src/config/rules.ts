@@ -101,6 +101,60 @@ function jobRules(path: YamlPath, job: Loose | undefined, connections: Loose | u
   }
   if (message !== undefined) issues.push(...messageRules([...path, 'message'], message));
   issues.push(...tagRules([...path, 'tags'], asRecord(job.tags)));
+  issues.push(...pruneRules([...path, 'tags'], asRecord(job.tags), job.state, mode));
+  const onMissing = asRecord(job.onMissing);
+  if (onMissing !== undefined) issues.push(...onMissingRules([...path, 'onMissing'], onMissing, job.state, mode, keyField));
+  return issues;
+}
+
+const isTrue = (value: unknown): boolean => value === true || value === 'true';
+
+/** `prune` must know which tags are the job's: the state store's memory, or `owned`. */
+function pruneRules(path: YamlPath, tags: Loose | undefined, state: unknown, mode: string): PathIssue[] {
+  if (tags === undefined || !isTrue(tags.prune)) return [];
+  if (mode === 'message') {
+    return [{ path: [...path, 'prune'], message: 'is used only when the job writes contacts (mode upsert, create or update); remove it' }];
+  }
+  if (state === false && tags.owned === undefined) {
+    return [
+      {
+        path: [...path, 'prune'],
+        message:
+          'needs to know which tags this job set: keep a state store (remove state: false), or name the tags this job owns in tags.owned (a list, or {prefix: "seg:"})',
+      },
+    ];
+  }
+  return [];
+}
+
+/** `onMissing` needs the state store's keys, and each action its own values. */
+function onMissingRules(path: YamlPath, onMissing: Loose, state: unknown, mode: string, keyField: string | undefined): PathIssue[] {
+  const issues: PathIssue[] = [];
+  if (mode === 'message') {
+    issues.push({ path, message: 'is used only when the job writes contacts (mode upsert, create or update); remove it' });
+  }
+  if (state === false) {
+    issues.push({ path, message: 'needs a state store to know the keys earlier runs synced; remove state: false from this job, or remove onMissing' });
+  }
+  const action = asText(onMissing.action) ?? CONFIG_DEFAULTS.onMissingAction;
+  const tagAction = action === 'tag' || action === 'untag';
+  const tags = Array.isArray(onMissing.tags) ? onMissing.tags : undefined;
+  if (tagAction && (tags === undefined || tags.length === 0)) {
+    issues.push({ path: [...path, 'tags'], message: `is missing; action: ${action} needs the tags, e.g. tags: [left-crm]` });
+  }
+  if (!tagAction && onMissing.tags !== undefined) {
+    issues.push({ path: [...path, 'tags'], message: `are used only with action: tag or untag (this action is ${action}); set the action or remove them` });
+  }
+  const fields = asRecord(onMissing.fields);
+  if (action === 'update' && (fields === undefined || Object.keys(fields).length === 0)) {
+    issues.push({ path: [...path, 'fields'], message: 'is missing; action: update needs the fields to set, e.g. fields: {status: inactive}' });
+  }
+  if (action !== 'update' && onMissing.fields !== undefined) {
+    issues.push({ path: [...path, 'fields'], message: `are used only with action: update (this action is ${action}); set action: update or remove them` });
+  }
+  if (fields !== undefined && keyField !== undefined && Object.hasOwn(fields, keyField)) {
+    issues.push({ path: [...path, 'fields', keyField], message: `"${keyField}" is the key field; a departed contact keeps its key: remove it` });
+  }
   return issues;
 }
 

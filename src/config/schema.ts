@@ -16,6 +16,7 @@ import { MAX_QUICK_REPLIES, MAX_QUICK_REPLY_LENGTH } from '../limits.js';
 import { CONCURRENCY_RANGE, CONFIG_DEFAULTS } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
 import { parseMaxErrors } from './max-errors.js';
+import { parseMissingShare } from './missing-share.js';
 import { DURATION_FORMS, parseDuration } from './duration.js';
 import { parseRate, RATE_FORMS, RATE_PATTERN } from './rate.js';
 import { parseTemplate } from './template-placeholders.js';
@@ -234,8 +235,39 @@ const tags = z
     separator: nonEmpty('a separator').optional().meta({ description: 'the separator of the tags in the column', default: CONFIG_DEFAULTS.tagSeparator }),
     static: z.array(scalarText).optional().meta({ description: 'the tags added to every contact of the file', default: [] }),
     remove: z.array(scalarText).optional().meta({ description: 'the tags removed from every contact of the file (when present)', default: [] }),
+    prune: envBoolean
+      .optional()
+      .meta({ description: 'true to remove the tags this job set on a contact (known from the state store, or matching owned) that its row no longer carries', default: false }),
+    owned: z
+      .union([
+        z.array(scalarText),
+        z.strictObject({ prefix: nonEmpty('a tag prefix such as "seg:"').meta({ description: 'tags starting with this prefix belong to this job' }) }),
+      ])
+      .optional()
+      .meta({ description: 'the tags this job owns, for prune: a list of tags, or {prefix: "seg:"}' }),
   })
-  .meta({ description: 'the tags: {column, separator, static: [...], remove: [...]}' });
+  .meta({ description: 'the tags: {column, separator, static: [...], remove: [...], prune, owned}' });
+
+const missingShare = z
+  .string()
+  .superRefine((value, ctx) => {
+    const parsed = parseMissingShare(value);
+    if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: `${show(value)} ${parsed.problem}` });
+  })
+  .meta({ description: 'a share of the known keys ("10%"): more keys missing than this and the step is refused', default: CONFIG_DEFAULTS.onMissingMaxShare });
+
+const onMissing = z
+  .strictObject({
+    action: z
+      .enum(['keep', 'tag', 'untag', 'update'])
+      .optional()
+      .meta({ description: 'keep (nothing), tag (add tags), untag (remove tags) or update (set fields): what to do with a key that left the file', default: CONFIG_DEFAULTS.onMissingAction }),
+    tags: z.array(scalarText).optional().meta({ description: 'tag / untag: the tags added to or removed from a departed contact' }),
+    fields: z.record(z.string(), scalarText).optional().meta({ description: 'update: custom field name: value, set on a departed contact' }),
+    maxShare: missingShare.optional(),
+  })
+  .meta({ description: 'what to do with keys an earlier complete run saw and this complete run lacks: {action, tags, fields, maxShare}' });
+
 
 const match = z
   .strictObject({
@@ -320,6 +352,7 @@ const job = z
       .optional()
       .meta({ description: 'ignore (an empty cell keeps the platform value) or clear (writes "")', default: CONFIG_DEFAULTS.emptyValues }),
     tags: tags.optional(),
+    onMissing: onMissing.optional(),
     match: match.optional(),
     message: message.optional(),
     state: z

@@ -85,6 +85,26 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN status TEXT;
     `,
   },
+  {
+    version: 4,
+    description: 'tags the job set, departed keys',
+    sql: `
+      -- The tags this job added to the contact and has not removed since (tags.prune removes
+      -- those the row no longer carries); NULL for keys recorded before this column: their
+      -- tags are not known to be the job's, so only tags.owned prunes them.
+      ALTER TABLE contacts ADD COLUMN job_tags_json TEXT;
+
+      -- Keys that left the input and were acted on by onMissing (once each): the action taken,
+      -- and for action tag the tags added, which are removed again if the key comes back.
+      CREATE TABLE departed (
+        key         TEXT PRIMARY KEY NOT NULL,
+        contact_id  TEXT NOT NULL,
+        action      TEXT NOT NULL CHECK (action IN ('tag', 'untag', 'update')),
+        tags_json   TEXT NOT NULL,
+        departed_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

@@ -38,6 +38,11 @@ export interface StoredContact {
   readonly fields: Readonly<Record<string, string>>;
   /** Tags confirmed present (added and not removed since), sorted. */
   readonly tags: readonly string[];
+  /**
+   * The tags this job added to the contact and has not removed since, sorted (`tags.prune`
+   * removes those its row no longer carries); null for keys recorded before the store knew them.
+   */
+  readonly jobTags: readonly string[] | null;
   /** `draftHash` of the last draft written in full; null when the last write was partial. */
   readonly draftHash: string | null;
   /** When the last write was confirmed, ms since the Unix epoch. */
@@ -68,8 +73,45 @@ export interface ObservedContact {
   readonly fields: Readonly<Record<string, string>>;
   /** Every tag of the contact; replaces the known tags. */
   readonly tags: readonly string[];
+  /** The tags the row's writes added (they become the job's). @default [] */
+  readonly tagsAdded?: readonly string[];
+  /** The tags the row's writes removed. @default [] */
+  readonly tagsRemoved?: readonly string[];
   /** As in `ConfirmedWrite`. */
   readonly draftHash: string | null;
+}
+
+/** What `onMissing` did to the contact of a key that left the input. */
+export interface Departure {
+  readonly contactId: string;
+  readonly action: DepartedAction;
+  /** Tags added (action tag): the ones a return of the key removes again. @default [] */
+  readonly tagsAdded?: readonly string[];
+  /** Tags removed (action untag). @default [] */
+  readonly tagsRemoved?: readonly string[];
+  /** Fields set (action update). @default {} */
+  readonly fields?: Readonly<Record<string, string>>;
+}
+
+export type DepartedAction = 'tag' | 'untag' | 'update';
+
+/** A key `onMissing` acted on, until it comes back. */
+export interface DepartedRecord {
+  readonly contactId: string;
+  readonly action: DepartedAction;
+  /** The tags action tag added. */
+  readonly tags: readonly string[];
+  readonly departedAt: number;
+}
+
+/** One known key, as `scanKeys` visits it. */
+export interface ScannedKey {
+  readonly key: string;
+  readonly contactId: string;
+  readonly tags: readonly string[];
+  readonly fields: Readonly<Record<string, string>>;
+  /** `onMissing` acted on it already (it is in the departed journal). */
+  readonly departed: boolean;
 }
 
 /** `sent`: the platform accepted it. `unknown`: it may have been delivered (or is being sent). */
@@ -138,6 +180,7 @@ interface ContactRow {
   tags_json: string;
   draft_hash: string | null;
   updated_at: number;
+  job_tags_json: string | null;
 }
 
 interface RunRow {
@@ -152,7 +195,7 @@ interface RunRow {
   status: string | null;
 }
 
-type ContactParams = [key: string, contactId: string, fieldsJson: string, tagsJson: string, draftHash: string | null, updatedAt: number];
+type ContactParams = [key: string, contactId: string, fieldsJson: string, tagsJson: string, draftHash: string | null, updatedAt: number, jobTagsJson: string | null];
 
 export class StateStore {
   readonly #db: Database.Database;
@@ -178,6 +221,7 @@ export class StateStore {
   readonly #recordConfirmed: (key: string, write: ConfirmedWrite) => void;
   readonly #recordObserved: (key: string, observed: ObservedContact) => void;
   readonly #getMany: (keys: readonly string[]) => Map<string, StoredContact>;
+  readonly #recordDeparture: (key: string, departure: Departure) => void;
 
   private constructor(
     /** The file, as given to `open`. */
@@ -189,10 +233,11 @@ export class StateStore {
     this.#now = now;
     this.#getContact = db.prepare('SELECT * FROM contacts WHERE key = ?');
     this.#upsertContact = db.prepare(
-      `INSERT INTO contacts (key, contact_id, fields_json, tags_json, draft_hash, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO contacts (key, contact_id, fields_json, tags_json, draft_hash, updated_at, job_tags_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET contact_id = excluded.contact_id, fields_json = excluded.fields_json,
-         tags_json = excluded.tags_json, draft_hash = excluded.draft_hash, updated_at = excluded.updated_at`,
+         tags_json = excluded.tags_json, draft_hash = excluded.draft_hash, updated_at = excluded.updated_at,
+         job_tags_json = excluded.job_tags_json`,
     );
     this.#deleteContact = db.prepare('DELETE FROM contacts WHERE key = ?');
     this.#listContacts = db.prepare('SELECT * FROM contacts ORDER BY key LIMIT ?');
@@ -225,7 +270,8 @@ export class StateStore {
       const tags = new Set(sameContact ? parseTags(known.tags_json) : []);
       for (const tag of write.tagsAdded ?? []) tags.add(tag);
       for (const tag of write.tagsRemoved ?? []) tags.delete(tag);
-      this.#upsertContact.run(key, write.contactId, JSON.stringify(fields), JSON.stringify([...tags].sort()), write.draftHash, this.#now());
+      const jobTags = nextJobTags(sameContact ? known.job_tags_json : null, write.tagsAdded, write.tagsRemoved);
+      this.#upsertContact.run(key, write.contactId, JSON.stringify(fields), JSON.stringify([...tags].sort()), write.draftHash, this.#now(), jobTags);
       // A confirmed id settles a create that was pending for the key.
       this.#clearPending.run(key);
     });
@@ -233,10 +279,36 @@ export class StateStore {
 
     const recordObserved = db.transaction((key: string, observed: ObservedContact): void => {
       const tags = [...new Set(observed.tags)].sort();
-      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, this.#now());
+      const known = this.#getContact.get(key);
+      // The job's tags the contact no longer has (removed by hand) are no longer the job's.
+      const present = new Set(tags);
+      const earlier = known !== undefined && known.contact_id === observed.contactId && known.job_tags_json !== null ? parseTags(known.job_tags_json) : null;
+      const kept = earlier === null ? null : JSON.stringify(earlier.filter((tag) => present.has(tag)));
+      const jobTags = nextJobTags(kept, observed.tagsAdded, observed.tagsRemoved);
+      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, this.#now(), jobTags);
       this.#clearPending.run(key);
     });
     this.#recordObserved = (key, observed) => recordObserved.immediate(key, observed);
+
+    const recordDeparture = db.transaction((key: string, departure: Departure): void => {
+      const known = this.#getContact.get(key);
+      if (known !== undefined && known.contact_id === departure.contactId) {
+        const fields = { ...parseFields(known.fields_json), ...departure.fields };
+        const tags = new Set(parseTags(known.tags_json));
+        for (const tag of departure.tagsAdded ?? []) tags.add(tag);
+        for (const tag of departure.tagsRemoved ?? []) tags.delete(tag);
+        // The departure's tags are not the row's: they are not the job's for prune. A null hash
+        // makes the key's row, if it comes back, compared with what the contact holds now.
+        const jobTags = nextJobTags(known.job_tags_json, [], departure.tagsRemoved);
+        this.#upsertContact.run(key, known.contact_id, JSON.stringify(fields), JSON.stringify([...tags].sort()), null, this.#now(), jobTags);
+      }
+      db.prepare<[string, string, string, string, number]>(
+        `INSERT INTO departed (key, contact_id, action, tags_json, departed_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET contact_id = excluded.contact_id, action = excluded.action, tags_json = excluded.tags_json,
+           departed_at = excluded.departed_at`,
+      ).run(key, departure.contactId, departure.action, JSON.stringify([...(departure.tagsAdded ?? [])].sort()), this.#now());
+    });
+    this.#recordDeparture = (key, departure) => recordDeparture.immediate(key, departure);
 
     // One read transaction: every key is read from the same snapshot.
     this.#getMany = db.transaction((keys: readonly string[]): Map<string, StoredContact> => {
@@ -279,7 +351,7 @@ export class StateStore {
    */
   forgetAllButMessages(): { keys: number } {
     const keys = this.summary().keys;
-    this.#db.exec('BEGIN; DELETE FROM contacts; DELETE FROM pending_creates; DELETE FROM runs; COMMIT;');
+    this.#db.exec('BEGIN; DELETE FROM contacts; DELETE FROM pending_creates; DELETE FROM runs; DELETE FROM departed; COMMIT;');
     return { keys };
   }
 
@@ -348,6 +420,7 @@ export class StateStore {
   /** The key's contact no longer exists on the platform ("no such contact"). */
   forget(key: string): void {
     this.#deleteContact.run(key);
+    this.clearDeparted(key);
   }
 
   /**
@@ -405,6 +478,50 @@ export class StateStore {
   /** Removes the record of a message that surely was not delivered. */
   forgetMessage(contactId: string, messageHash: string): void {
     this.#deleteMessage.run(contactId, messageHash);
+  }
+
+  /**
+   * Records what `onMissing` did to a departed key's contact, in one transaction: the contact's
+   * known fields and tags follow the departure, its draft hash is cleared (a returning row is
+   * compared again), and the key joins the departed journal (acted on once).
+   */
+  recordDeparture(key: string, departure: Departure): void {
+    this.#recordDeparture(key, departure);
+  }
+
+  /** The departed journal's record of a key, if `onMissing` acted on it and it has not come back. */
+  departedRecord(key: string): DepartedRecord | undefined {
+    const row = this.#db
+      .prepare<[string], { contact_id: string; action: DepartedAction; tags_json: string; departed_at: number }>(
+        'SELECT contact_id, action, tags_json, departed_at FROM departed WHERE key = ?',
+      )
+      .get(key);
+    return row === undefined ? undefined : { contactId: row.contact_id, action: row.action, tags: parseTags(row.tags_json), departedAt: row.departed_at };
+  }
+
+  /** The key came back (its row was synced): a later departure acts again. */
+  clearDeparted(key: string): void {
+    this.#db.prepare<[string]>('DELETE FROM departed WHERE key = ?').run(key);
+  }
+
+  /** Keys in the departed journal. */
+  departedCount(): number {
+    return this.#db.prepare<[], { n: number }>('SELECT count(*) AS n FROM departed').get()?.n ?? 0;
+  }
+
+  /**
+   * Visits every known key in key order, from one snapshot, with whether `onMissing` already acted
+   * on it. `visit` must not call the store (the read holds the connection).
+   */
+  scanKeys(visit: (key: ScannedKey) => void): void {
+    const rows = this.#db
+      .prepare<[], ContactRow & { departed: number }>(
+        'SELECT c.*, d.key IS NOT NULL AS departed FROM contacts c LEFT JOIN departed d ON d.key = c.key ORDER BY c.key',
+      )
+      .iterate();
+    for (const row of rows) {
+      visit({ key: row.key, contactId: row.contact_id, tags: parseTags(row.tags_json), fields: parseFields(row.fields_json), departed: row.departed === 1 });
+    }
   }
 
   /** Journals the start of a run; returns its id for `finishRun`. */
@@ -496,6 +613,15 @@ function bindIdentity(db: Database.Database, path: string, options: StateStoreOp
   bind.immediate();
 }
 
+/** The job's tags after a write: what it added joins them, what it removed leaves them; JSON, sorted. */
+function nextJobTags(earlierJson: string | null, added: readonly string[] = [], removed: readonly string[] = []): string | null {
+  if (earlierJson === null && added.length === 0) return null;
+  const tags = new Set(earlierJson === null ? [] : parseTags(earlierJson));
+  for (const tag of added) tags.add(tag);
+  for (const tag of removed) tags.delete(tag);
+  return JSON.stringify([...tags].sort());
+}
+
 function readMeta(db: Database.Database): Map<string, string> {
   const rows = db.prepare<[], { name: string; value: string }>('SELECT name, value FROM meta').all();
   return new Map(rows.map((row) => [row.name, row.value]));
@@ -507,6 +633,7 @@ function toStoredContact(row: ContactRow): StoredContact {
     contactId: row.contact_id,
     fields: parseFields(row.fields_json),
     tags: parseTags(row.tags_json),
+    jobTags: row.job_tags_json === null ? null : parseTags(row.job_tags_json),
     draftHash: row.draft_hash,
     updatedAt: row.updated_at,
   };

@@ -93,7 +93,7 @@ jobs:
         },
       ],
       emptyValues: 'clear',
-      tags: { column: 'segments', separator: '|', static: ['crm'], remove: ['lead'] },
+      tags: { column: 'segments', separator: '|', static: ['crm'], remove: ['lead'], prune: false },
       match: { prefetch: { field: 'source', value: 'crm' } },
       message: { when: 'changed', type: 'text', text: 'Hi {{first_name}}', quickReplies: [], forceCancelSurvey: false, repeat: false },
       state: join(temp.dir, 'state/crm.db'),

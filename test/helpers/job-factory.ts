@@ -23,7 +23,7 @@ export function makeJob(overrides: Partial<Job> = {}): Job {
     onDuplicate: 'fail',
     fields: [],
     emptyValues: 'ignore',
-    tags: { separator: ';', static: [], remove: [] },
+    tags: { separator: ';', static: [], remove: [], prune: false },
     match: {},
     state: false,
     concurrency: 8,

@@ -31,9 +31,46 @@ describe('known contacts', () => {
       contactId: '100',
       fields: { firstName: 'Ann', email: 'ann@new.example.com', phone: '+6591234567' },
       tags: [],
+      jobTags: null,
       draftHash: 'h2',
       updatedAt: 1_700_000_001_000,
     });
+  });
+
+  test('the tags the job added are its own until it removes them; tags seen on the contact are not', () => {
+    store.recordObserved('C-1', { contactId: '100', fields: {}, tags: ['hand-set', 'vip'], tagsAdded: ['vip'], draftHash: null });
+    expect(store.get('C-1')).toMatchObject({ tags: ['hand-set', 'vip'], jobTags: ['vip'] });
+    store.recordConfirmed('C-1', { contactId: '100', tagsAdded: ['seg:a', 'seg:b'], tagsRemoved: ['vip'], draftHash: null });
+    expect(store.get('C-1')).toMatchObject({ tags: ['hand-set', 'seg:a', 'seg:b'], jobTags: ['seg:a', 'seg:b'] });
+    // Read again from the platform: a job tag removed by hand is no longer the job's.
+    store.recordObserved('C-1', { contactId: '100', fields: {}, tags: ['hand-set', 'seg:b'], draftHash: null });
+    expect(store.get('C-1')?.jobTags).toEqual(['seg:b']);
+    // Another contact for the key (the first was deleted): nothing of it is the job's yet.
+    store.recordObserved('C-1', { contactId: '200', fields: {}, tags: ['seg:b'], draftHash: null });
+    expect(store.get('C-1')?.jobTags).toBeNull();
+  });
+
+  test('a departure is journalled once with the contact it changed; the key coming back clears it', () => {
+    store.recordConfirmed('C-1', { contactId: '100', fields: { status: 'active' }, tagsAdded: ['vip'], draftHash: 'h1' });
+    store.recordDeparture('C-1', { contactId: '100', action: 'tag', tagsAdded: ['left-crm'] });
+    expect(store.get('C-1')).toMatchObject({ tags: ['left-crm', 'vip'], jobTags: ['vip'], draftHash: null });
+    expect(store.departedRecord('C-1')).toEqual({ contactId: '100', action: 'tag', tags: ['left-crm'], departedAt: clock });
+    store.recordConfirmed('C-2', { contactId: '200', fields: {}, draftHash: 'h' });
+    const scanned: Array<[string, boolean]> = [];
+    store.scanKeys((key) => scanned.push([key.key, key.departed]));
+    expect(scanned).toEqual([
+      ['C-1', true],
+      ['C-2', false],
+    ]);
+    store.clearDeparted('C-1');
+    expect(store.departedRecord('C-1')).toBeUndefined();
+    expect(store.departedCount()).toBe(0);
+  });
+
+  test('a departure with update sets the known fields', () => {
+    store.recordConfirmed('C-1', { contactId: '100', fields: { status: 'active', firstName: 'Ann' }, draftHash: 'h1' });
+    store.recordDeparture('C-1', { contactId: '100', action: 'update', fields: { status: 'inactive' } });
+    expect(store.get('C-1')).toMatchObject({ fields: { status: 'inactive', firstName: 'Ann' }, draftHash: null });
   });
 
   test('tags added join the known set and tags removed leave it', () => {

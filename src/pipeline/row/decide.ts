@@ -9,7 +9,7 @@
  * policy. Every rule of "which contact, which calls" lives here, so it is proved by a table test
  * without a server (test/pipeline/row/decide.test.ts). See docs/architecture.md.
  */
-import type { JobMode, MessageSpec, OnDuplicate } from '../../config/job-types.js';
+import type { JobMode, MessageSpec, OnDuplicate, TagOwnership } from '../../config/job-types.js';
 import { messageWanted } from '../message/message-render.js';
 import type { ContactDraft, RowOutcome } from '../types.js';
 import { oldestFirst } from './contact-order.js';
@@ -30,8 +30,11 @@ import {
 export type KeyState =
   /** The store has no record of the key. */
   | { readonly kind: 'unknown' }
-  /** The store knows the key's contact and what this job last wrote to it. */
-  | { readonly kind: 'known'; readonly contact: KnownContact; readonly draftHash: string | null }
+  /**
+   * The store knows the key's contact and what this job last wrote to it; `jobTags`, the tags
+   * the job added to it (null: not known, for keys recorded before the store kept them).
+   */
+  | { readonly kind: 'known'; readonly contact: KnownContact; readonly draftHash: string | null; readonly jobTags: readonly string[] | null }
   /** A create was sent for the key and its answer never confirmed: the contact may exist. */
   | { readonly kind: 'create-pending' }
   /** The store knew the key, but the platform says its contact no longer exists. */
@@ -60,6 +63,16 @@ export interface RowFacts {
   readonly message?: Pick<MessageSpec, 'when' | 'contactIdColumn'>;
   /** An earlier run planned this row's message and stopped before it left (state `messages_due`). */
   readonly messageDue?: boolean;
+  /**
+   * `tags.prune`: the contact loses the job's tags its row no longer carries: those the state
+   * store knows the job added, and those `owned` names. Undefined: nothing is pruned.
+   */
+  readonly prune?: { readonly owned?: TagOwnership };
+  /**
+   * The key had left the input and `onMissing` acted on it (state `departed`): it is back, so the
+   * tags that action added are removed again, once.
+   */
+  readonly departed?: { readonly undoTags: readonly string[] };
 }
 
 /** Where the contacts of a key were found. */
@@ -85,6 +98,8 @@ export type StateRecord =
       readonly contact: ContactTarget;
       readonly fields: Readonly<Record<string, string>>;
       readonly tags: readonly string[];
+      readonly tagsAdded: readonly string[];
+      readonly tagsRemoved: readonly string[];
       readonly draftHash: string | null;
     };
 
@@ -111,6 +126,8 @@ export interface RowPlan {
   readonly tagsRemoved: readonly string[];
   /** Where the key's contacts came from; undefined when the row needed none. */
   readonly matchedBy: MatchSource | undefined;
+  /** A departed key is back and the plan settles it: the departed journal forgets the key once the writes are confirmed. */
+  readonly clearDeparted: boolean;
 }
 
 export type RowDecision = { readonly kind: 'search' } | { readonly kind: 'plan'; readonly plan: RowPlan };
@@ -165,6 +182,7 @@ const NOTHING: Omit<RowPlan, 'outcome' | 'matchedBy'> = {
   fieldsChanged: [],
   tagsAdded: [],
   tagsRemoved: [],
+  clearDeparted: false,
 };
 
 /** `mode: message`: no contact is written; the row's message goes to the key's contacts. */
@@ -204,19 +222,46 @@ function decideWrite(facts: RowFacts, keyContacts: Extract<KeyContacts, { kind: 
     case 'skip':
       return decideSkip(facts, source, contacts, decision);
     case 'create':
-      return withMessage(facts, single(facts, source, undefined, planCreate(draft)));
+      return settled(facts, withMessage(facts, single(facts, source, undefined, planCreate(draft))));
     case 'update': {
       const [only, ...more] = decision.contacts;
       if (only !== undefined && more.length === 0) {
-        // Known to the state store with the same draft: the contact holds what the row asks for.
-        if (source === 'state' && state?.kind === 'known' && state.draftHash === facts.draftHash) {
-          return withMessage(facts, { ...NOTHING, outcome: 'unchanged', contacts: [{ id: only.id }], matchedBy: source });
+        const dropped = droppedTags(facts, only);
+        // Known to the state store with the same draft and no tag to drop: the contact holds what the row asks for.
+        if (source === 'state' && state?.kind === 'known' && state.draftHash === facts.draftHash && dropped.length === 0) {
+          return settled(facts, withMessage(facts, { ...NOTHING, outcome: 'unchanged', contacts: [{ id: only.id }], matchedBy: source }));
         }
-        return withMessage(facts, single(facts, source, only, planUpdate(draft, only)));
+        return settled(facts, withMessage(facts, single(facts, source, only, planUpdate(draft, only, dropped))));
       }
-      return withMessage(facts, several(facts, source, decision.contacts));
+      return settled(facts, withMessage(facts, several(facts, source, decision.contacts)));
     }
   }
+}
+
+/**
+ * The tags the contact holds that the row no longer carries and that are the job's to remove:
+ * with `tags.prune`, those the state store knows the job added to this contact and those `owned`
+ * names; for a departed key that is back, the tags its departure added. A tag the row carries,
+ * or the job never set, stays.
+ */
+export function droppedTags(facts: RowFacts, contact: KnownContact): string[] {
+  const carried = new Set(facts.draft.tagsToAdd);
+  const present = new Set(contact.tags);
+  const candidates: string[] = [];
+  const { prune, state } = facts;
+  if (prune !== undefined) {
+    if (state?.kind === 'known' && state.contact.id === contact.id && state.jobTags !== null) candidates.push(...state.jobTags);
+    const { owned } = prune;
+    if (owned !== undefined) candidates.push(...contact.tags.filter((tag) => (owned.kind === 'list' ? owned.tags.includes(tag) : tag.startsWith(owned.prefix))));
+  }
+  candidates.push(...(facts.departed?.undoTags ?? []));
+  return [...new Set(candidates)].filter((tag) => present.has(tag) && !carried.has(tag));
+}
+
+/** A departed key whose row is synced (written, or found to hold what it asks) is back for good. */
+function settled(facts: RowFacts, plan: RowPlan): RowPlan {
+  const back = facts.departed !== undefined && !facts.dryRun && plan.outcome !== 'failed' && plan.outcome !== 'skipped';
+  return back ? { ...plan, clearDeparted: true } : plan;
 }
 
 function decideSkip(facts: RowFacts, source: MatchSource, contacts: readonly MatchedContact[], decision: Extract<MatchDecision, { kind: 'skip' }>): RowPlan {
@@ -230,7 +275,7 @@ function decideSkip(facts: RowFacts, source: MatchSource, contacts: readonly Mat
   // not search keys it never saw) would create it again. No hash: nothing of the row was written.
   const record: StateRecord | undefined =
     oldest !== undefined && facts.state !== undefined && !facts.dryRun
-      ? { kind: 'observed', contact: { id: oldest.id }, fields: oldest.custom_fields, tags: oldest.tags, draftHash: null }
+      ? { kind: 'observed', contact: { id: oldest.id }, fields: oldest.custom_fields, tags: oldest.tags, tagsAdded: [], tagsRemoved: [], draftHash: null }
       : undefined;
   return { ...NOTHING, outcome: 'skipped', reason: decision.reason, contacts: byAge.map((c) => ({ id: c.id })), record, matchedBy: source };
 }
@@ -247,7 +292,15 @@ function single(facts: RowFacts, source: MatchSource, before: MatchedContact | u
       : source === 'state'
         ? { kind: 'confirmed', contactId: before?.id ?? '', fields: written, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, draftHash: facts.draftHash }
         : // What the contact holds now, as far as this job knows: the next run compares with it.
-          { kind: 'observed', contact: target, fields: after.custom_fields, tags: after.tags, draftHash: facts.draftHash };
+          {
+            kind: 'observed',
+            contact: target,
+            fields: after.custom_fields,
+            tags: after.tags,
+            tagsAdded: plan.tagsAdded,
+            tagsRemoved: plan.tagsRemoved,
+            draftHash: facts.draftHash,
+          };
   return {
     ...NOTHING,
     outcome,
@@ -265,7 +318,7 @@ function single(facts: RowFacts, source: MatchSource, before: MatchedContact | u
 
 /** `onDuplicate: all`: every contact of the key is updated; the state records none of them. */
 function several(facts: RowFacts, source: MatchSource, contacts: readonly MatchedContact[]): RowPlan {
-  const plans = contacts.map((contact) => planUpdate(facts.draft, contact));
+  const plans = contacts.map((contact) => planUpdate(facts.draft, contact, droppedTags(facts, contact)));
   const union = (pick: (plan: ContactPlan) => string[]) => [...new Set(plans.flatMap(pick))];
   return {
     ...NOTHING,

@@ -80,18 +80,20 @@ export function planCreate(draft: ContactDraft): ContactPlan {
 
 /**
  * Plans the change of an existing contact: only the fields whose value differs, only the tags it
- * lacks, only the removals of tags it has. Nothing to do is `unchanged`, with no call at all.
+ * lacks, only the removals of tags it has (`tags.remove` and the `dropped` tags). Nothing to do is `unchanged`, with no call at all.
  * A field the contact does not hold counts as "" (the platform answers absent fields that way),
  * so `emptyValues: clear` does not rewrite a field that is already empty.
  */
-export function planUpdate(draft: ContactDraft, existing: KnownContact): ContactPlan {
+export function planUpdate(draft: ContactDraft, existing: KnownContact, dropped: readonly string[] = []): ContactPlan {
   const changed: Record<string, string> = {};
   for (const [name, value] of Object.entries(draft.fields)) {
     if ((existing.custom_fields[name] ?? '') !== value) changed[name] = value;
   }
   const present = new Set(existing.tags);
   const tagsAdded = draft.tagsToAdd.filter((tag) => !present.has(tag));
-  const tagsRemoved = draft.tagsToRemove.filter((tag) => present.has(tag));
+  // `dropped`: the job's own tags the row no longer carries (tags.prune, a departure undone); they
+  // share the remove calls of tags.remove, 10 a call.
+  const tagsRemoved = [...new Set([...draft.tagsToRemove, ...dropped])].filter((tag) => present.has(tag));
   const target = { id: existing.id };
   const operations: Operation[] = [
     ...fieldChunks(changed).map((fields): Operation => ({ kind: 'updateContact', target, fields })),

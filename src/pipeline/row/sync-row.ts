@@ -149,14 +149,23 @@ function initialFacts(draft: ContactDraft, context: RowSyncContext): RowFacts {
     ...(indexed !== undefined ? { indexed } : {}),
     ...(job.message !== undefined ? { message: job.message } : {}),
     ...(job.message !== undefined && !context.dryRun && context.state?.isMessageDue(draft.key) === true ? { messageDue: true } : {}),
+    ...(job.tags.prune ? { prune: job.tags.owned === undefined ? {} : { owned: job.tags.owned } } : {}),
+    ...departedFacts(context, draft.key),
   };
+}
+
+/** A key `onMissing` acted on is back: the tags its departure added go again. */
+function departedFacts(context: RowSyncContext, key: string): Pick<RowFacts, 'departed'> {
+  if (context.job.onMissing === undefined || context.state === undefined) return {};
+  const record = context.state.departedRecord(key);
+  return record === undefined ? {} : { departed: { undoTags: record.action === 'tag' ? record.tags : [] } };
 }
 
 function keyState(state: StateStore, key: string): KeyState {
   if (state.isCreatePending(key)) return { kind: 'create-pending' };
   const known = state.get(key);
   if (known === undefined) return { kind: 'unknown' };
-  return { kind: 'known', contact: { id: known.contactId, custom_fields: known.fields, tags: known.tags }, draftHash: known.draftHash };
+  return { kind: 'known', contact: { id: known.contactId, custom_fields: known.fields, tags: known.tags }, draftHash: known.draftHash, jobTags: known.jobTags };
 }
 
 async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, context: RowSyncContext, progress: WriteProgress): Promise<void> {
@@ -176,13 +185,14 @@ function resolve(target: ContactTarget, created: string): string {
 }
 
 function recordState(plan: RowPlan, key: string, contactId: string, state: StateStore | undefined): void {
+  if (plan.clearDeparted) state?.clearDeparted(key);
   const { record } = plan;
   if (record === undefined || state === undefined) return;
   if (record.kind === 'confirmed') {
     state.recordConfirmed(key, { contactId: record.contactId, fields: record.fields, tagsAdded: record.tagsAdded, tagsRemoved: record.tagsRemoved, draftHash: record.draftHash });
   } else {
     const id = record.contact === 'created' ? contactId : record.contact.id;
-    state.recordObserved(key, { contactId: id, fields: record.fields, tags: record.tags, draftHash: record.draftHash });
+    state.recordObserved(key, { contactId: id, fields: record.fields, tags: record.tags, tagsAdded: record.tagsAdded, tagsRemoved: record.tagsRemoved, draftHash: record.draftHash });
   }
 }
 

@@ -47,7 +47,7 @@ describe('tags', () => {
     ['a tag both added and removed is added, not removed', { column: 'segments', static: ['crm'], remove: ['lead', 'crm', 'vip'] }, 'vip', ['vip', 'crm'], ['lead']],
     ['tags are case-sensitive', { column: 'segments' }, 'VIP;vip', ['VIP', 'vip'], []],
   ])('%s', (_name, tags, cell, toAdd, toRemove) => {
-    const job = makeJob({ tags: { separator: ';', static: [], remove: [], ...tags } });
+    const job = makeJob({ tags: { separator: ';', static: [], remove: [], prune: false, ...tags } });
     const result = map(cell === undefined ? { customer_id: '1' } : { customer_id: '1', segments: cell }, job);
     expect(result).toMatchObject({ ok: true, draft: { tagsToAdd: toAdd, tagsToRemove: toRemove } });
   });

@@ -36,8 +36,8 @@ type StateName = 'no-store' | 'unknown' | 'known-same' | 'known-changed' | 'crea
 const STATES: Record<StateName, KeyState | undefined> = {
   'no-store': undefined,
   unknown: { kind: 'unknown' },
-  'known-same': { kind: 'known', contact: { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ['crm'] }, draftHash: draftHash(draft) },
-  'known-changed': { kind: 'known', contact: { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: [] }, draftHash: 'an older draft' },
+  'known-same': { kind: 'known', contact: { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ['crm'] }, draftHash: draftHash(draft), jobTags: ['crm'] },
+  'known-changed': { kind: 'known', contact: { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: [] }, draftHash: 'an older draft', jobTags: null },
   'create-pending': { kind: 'create-pending' },
   stale: { kind: 'stale' },
 };

@@ -15,7 +15,7 @@ const message = (overrides: Partial<MessageSpec>): MessageSpec => ({
 const fullJob: Job = makeJob({
   key: { column: 'customer_id', field: 'customerid' },
   fields: [columnField('email', 'e_mail'), templateField('fullName', '{{first}} {{Last_Name}}'), valueField('source', 'crm')],
-  tags: { column: 'segments', separator: ';', static: [], remove: [] },
+  tags: { column: 'segments', separator: ';', static: [], remove: [], prune: false },
   message: message({ text: 'Hi {{fullName}} {{ nickname }}', url: 'https://x/{{customerid}}', quickReplies: ['{{answer}}'], contactIdColumn: 'contact_id' }),
 });
 
@@ -45,7 +45,7 @@ describe('checkHeader', () => {
   });
 
   test('a column used in several places is one problem listing every place', () => {
-    const job = makeJob({ key: { column: 'id', field: 'customerid' }, fields: [columnField('customerid2', 'id')], tags: { column: 'id', separator: ';', static: [], remove: [] } });
+    const job = makeJob({ key: { column: 'id', field: 'customerid' }, fields: [columnField('customerid2', 'id')], tags: { column: 'id', separator: ';', static: [], remove: [], prune: false } });
     const problems = checkHeader(job, ['ID'], 'f.csv', 'jobs[1]');
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ column: 'id', suggestion: 'ID', paths: ['jobs[1].key.column', 'jobs[1].fields.customerid2', 'jobs[1].tags.column'] });
