@@ -63,12 +63,13 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
           .option('emulator-seed', { type: 'string', describe: 'with --emulator: JSON file of contacts to load first, keyed by connection' })
           .option('max-errors', { type: 'string', describe: 'abort (exit 3) when more than N rows, or N% of rows, failed' })
           .option('max-duration', { type: 'string', describe: 'DURATION (90s, 45m, 6h): stop taking rows in time to finish those in flight within it; exit 4, the next run goes on' })
+          .option('max-missing', { type: 'string', describe: 'SHARE (30%): onMissing.maxShare for this run, when that many keys really left the file' })
           .option('check', { type: 'boolean', default: false, describe: 'check each connection first (one call each); exit 3 before any row when one fails' })
           .option('full', { type: 'boolean', default: false, describe: 'ignore the state store\'s hashes: compare every row with the platform and refresh the state' })
           .option('shard', { type: 'string', describe: 'I/N: handle only the rows whose key hashes to shard I of N (N workers cover the file once)' }),
       async (args) => {
         const log = loggerFor(args);
-        const { parseMaxDurationFlag, parseMaxErrorsFlag, parseShardFlag, runCommand } = await import('./run-command.js');
+        const { parseMaxDurationFlag, parseMaxErrorsFlag, parseMaxMissingFlag, parseShardFlag, runCommand } = await import('./run-command.js');
         exitCode = await runCommand(
           {
             jobsFile: args.jobsFile,
@@ -82,6 +83,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
             full: args.full,
             check: args.check,
             ...(args.maxDuration === undefined ? {} : { maxDuration: parseMaxDurationFlag(args.maxDuration) }),
+            ...(args.maxMissing === undefined ? {} : { maxMissing: parseMaxMissingFlag(args.maxMissing) }),
             logFormat: args.logFormat as LogFormat,
             shard: args.shard === undefined ? undefined : parseShardFlag(args.shard),
           },

@@ -11,6 +11,7 @@ import { StateStore } from '../state/state-store.js';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import type { Job } from '../config/job-types.js';
 import { parseMaxErrors, type MaxErrors } from '../config/max-errors.js';
+import { parseMissingShare } from '../config/missing-share.js';
 import { DURATION_FORMS, parseDuration } from '../config/duration.js';
 import { runJob } from '../pipeline/run-job.js';
 import { parseShard, type Shard } from '../pipeline/shard.js';
@@ -44,6 +45,8 @@ export interface RunArgs {
   maxDuration?: number;
   /** `--check`: check each connection (one call each) before the first row; exit 3 if one fails. */
   check?: boolean;
+  /** `--max-missing`, percent: `onMissing.maxShare` for this run. */
+  maxMissing?: number;
 }
 
 /** `I/N` for --shard. */
@@ -59,6 +62,13 @@ export function parseShardFlag(text: string): Shard {
 export function parseMaxErrorsFlag(text: string): MaxErrors {
   const parsed = parseMaxErrors(text);
   if ('problem' in parsed) throw new UsageError(`--max-errors: "${text}" ${parsed.problem}`);
+  return parsed.ok;
+}
+
+/** `--max-missing 30%`: the same form as `onMissing.maxShare` in jobs.yaml. */
+export function parseMaxMissingFlag(text: string): number {
+  const parsed = parseMissingShare(text);
+  if ('problem' in parsed) throw new UsageError(`--max-missing: "${text}" ${parsed.problem}`);
   return parsed.ok;
 }
 
@@ -263,9 +273,13 @@ async function runOneJob(
       ...(state === undefined ? {} : { state }),
       ...(args.limit === undefined ? {} : { limit: args.limit }),
       ...(args.maxErrors === undefined ? {} : { maxErrors: args.maxErrors }),
+      ...(args.maxMissing === undefined ? {} : { maxMissingPercent: args.maxMissing }),
     });
     progress.stop();
-    io.stdout.write(formatSummary(run.summary, Object.values(run.reportPaths)));
+    const { results, rejected, summary, html } = run.reportPaths;
+    const reportFiles = [results, rejected, summary, html];
+    if (run.departedReport !== undefined) reportFiles.push(run.departedReport);
+    io.stdout.write(formatSummary(run.summary, reportFiles));
     if (run.inputHint !== undefined) logger.warn({ job: job.name }, run.inputHint);
     if (run.summary.aborted !== undefined) logger.error({ job: job.name, code: run.summary.aborted.code }, `job aborted: ${run.summary.aborted.message}`);
     logger.info({ job: job.name, rows: run.summary.rows, apiCalls: run.summary.apiCalls.total, exitCode: run.exitCode }, 'job finished');
@@ -296,6 +310,7 @@ function describeRun(args: RunArgs): string {
     args.emulator && '--emulator',
     args.shard !== undefined && `--shard ${args.shard.index}/${args.shard.count}`,
     args.maxDuration !== undefined && `--max-duration ${formatDuration(args.maxDuration)}`,
+    args.maxMissing !== undefined && `--max-missing ${args.maxMissing}%`,
   ];
   return ['run', args.jobsFile, ...flags.filter((flag): flag is string => typeof flag === 'string')].join(' ');
 }

@@ -1,4 +1,5 @@
 /** The table printed when a job ends: rows by outcome, calls by operation, 429s, retries, time. */
+import type { DepartedSummary } from '../pipeline/departed/settle-departed.js';
 import type { JobSummary } from '../pipeline/report/report.js';
 import { formatDuration } from './progress-display.js';
 
@@ -29,11 +30,24 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
     const { sent, skipped, failed, unknown } = summary.messages;
     lines.push('', `messages: ${sent} sent, ${skipped} skipped, ${failed} failed, ${unknown} unknown`);
   }
+  const departed = departedLine(summary);
+  if (departed !== undefined) lines.push('', departed);
   if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
   if (summary.interrupted !== undefined) lines.push('', `Interrupted by ${summary.interrupted}: the rows taken were finished and reported.`);
   lines.push('', 'Reports:', ...reportFiles.map((file) => `  ${file}`));
   lines.push('', whatNext(summary, reportFiles));
   return `${lines.join('\n')}\n`;
+}
+
+/** What the departed step (onMissing) did, or why it did not run. */
+function departedLine(summary: JobSummary): string | undefined {
+  const departed = summary.departed as DepartedSummary | { applied: false; reason: string } | undefined;
+  if (departed === undefined) return undefined;
+  if ('applied' in departed) return `departed keys: not looked at: ${departed.reason}`;
+  if (departed.refused) return `departed keys: REFUSED: ${departed.message ?? ''}`;
+  const counts = `${departed.updated} ${summary.dryRun ? 'would change' : 'changed'}, ${departed.unchanged} unchanged, ${departed.skipped} skipped, ${departed.failed} failed`;
+  const left = departed.notReached > 0 ? `, ${departed.notReached} left for the next complete run` : '';
+  return `departed keys (onMissing: ${departed.action}): ${departed.missing} of ${departed.knownKeys} known keys left the file: ${counts}${left}`;
 }
 
 /** The one plain sentence a summary ends with: what is left, and what to run. */
@@ -53,6 +67,12 @@ export function whatNext(summary: JobSummary, reportFiles: readonly string[]): s
       return `Stopped at --max-duration with ${rows(left)} not reached${fix}: run the same command again to go on.`;
     default:
       if (left > 0) return `Took the rows asked for; ${rows(left)} of the input not reached${fix}.`;
+      if (departedRefused(summary)) return `The rows are done${fix}, but the departed step was refused: check the export, then run again (or with --max-missing).`;
       return failed > 0 ? `Done, but ${rows(failed)} failed: fix them in ${rejected} and feed it back as input.` : 'Done: every row ended well; nothing is left to run.';
   }
+}
+
+function departedRefused(summary: JobSummary): boolean {
+  const departed = summary.departed as Partial<DepartedSummary> | undefined;
+  return departed?.refused === true;
 }

@@ -8,7 +8,7 @@ import { openCheckedSource } from '../pipeline/source/checked-source.js';
 import { mapRow } from '../pipeline/map/map.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, worstExit } from './exit-codes.js';
-import { KeySighting } from './key-sighting.js';
+import { KeySighting } from '../pipeline/key-sighting.js';
 import type { Job } from '../config/job-types.js';
 import { loadJobs } from './load-jobs.js';
 

@@ -249,7 +249,7 @@ const tags = z
   .meta({ description: 'the tags: {column, separator, static: [...], remove: [...], prune, owned}' });
 
 const missingShare = z
-  .string()
+  .union([z.string(), z.number()])
   .superRefine((value, ctx) => {
     const parsed = parseMissingShare(value);
     if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: `${show(value)} ${parsed.problem}` });

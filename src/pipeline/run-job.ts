@@ -13,12 +13,15 @@ import { openCheckedSource } from './source/checked-source.js';
 import { isSqliteError, JobAbortError, stateWriteFailed } from './job-abort.js';
 import { KeyLanes } from './key-lanes.js';
 import { pastTakingTime, timeToFinishMs } from './deadline.js';
-import { mapRow } from './map/map.js';
+import { mapKey, mapRow } from './map/map.js';
+import { KeySighting } from './key-sighting.js';
+import { settleDeparted, type DepartedSummary } from './departed/settle-departed.js';
+import { departedPath } from './report/departed-report.js';
 import type { MatchedContact } from './row/plan.js';
 import { ReportWriteError, ReportWriter, type JobSummary } from './report/report.js';
 import { shardOf, type Shard } from './shard.js';
 import { failedResult, syncRow, type RowSync } from './row/sync-row.js';
-import type { ContactDraft, RowOutcome, RowResult } from './types.js';
+import type { ContactDraft, RowOutcome, RowResult, SourceRecord } from './types.js';
 
 
 /** Rows a percentage threshold waits for before it may abort: 1 failure in 3 rows is no trend. */
@@ -51,6 +54,8 @@ export interface RunJobOptions {
   argv?: string;
   /** Handle only the rows whose key belongs to this shard. */
   shard?: Shard;
+  /** `--max-missing`: `onMissing.maxShare` for this run, percent. */
+  maxMissingPercent?: number;
   /** Called after each row with the running tally (progress display). */
   onRow?: (tally: Readonly<RowTally>, result: RowResult) => void;
   now?: () => Date;
@@ -65,6 +70,8 @@ export interface JobRun {
   exitCode: 0 | 1 | 3 | 4 | 130 | 143;
   /** File-level advice about the input (it looks like windows-1252), said once, not per row. */
   inputHint?: string;
+  /** `<job>.departed.csv`, when the departed step ran. */
+  departedReport?: string;
 }
 
 export async function runJob(options: RunJobOptions): Promise<JobRun> {
@@ -144,10 +151,16 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   };
   const { shard } = options;
   const mine = (key: string): boolean => shard === undefined || shardOf(key, shard.count) === shard.index;
+  // onMissing: the keys of this input, 8 bytes each, for the departed step after the rows.
+  const seen = job.onMissing !== undefined && options.state !== undefined ? new KeySighting() : undefined;
+  const keyColumn = source.header.indexOf(job.key.column);
+  let departed: DepartedSummary | undefined;
+  let departedReport: string | undefined;
   let summary: JobSummary;
   let status: RunStatus = 'completed';
   try {
     for await (const record of source.records) {
+      if (seen !== undefined) seeKey(seen, record, job, keyColumn);
       if (stopped === undefined && abort === undefined) {
         if (options.signal?.aborted === true) stopTaking('signal');
         else if (options.limit !== undefined && rowsTaken >= options.limit) stopTaking('limit');
@@ -202,11 +215,35 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     if (abort === undefined && crossed(maxErrors, tally, true)) {
       abort = maxErrorsCrossed(tally, maxErrors, report.paths.rejected);
     }
+    // The departed step needs the whole input: a run that stopped early has not seen every key.
+    const { onMissing } = job;
+    const keyStore = options.state;
+    if (seen !== undefined && onMissing !== undefined && keyStore !== undefined && abort === undefined && stopped === undefined && options.signal?.aborted !== true) {
+      const reportPath = departedPath(options.reportDir, reportName);
+      departedReport = reportPath;
+      const step = await runDepartedStep(
+        () =>
+          settleDeparted({
+            api,
+            job: { ...job, onMissing },
+            state: keyStore,
+            dryRun: options.dryRun,
+            seen,
+            inScope: mine,
+            ...(options.maxMissingPercent === undefined ? {} : { maxSharePercent: options.maxMissingPercent }),
+            reportPath,
+            stop: () => options.signal?.aborted === true || (options.deadline !== undefined && now().getTime() >= options.deadline),
+          }),
+        statePath,
+      );
+      departed = step.summary;
+      abort ??= step.abort;
+    }
   } finally {
     const rowsFailure = report.closeRows();
     if (rowsFailure !== undefined) abort ??= reportWriteFailed(rowsFailure);
     status = statusOf(abort, options.signal, stopped);
-    const journalFailure = runId === undefined ? undefined : finishJournal(state, runId, { rows: tally, exitCode: exitCodeOf(status, options.signal, tally, messages), status });
+    const journalFailure = runId === undefined ? undefined : finishJournal(state, runId, { rows: tally, exitCode: exitCodeOf(status, options.signal, tally, messages, departed), status });
     if (journalFailure !== undefined) {
       abort ??= stateWriteFailed(statePath, 'when the run was journalled', journalFailure);
       status = 'aborted';
@@ -215,6 +252,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     summary.status = status;
     summary.rows.notReached = notReached;
     if (job.message !== undefined) summary.messages = messages;
+    if (job.onMissing !== undefined) summary.departed = departed ?? { applied: false, reason: 'the run did not read its whole input (stopped early, --limit or an abort): departed keys are acted on by a complete run' };
     const { contacts } = job.connection.rateLimits;
     const summaryFailure = report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
     if (summaryFailure !== undefined) {
@@ -229,9 +267,33 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   return {
     summary,
     reportPaths: report.paths,
-    exitCode: exitCodeOf(status, options.signal, tally, messages),
+    exitCode: exitCodeOf(status, options.signal, tally, messages, departed),
     ...(inputHint === undefined ? {} : { inputHint }),
+    ...(departedReport === undefined ? {} : { departedReport }),
   };
+}
+
+/** Records the key of every record read, even of a row that failed: a failed row is still in the file. */
+function seeKey(seen: KeySighting, record: SourceRecord, job: Job, keyColumn: number): void {
+  if (record.kind === 'malformed') {
+    const cell = keyColumn < 0 ? undefined : record.cells[keyColumn];
+    if (cell !== undefined && cell.trim() !== '') seen.seenBefore(cell.trim());
+    return;
+  }
+  const key = mapKey(record, job);
+  const value = key.ok ? key.value : (record.values[job.key.column] ?? '').trim();
+  if (value !== '') seen.seenBefore(value);
+}
+
+/** The departed step, with the local failures that stop the job turned into its abort. */
+async function runDepartedStep(step: () => ReturnType<typeof settleDeparted>, statePath: string): Promise<{ summary?: DepartedSummary; abort?: JobAbortError }> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof ReportWriteError) return { abort: reportWriteFailed(error) };
+    if (isSqliteError(error)) return { abort: stateWriteFailed(statePath, 'in the departed step', error) };
+    throw error;
+  }
 }
 
 /** Whether a record the stopped job did not take belongs to this run (its shard). */
@@ -273,12 +335,20 @@ function statusOf(abort: JobAbortError | undefined, signal: AbortSignal | undefi
   return stopped === 'deadline' ? 'deadline' : 'completed';
 }
 
-function exitCodeOf(status: RunStatus, signal: AbortSignal | undefined, tally: RowTally, messages: { failed: number; unknown: number }): JobRun['exitCode'] {
+function exitCodeOf(
+  status: RunStatus,
+  signal: AbortSignal | undefined,
+  tally: RowTally,
+  messages: { failed: number; unknown: number },
+  departed: DepartedSummary | undefined,
+): JobRun['exitCode'] {
   if (status === 'aborted') return 3;
   if (status === 'interrupted') return signal?.reason === 'SIGTERM' ? 143 : 130;
   if (status === 'deadline') return 4;
-  // A message that failed or may not have arrived needs a look as much as a failed row does.
-  return tally.failed > 0 || messages.failed > 0 || messages.unknown > 0 ? 1 : 0;
+  // A message that failed or may not have arrived needs a look as much as a failed row does, and
+  // so does a departed step that was refused or could not act on a key.
+  const departedNeedsLook = departed !== undefined && (departed.refused || departed.failed > 0);
+  return tally.failed > 0 || messages.failed > 0 || messages.unknown > 0 || departedNeedsLook ? 1 : 0;
 }
 
 function crossed(maxErrors: MaxErrors | undefined, tally: RowTally, atEnd: boolean): boolean {

@@ -61,7 +61,7 @@ export function contactIdOf(emulator: RunningEmulator, key: string): string {
  */
 export async function editOnPlatform(
   emulator: RunningEmulator,
-  method: 'PUT' | 'DELETE',
+  method: 'POST' | 'PUT' | 'DELETE',
   path: string,
   body: unknown,
 ): Promise<void> {

@@ -45,7 +45,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
  * `email` (lowercase) or `phone` (E.164, so a number must carry its country code: the key has no
  * FieldSpec to give a default country). Other key fields are matched exactly as written.
  */
-function mapKey(row: SourceRow, job: Job): { ok: true; value: string } | Extract<MapResult, { ok: false }> {
+export function mapKey(row: SourceRow, job: Job): { ok: true; value: string } | Extract<MapResult, { ok: false }> {
   const column = job.key.column;
   const cell = (row.values[column] ?? '').trim();
   if (cell === '') {

@@ -97,11 +97,11 @@ function systemCodeOf(error: unknown): string {
 }
 
 /**
- * An append-only CSV file, flushed in batches of whole rows. A write that fails, or writes only
+ * An append-only report CSV file (owner-readable only), flushed in batches of whole rows. A write that fails, or writes only
  * part of a batch, is undone (the file is cut back to its last whole row) and remembered: the next
  * append or close throws it, so the job stops without a half-written row.
  */
-class CsvFile {
+export class CsvFile {
   private readonly fd: number;
   private buffer = '';
   private readonly timer: NodeJS.Timeout;

@@ -10,15 +10,14 @@
  * shared rate limiter (no later row could succeed), a state store that cannot be written (the
  * job would lose track of what it did), a bug.
  */
-import { ApiError, ApiUnavailableError, InvalidTokenError, NoSuchContactError } from '../../api/errors.js';
-import { RetryAfterTooLongError } from '../../api/connection-health.js';
+import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
-import { RateLimiterUnavailableError } from '../../api/rate-limiter-unavailable-error.js';
 import type { Job } from '../../config/job-types.js';
 import { draftHash } from '../../state/draft-hash.js';
 import type { StateStore } from '../../state/state-store.js';
 import { sendRowMessage } from '../message/send-message.js';
-import { isSqliteError, JobAbortError, stateWriteFailed } from '../job-abort.js';
+import { abortReason } from '../abort-reason.js';
+import type { JobAbortError } from '../job-abort.js';
 import type { ContactDraft, RowResult } from '../types.js';
 import type { ContactIndex } from './contact-index.js';
 import { CountedApi } from './counted-api.js';
@@ -123,7 +122,7 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
   } catch (error) {
     // Writes confirmed before the failure are what they are: a created contact is reported created.
     const base = written && plan !== undefined ? { ...row, ...fromPlan(plan), contactId: progress.contactId } : { ...row, contactId: progress.contactId };
-    const abort = abortOf(error, context, draft);
+    const abort = abortReason(error, context.job, `at line ${draft.line}`);
     if (abort !== undefined) {
       const failed = written ? base : { ...base, outcome: 'failed' as const };
       return { result: { ...failed, errorCode: abort.code, errorMessage: abort.message, apiCalls: api.calls }, abort };
@@ -206,28 +205,3 @@ function fromPlan(plan: RowPlan): Pick<RowResult, 'outcome' | 'fieldsChanged' | 
     errorMessage: plan.reason,
   };
 }
-
-/** The reason the job must stop, or undefined for a failure of this row alone (an API error). */
-function abortOf(error: unknown, context: RowSyncContext, draft: ContactDraft): JobAbortError | undefined {
-  if (error instanceof InvalidTokenError) {
-    return new JobAbortError(
-      'INVALID_TOKEN',
-      `the platform refused the token of connection "${context.job.connection.name}" (401); check the channel token it reads`,
-      { cause: error },
-    );
-  }
-  // Its message names the connection's rateLimits.redis and what to do.
-  if (error instanceof RateLimiterUnavailableError) return new JobAbortError('RATE_LIMITER_LOST', error.message, { cause: error });
-  // Their messages name what happened, the setting and what to do (docs/reliability.md).
-  if (error instanceof ApiUnavailableError) {
-    return new JobAbortError('API_UNAVAILABLE', `connection "${context.job.connection.name}": ${error.message}`, { cause: error });
-  }
-  if (error instanceof RetryAfterTooLongError) {
-    return new JobAbortError('RATE_LIMITED', `connection "${context.job.connection.name}": ${error.message}`, { cause: error });
-  }
-  if (error instanceof ApiError) return undefined;
-  if (isSqliteError(error)) return stateWriteFailed(context.job.state === false ? '' : context.job.state, `at line ${draft.line}`, error);
-  const detail = error instanceof Error ? error.message : String(error);
-  return new JobAbortError('UNEXPECTED', `an unexpected error stopped the job at line ${draft.line}: ${detail}; please report it`, { cause: error });
-}
-

@@ -1,5 +1,6 @@
 /**
- * Remembers which keys `validate` has seen, in 8 bytes a key in a flat open-addressing table
+ * Remembers which keys a read of the input has seen (`validate` counts repeated keys with it, a
+ * run the keys that are still in the file), in 8 bytes a key in a flat open-addressing table
  * instead of the key itself: a million-row file must not hold a million strings (or a million
  * boxed numbers) to count repeated keys, or memory would grow with the file. Two different keys
  * share a 64-bit fingerprint with odds of about 1 in 30 million for a million keys: the count is
@@ -21,6 +22,16 @@ export class KeySighting {
     this.#size++;
     if (this.#size * 2 > this.#table.length / 2) this.#grow();
     return false;
+  }
+
+  /**
+   * True when the key was seen. A key never seen can share a fingerprint with one that was (odds
+   * about 1 in 30 million at a million keys): it is then taken as seen, the safe side for a key
+   * that may have left the file (it is kept, not acted on).
+   */
+  has(key: string): boolean {
+    const [high, hashedLow] = fingerprint(key);
+    return this.#find(high, high === 0 && hashedLow === 0 ? 1 : hashedLow, false);
   }
 
   /** Finds the fingerprint; inserts it when absent and `insert` is set. */

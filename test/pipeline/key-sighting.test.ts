@@ -1,4 +1,4 @@
-import { KeySighting } from '../../src/cli/key-sighting.js';
+import { KeySighting } from '../../src/pipeline/key-sighting.js';
 
 describe('KeySighting', () => {
   it('tells a repeated key from a new one, across 100,000 distinct keys without a false repeat', () => {
@@ -10,5 +10,14 @@ describe('KeySighting', () => {
     expect(keys.seenBefore('c42')).toBe(false);
     expect(keys.seenBefore('')).toBe(false);
     expect(keys.seenBefore('')).toBe(true);
+  });
+
+  it('answers whether a key was seen without recording it', () => {
+    const keys = new KeySighting();
+    keys.seenBefore('C1');
+    expect(keys.has('C1')).toBe(true);
+    expect(keys.has('C2')).toBe(false);
+    expect(keys.has('C2')).toBe(false);
+    expect(keys.seenBefore('C2')).toBe(false);
   });
 });

@@ -1,0 +1,83 @@
+/**
+ * The departed step's decisions, pure: whether a complete run may act on the keys that left its
+ * input (the guard against a truncated export), and what `onMissing` does to each departed
+ * key's contact, in the fewest calls, from what the state store knows of it. The executor
+ * (`settle-departed.ts`) runs the calls and journals them. See docs/state.md, "Keys that leave
+ * the file".
+ */
+import type { OnMissingSpec } from '../../config/job-types.js';
+import { describeShare } from '../../config/missing-share.js';
+import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
+import { chunk, type Operation } from '../row/plan.js';
+
+/** A known key as the state store remembers its contact. */
+export interface DepartedKey {
+  readonly key: string;
+  readonly contactId: string;
+  readonly tags: readonly string[];
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/** How many known keys a complete run lacked, and whether that many may be acted on. */
+export interface MissingShare {
+  /** Keys the state store knows (in this run's scope) that no earlier departure took. */
+  readonly known: number;
+  /** Of those, the keys this run's input lacks. */
+  readonly missing: number;
+  /** `missing / known` in percent (0 when nothing is known). */
+  readonly percent: number;
+  /** Over `maxShare`: the step is refused and nothing is changed. */
+  readonly refused: boolean;
+  /** The share allowed, percent (`onMissing.maxShare`, or `--max-missing` for this run). */
+  readonly maxSharePercent: number;
+}
+
+export function missingShare(known: number, missing: number, maxSharePercent: number): MissingShare {
+  const percent = known === 0 ? 0 : (missing / known) * 100;
+  return { known, missing, percent, refused: percent > maxSharePercent, maxSharePercent };
+}
+
+/** Why the step was refused, with what to do: said on the console, in summary.json and departed.csv. */
+export function refusalReason(share: MissingShare, job: string): string {
+  return (
+    `${share.missing} of the ${share.known} keys that earlier runs synced are missing from this input (${describeShare(share.percent)}, ` +
+    `over onMissing.maxShare ${describeShare(share.maxSharePercent)}); nothing was done to them. A truncated or empty export is the usual cause: ` +
+    `check the file and run again, or if they really left, run once with --max-missing ${Math.min(100, Math.ceil(share.percent))}% (job ${job})`
+  );
+}
+
+/** What `onMissing` does to one departed key's contact. */
+export interface DeparturePlan {
+  /** The calls, in order; none when the contact already is as the action wants it. */
+  readonly operations: readonly Operation[];
+  readonly tagsAdded: readonly string[];
+  readonly tagsRemoved: readonly string[];
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/**
+ * The calls that apply the action to a departed key's contact, from what the state store knows
+ * it holds: only the tags it lacks (tag), only those it has (untag), only the fields that differ
+ * (update), in calls of 10 tags or 30 fields. `keep` plans nothing.
+ */
+export function planDeparture(key: DepartedKey, spec: OnMissingSpec): DeparturePlan {
+  const target = { id: key.contactId };
+  const present = new Set(key.tags);
+  switch (spec.action) {
+    case 'keep':
+      return { operations: [], tagsAdded: [], tagsRemoved: [], fields: {} };
+    case 'tag': {
+      const tagsAdded = spec.tags.filter((tag) => !present.has(tag));
+      return { operations: chunk(tagsAdded, MAX_TAGS_PER_CALL).map((tags): Operation => ({ kind: 'addTags', target, tags })), tagsAdded, tagsRemoved: [], fields: {} };
+    }
+    case 'untag': {
+      const tagsRemoved = spec.tags.filter((tag) => present.has(tag));
+      return { operations: chunk(tagsRemoved, MAX_TAGS_PER_CALL).map((tags): Operation => ({ kind: 'removeTags', target, tags })), tagsAdded: [], tagsRemoved, fields: {} };
+    }
+    case 'update': {
+      const fields = Object.fromEntries(Object.entries(spec.fields).filter(([name, value]) => (key.fields[name] ?? '') !== value));
+      const operations = chunk(Object.entries(fields), MAX_FIELDS_PER_CALL).map((entries): Operation => ({ kind: 'updateContact', target, fields: Object.fromEntries(entries) }));
+      return { operations, tagsAdded: [], tagsRemoved: [], fields };
+    }
+  }
+}

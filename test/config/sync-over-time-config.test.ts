@@ -1,0 +1,92 @@
+/**
+ * The keys of a sync that runs for months (issue 13): tags.prune and tags.owned, onMissing. Each
+ * mistake is named with its YAML path and the fix.
+ */
+import { loadJobsFile } from '../../src/config/index.js';
+import { CONNECTION, createTempJobsDir, expectCode, loadError } from './temp-jobs-dir.js';
+import type { TempJobsDir } from './temp-jobs-dir.js';
+
+const env = { CHANNEL_TOKEN: 'secret-token' };
+
+let temp: TempJobsDir;
+beforeEach(async () => {
+  temp = await createTempJobsDir();
+});
+afterEach(async () => {
+  await temp.close();
+});
+
+function oneJob(lines: string): string {
+  return `${CONNECTION}jobs:\n  - name: a\n    connection: main\n    input: a.csv\n    key: { column: id, field: customerid }\n${lines.replace(/^/gm, '    ')}\n`;
+}
+
+async function messagesOf(text: string): Promise<string[]> {
+  const error = await loadError(await temp.write('jobs.yaml', text), env);
+  expectCode(error, 'CONFIG_INVALID');
+  return error.issues.map(({ path, message }) => `${path}: ${message}`);
+}
+
+describe('tags.prune and tags.owned', () => {
+  test('prune without a state store and without owned names both fixes', async () => {
+    expect(await messagesOf(oneJob('tags: { column: seg, prune: true }\nstate: false'))).toEqual([
+      'jobs[0].tags.prune: needs to know which tags this job set: keep a state store (remove state: false), or name the tags this job owns in tags.owned (a list, or {prefix: "seg:"})',
+    ]);
+  });
+
+  test('prune with a state store, or with owned, is read as given', async () => {
+    await temp.write('jobs.yaml', oneJob('tags: { column: seg, prune: true, owned: { prefix: "seg:" } }\nstate: false'));
+    const { jobsFile } = await loadJobsFile(`${temp.dir}/jobs.yaml`, { env });
+    expect(jobsFile.jobs[0]?.tags).toMatchObject({ prune: true, owned: { kind: 'prefix', prefix: 'seg:' } });
+    await temp.write('jobs.yaml', oneJob('tags: { column: seg, prune: "true", owned: [a, b, a] }'));
+    const listed = await loadJobsFile(`${temp.dir}/jobs.yaml`, { env });
+    expect(listed.jobsFile.jobs[0]?.tags).toMatchObject({ prune: true, owned: { kind: 'list', tags: ['a', 'b'] } });
+  });
+
+  test('owned without prune is a warning: it would do nothing', async () => {
+    await temp.write('jobs.yaml', oneJob('tags: { column: seg, owned: [a] }'));
+    const { warnings } = await loadJobsFile(`${temp.dir}/jobs.yaml`, { env });
+    expect(warnings).toEqual([expect.stringContaining('jobs[0].tags.owned: is used only with prune: true; set tags.prune: true, or remove it')]);
+  });
+
+  test('an empty prefix is refused', async () => {
+    expect(await messagesOf(oneJob('tags: { column: seg, prune: true, owned: { prefix: "" } }'))).toEqual(['jobs[0].tags.owned.prefix: is empty; write a tag prefix such as "seg:"']);
+  });
+});
+
+describe('onMissing', () => {
+  test('defaults: keep, 10%', async () => {
+    await temp.write('jobs.yaml', oneJob('onMissing: {}'));
+    const { jobsFile } = await loadJobsFile(`${temp.dir}/jobs.yaml`, { env });
+    expect(jobsFile.jobs[0]?.onMissing).toEqual({ action: 'keep', tags: [], fields: {}, maxSharePercent: 10 });
+  });
+
+  test('needs a state store', async () => {
+    expect(await messagesOf(oneJob('onMissing: { action: tag, tags: [left-crm] }\nstate: false'))).toEqual([
+      'jobs[0].onMissing: needs a state store to know the keys earlier runs synced; remove state: false from this job, or remove onMissing',
+    ]);
+  });
+
+  test('each action has what it needs, and nothing it would ignore', async () => {
+    expect(await messagesOf(oneJob('onMissing: { action: tag }'))).toEqual(['jobs[0].onMissing.tags: is missing; action: tag needs the tags, e.g. tags: [left-crm]']);
+    expect((await messagesOf(oneJob('onMissing: { action: update, tags: [x] }'))).sort()).toEqual([
+      'jobs[0].onMissing.fields: is missing; action: update needs the fields to set, e.g. fields: {status: inactive}',
+      'jobs[0].onMissing.tags: are used only with action: tag or untag (this action is update); set the action or remove them',
+    ]);
+    expect(await messagesOf(oneJob('onMissing: { action: untag, tags: [x], fields: { status: gone } }'))).toEqual([
+      'jobs[0].onMissing.fields: are used only with action: update (this action is untag); set action: update or remove them',
+    ]);
+    expect(await messagesOf(oneJob('onMissing: { action: update, fields: { customerid: gone } }'))).toEqual([
+      'jobs[0].onMissing.fields.customerid: "customerid" is the key field; a departed contact keeps its key: remove it',
+    ]);
+  });
+
+  test('maxShare is a share in percent', async () => {
+    expect(await messagesOf(oneJob('onMissing: { maxShare: 0.1 }'))).toEqual([
+      'jobs[0].onMissing.maxShare: 0.1 is a number; write a share of the known keys such as "10%" (0% to 100%): a bare number could mean a count or a fraction',
+    ]);
+    expect(await messagesOf(oneJob('onMissing: { maxShare: "150%" }'))).toEqual(['jobs[0].onMissing.maxShare: "150%" is more than 100%; write a share from 0% to 100%']);
+    await temp.write('jobs.yaml', oneJob('onMissing: { action: untag, tags: [active], maxShare: 2.5% }'));
+    const { jobsFile } = await loadJobsFile(`${temp.dir}/jobs.yaml`, { env });
+    expect(jobsFile.jobs[0]?.onMissing).toMatchObject({ action: 'untag', tags: ['active'], maxSharePercent: 2.5 });
+  });
+});

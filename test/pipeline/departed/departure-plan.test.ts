@@ -1,0 +1,48 @@
+/** The departed step's decisions, pure: the guard, and the fewest calls for each action. */
+import type { OnMissingSpec } from '../../../src/config/job-types.js';
+import { missingShare, planDeparture, refusalReason, type DepartedKey } from '../../../src/pipeline/departed/departure-plan.js';
+
+const key: DepartedKey = { key: 'C-7', contactId: '700', tags: ['crm', 'vip'], fields: { status: 'active', plan: 'pro' } };
+const spec = (overrides: Partial<OnMissingSpec>): OnMissingSpec => ({ action: 'keep', tags: [], fields: {}, maxSharePercent: 10, ...overrides });
+const calls = (plan: ReturnType<typeof planDeparture>) => plan.operations.map((op) => `${op.kind}:${'tags' in op ? op.tags.join('|') : Object.keys(op.fields).join('|')}`);
+
+describe('the guard', () => {
+  test.each([
+    [100, 10, 10, false],
+    [100, 11, 11, true],
+    [50, 40, 80, true],
+    [0, 0, 0, false],
+  ])('%i known, %i missing: %f%%, refused %s at 10%%', (known, missing, percent, refused) => {
+    expect(missingShare(known, missing, 10)).toEqual({ known, missing, percent, refused, maxSharePercent: 10 });
+  });
+
+  test('the refusal says how many, the share, and both ways on', () => {
+    expect(refusalReason(missingShare(50, 40, 10), 'crm')).toBe(
+      '40 of the 50 keys that earlier runs synced are missing from this input (80%, over onMissing.maxShare 10%); nothing was done to them. ' +
+        'A truncated or empty export is the usual cause: check the file and run again, or if they really left, run once with --max-missing 80% (job crm)',
+    );
+  });
+});
+
+describe('planDeparture', () => {
+  test('keep plans nothing', () => {
+    expect(planDeparture(key, spec({})).operations).toEqual([]);
+  });
+
+  test('tag adds only the tags the contact lacks, 10 a call', () => {
+    const many = Array.from({ length: 11 }, (_, i) => `t${i}`);
+    const plan = planDeparture(key, spec({ action: 'tag', tags: ['vip', ...many] }));
+    expect(plan.tagsAdded).toEqual(many);
+    expect(plan.operations.map((op) => ('tags' in op ? op.tags.length : 0))).toEqual([10, 1]);
+  });
+
+  test('untag removes only the tags the contact has; none held, no call', () => {
+    expect(calls(planDeparture(key, spec({ action: 'untag', tags: ['vip', 'gone'] })))).toEqual(['removeTags:vip']);
+    expect(planDeparture(key, spec({ action: 'untag', tags: ['gone'] })).operations).toEqual([]);
+  });
+
+  test('update sets only the fields that differ', () => {
+    expect(calls(planDeparture(key, spec({ action: 'update', fields: { status: 'inactive', plan: 'pro' } })))).toEqual(['updateContact:status']);
+    expect(planDeparture(key, spec({ action: 'update', fields: { status: 'active' } })).operations).toEqual([]);
+  });
+});
