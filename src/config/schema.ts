@@ -314,6 +314,14 @@ const job = z
       .enum(['fail', 'oldest', 'newest', 'all'])
       .optional()
       .meta({ description: 'fail, oldest, newest or all: what to do when a key matches several contacts', default: CONFIG_DEFAULTS.onDuplicate }),
+    onDuplicateRows: z
+      .enum(['last', 'first', 'merge', 'fail'])
+      .optional()
+      .meta({
+        description:
+          'last, first, merge or fail: what to do when a key is on several rows of the file (last/first: that row is applied, the others skipped; merge: folded into one; fail: all fail)',
+        default: CONFIG_DEFAULTS.onDuplicateRows,
+      }),
     fields: z.record(z.string(), fieldSource).optional().meta({ description: 'a mapping of custom field name: a column, {column, transform}, {value} or {template}' }),
     emptyValues: z
       .enum(['ignore', 'clear'])
