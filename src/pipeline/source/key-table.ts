@@ -20,9 +20,12 @@ export class KeyTable {
   #seen = new Uint8Array(INITIAL_SLOTS);
   #size = 0;
 
+  /** `hash` is for tests, to make keys collide. */
+  constructor(private readonly hash: (key: string) => [number, number] = fingerprint) {}
+
   /** Records a sighting of `key`; `value` is kept when it is the first. True when seen before. */
   sight(key: string, value: number): boolean {
-    const [high, low] = fingerprint(key);
+    const [high, low] = this.hash(key);
     const slot = this.#slot(high, low);
     if (this.#seen[slot] !== 0) {
       this.#seen[slot] = 2;
@@ -36,7 +39,7 @@ export class KeyTable {
 
   /** The first sighting's value, and whether the fingerprint was seen more than once; undefined when never seen. */
   lookup(key: string): { first: number; repeated: boolean } | undefined {
-    const [high, low] = fingerprint(key);
+    const [high, low] = this.hash(key);
     const slot = this.#slot(high, low);
     const seen = this.#seen[slot] ?? 0;
     return seen === 0 ? undefined : { first: this.#values[slot] ?? 0, repeated: seen > 1 };
@@ -73,7 +76,7 @@ export class KeyTable {
 }
 
 /** Two 32-bit multiplicative hashes of the UTF-16 code units with different seeds; never the empty mark (0, 0). */
-function fingerprint(text: string): [number, number] {
+export function fingerprint(text: string): [number, number] {
   let h1 = 0x811c9dc5 ^ text.length;
   let h2 = 0x9747b28c;
   for (let i = 0; i < text.length; i++) {

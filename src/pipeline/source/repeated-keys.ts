@@ -25,12 +25,13 @@ interface LaterRows {
 }
 
 export class RepeatedKeys {
-  readonly #table = new KeyTable();
+  /** `table` is for tests (a table whose keys collide). */
+  constructor(private readonly table: KeyTable = new KeyTable()) {}
   readonly #later = new Map<string, LaterRows>();
 
   /** First pass: a row that maps, with its key, in file order. */
   note(line: number, key: string): void {
-    if (!this.#table.sight(key, line)) return;
+    if (!this.table.sight(key, line)) return;
     let later = this.#later.get(key);
     if (later === undefined) {
       later = { lines: [], count: 0, last: line };
@@ -52,7 +53,7 @@ export class RepeatedKeys {
    * for (the group is forgotten then, to free its memory).
    */
   groupOf(line: number, key: string): KeyGroup | undefined {
-    const seen = this.#table.lookup(key);
+    const seen = this.table.lookup(key);
     if (seen === undefined || !seen.repeated) return undefined;
     const later = this.#later.get(key);
     if (later === undefined) return undefined;
