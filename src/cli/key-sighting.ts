@@ -11,6 +11,11 @@ export class KeySighting {
 
   /** True when the key was seen before. */
   seenBefore(key: string): boolean {
+    return this.#table.sight(key, 0) !== 0;
+  }
+
+  /** How often the key was seen before: 0, 1, or 2 for more than once. */
+  sightingsBefore(key: string): 0 | 1 | 2 {
     return this.#table.sight(key, 0);
   }
 }

@@ -23,18 +23,22 @@ export class KeyTable {
   /** `hash` is for tests, to make keys collide. */
   constructor(private readonly hash: (key: string) => [number, number] = fingerprint) {}
 
-  /** Records a sighting of `key`; `value` is kept when it is the first. True when seen before. */
-  sight(key: string, value: number): boolean {
+  /**
+   * Records a sighting of `key`; `value` is kept when it is the first. Returns how often it was
+   * seen before: 0 (new), 1, or 2 for more than once.
+   */
+  sight(key: string, value: number): 0 | 1 | 2 {
     const [high, low] = this.hash(key);
     const slot = this.#slot(high, low);
-    if (this.#seen[slot] !== 0) {
+    const before = this.#seen[slot] ?? 0;
+    if (before !== 0) {
       this.#seen[slot] = 2;
-      return true;
+      return before === 1 ? 1 : 2;
     }
     this.#put(slot, high, low, value, 1);
     this.#size++;
     if (this.#size * 2 > this.#values.length) this.#grow();
-    return false;
+    return 0;
   }
 
   /** The first sighting's value, and whether the fingerprint was seen more than once; undefined when never seen. */

@@ -31,7 +31,7 @@ export class RepeatedKeys {
 
   /** First pass: a row that maps, with its key, in file order. */
   note(line: number, key: string): void {
-    if (!this.table.sight(key, line)) return;
+    if (this.table.sight(key, line) === 0) return;
     let later = this.#later.get(key);
     if (later === undefined) {
       later = { lines: [], count: 0, last: line };
