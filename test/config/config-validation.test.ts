@@ -241,6 +241,16 @@ fields:
     ]);
   });
 
+  test('onDuplicateRows takes last, first, merge or fail, and is refused with mode: message', async () => {
+    const bad = await issuesOf(oneJob(`${KEY}\nonDuplicateRows: newest`));
+    expect(bad).toHaveLength(1);
+    expect(bad[0]).toMatchObject({ path: 'jobs[0].onDuplicateRows' });
+    for (const policy of ['last', 'first', 'merge', 'fail']) expect(bad[0]?.message).toContain(policy);
+    expect(await issuesOf(oneJob(`mode: message\nonDuplicateRows: first\nmessage: { text: hi, contactIdColumn: id }`))).toEqual([
+      { path: 'jobs[0].onDuplicateRows', message: 'is not used with mode: message (each row is a message of its own); remove it', line: 10 },
+    ]);
+  });
+
   test('a file without connections or jobs says what to add', async () => {
     expect(await issuesOf('connections: {}\njobs: []\n')).toEqual([
       { path: 'connections', message: 'no connection is defined; add one under connections:', line: 1 },
