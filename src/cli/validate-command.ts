@@ -9,15 +9,16 @@ import { mapRow } from '../pipeline/map/map.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, worstExit } from './exit-codes.js';
 import { KeySighting } from '../pipeline/key-sighting.js';
-import type { Job } from '../config/job-types.js';
+import type { Job, OnDuplicateRows } from '../config/job-types.js';
+import { describePolicy } from '../pipeline/map/duplicate-rows.js';
 import { loadJobs } from './load-jobs.js';
 
 /** Row problems printed per job; the rest are counted. */
 const SHOWN_PROBLEMS = 50;
 
 /**
- * `key "C0001" is on lines 2, 5, 9`: a second read of the file, for the listed keys only, so
- * memory stays flat however many rows repeat.
+ * `key "C0001" is on lines 2, 5, 9: line 9 is applied, ...` (what `onDuplicateRows` will do): a
+ * second read of the file, for the listed keys only, so memory stays flat however many rows repeat.
  */
 async function repeatedKeyLines(job: Job, listed: ReadonlySet<string>, repeatedRows: number): Promise<string> {
   const lines = new Map<string, number[]>([...listed].map((key) => [key, []]));
@@ -27,7 +28,12 @@ async function repeatedKeyLines(job: Job, listed: ReadonlySet<string>, repeatedR
     const mapped = mapRow(record, job);
     if (mapped.ok) lines.get(mapped.draft.key)?.push(record.line);
   }
-  const shown = [...lines].map(([key, at]) => `${job.input.path}: key ${JSON.stringify(key)} is on lines ${at.join(', ')}\n`);
+  const policy = duplicateRowsPolicy(job);
+  const shown = [...lines].map(([key, at]) => {
+    const group = { first: at[0] ?? 0, last: at.at(-1) ?? 0, count: at.length, lines: at };
+    const what = policy === undefined ? '' : `: ${describePolicy(policy, group)}`;
+    return `${job.input.path}: key ${JSON.stringify(key)} is on lines ${at.join(', ')}${what}\n`;
+  });
   const more = listed.size === SHOWN_PROBLEMS && repeatedRows > SHOWN_PROBLEMS ? `... and more repeated keys (${repeatedRows} rows repeat a key in all)\n` : '';
   return shown.join('') + more;
 }
@@ -42,6 +48,8 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
     let invalid = 0;
     const keys = new KeySighting();
     let repeatedKeys = 0;
+    // Keys on more than one row: under onDuplicateRows: fail, all their rows fail.
+    let keysRepeated = 0;
     // The first keys seen again, to list with their lines (a second pass finds every line).
     const listed = new Set<string>();
     for await (const record of source.records) {
@@ -52,8 +60,10 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
         const mapped = mapRow(record, job);
         if (!mapped.ok) problem = `${mapped.error.code}: ${mapped.error.message}`;
         else {
-          if (keys.seenBefore(mapped.draft.key)) {
+          const before = keys.sightingsBefore(mapped.draft.key);
+          if (before !== 0) {
             repeatedKeys++;
+            if (before === 1) keysRepeated++;
             if (listed.size < SHOWN_PROBLEMS) listed.add(mapped.draft.key);
           }
         }
@@ -64,7 +74,10 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
       }
     }
     if (invalid > SHOWN_PROBLEMS) io.stdout.write(`... and ${invalid - SHOWN_PROBLEMS} more rows with problems\n`);
-    const repeated = repeatedKeys > 0 ? `; ${repeatedKeys} rows repeat a key of an earlier row (applied in file order)` : '';
+    const policy = duplicateRowsPolicy(job);
+    // A run fails every row of a repeated key under `fail`: a green validate promises no failed row.
+    if (policy === 'fail') invalid += repeatedKeys + keysRepeated;
+    const repeated = repeatedKeys > 0 ? `; ${repeatedKeys} rows repeat a key of an earlier row (${policy === undefined ? 'mode: message sends each row' : `onDuplicateRows: ${policy}`})` : '';
     io.stdout.write(`${job.name}: ${rows} rows, ${rows - invalid} valid, ${invalid} invalid${repeated}\n`);
     const hint = invalid > 0 ? source.encodingHint() : undefined;
     if (hint !== undefined) io.stdout.write(`${hint}\n`);
@@ -72,4 +85,9 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
     codes.push(invalid > 0 ? EXIT.rowsFailed : EXIT.ok);
   }
   return worstExit(codes);
+}
+
+/** The job's `onDuplicateRows`, or undefined with `mode: message`, where it does not apply. */
+function duplicateRowsPolicy(job: Job): OnDuplicateRows | undefined {
+  return job.mode === 'message' ? undefined : job.onDuplicateRows;
 }

@@ -16,6 +16,7 @@ export const CONFIG_DEFAULTS = {
   encoding: 'utf-8',
   mode: 'upsert',
   onDuplicate: 'fail',
+  onDuplicateRows: 'last',
   trim: true,
   emptyValues: 'ignore',
   tagSeparator: ';',

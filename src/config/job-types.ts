@@ -60,6 +60,8 @@ export interface FieldSpec {
 
 export type JobMode = 'upsert' | 'create' | 'update' | 'message';
 export type OnDuplicate = 'fail' | 'oldest' | 'newest' | 'all';
+/** What to do with the rows of a key that is on several rows of the file (map/duplicate-rows.ts). */
+export type OnDuplicateRows = 'last' | 'first' | 'merge' | 'fail';
 
 export interface InputSpec {
   /** Path of the CSV, resolved against the directory of jobs.yaml. */
@@ -133,6 +135,12 @@ export interface Job {
   key: { column: string; field: string };
   mode: JobMode;
   onDuplicate: OnDuplicate;
+  /**
+   * A key on several rows of the file: `last` / `first` applies that row and skips the others,
+   * `merge` folds them into one, `fail` fails them all. Not used with `mode: message` (each row is
+   * a message). @default 'last'
+   */
+  onDuplicateRows: OnDuplicateRows;
   /** The key field is not in this list; the mapper writes it on create. */
   fields: FieldSpec[];
   /** `ignore`: an empty cell leaves the platform's value alone; `clear`: writes "". */

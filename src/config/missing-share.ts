@@ -6,8 +6,7 @@
 const FORMS = 'write a share of the known keys such as "10%" (0% to 100%)';
 
 /** The share in percent, or the problem with the value (to follow the value in a message). */
-export function parseMissingShare(value: string | number): { ok: number } | { problem: string } {
-  if (typeof value === 'number') return { problem: `is a number; ${FORMS}: a bare number could mean a count or a fraction` };
+export function parseMissingShare(value: string): { ok: number } | { problem: string } {
   const match = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(value);
   if (match === null) return { problem: `is not a share; ${FORMS}` };
   const percent = Number(match[1]);

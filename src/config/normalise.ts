@@ -92,6 +92,7 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
     key: input.key ?? { column: message?.contactIdColumn ?? '', field: '' },
     mode: input.mode ?? CONFIG_DEFAULTS.mode,
     onDuplicate: input.onDuplicate ?? CONFIG_DEFAULTS.onDuplicate,
+    onDuplicateRows: input.onDuplicateRows ?? CONFIG_DEFAULTS.onDuplicateRows,
     fields: Object.entries(input.fields ?? {}).map(([name, source]) => normaliseField(name, source)),
     emptyValues: input.emptyValues ?? CONFIG_DEFAULTS.emptyValues,
     tags: {

@@ -93,6 +93,9 @@ function jobRules(path: YamlPath, job: Loose | undefined, connections: Loose | u
     issues.push({ path: [...path, 'fields', ''], message: 'a field has an empty name; write the custom field name before the colon' });
   }
 
+  if (job.onDuplicateRows !== undefined && mode === 'message') {
+    issues.push({ path: [...path, 'onDuplicateRows'], message: 'is not used with mode: message (each row is a message of its own); remove it' });
+  }
   if (mode === 'message' && job.message === undefined) {
     issues.push({ path: [...path, 'message'], message: 'is missing; mode: message sends a message to each row\'s contact: add message: {text: ...}' });
   }

@@ -249,12 +249,12 @@ const tags = z
   .meta({ description: 'the tags: {column, separator, static: [...], remove: [...], prune, owned}' });
 
 const missingShare = z
-  .union([z.string(), z.number()])
+  .string()
   .superRefine((value, ctx) => {
     const parsed = parseMissingShare(value);
     if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: `${show(value)} ${parsed.problem}` });
   })
-  .meta({ description: 'a share of the known keys ("10%"): more keys missing than this and the step is refused', default: CONFIG_DEFAULTS.onMissingMaxShare });
+  .meta({ description: 'a share of the known keys such as "10%": when more are missing, the step is refused', default: CONFIG_DEFAULTS.onMissingMaxShare });
 
 const onMissing = z
   .strictObject({
@@ -346,6 +346,14 @@ const job = z
       .enum(['fail', 'oldest', 'newest', 'all'])
       .optional()
       .meta({ description: 'fail, oldest, newest or all: what to do when a key matches several contacts', default: CONFIG_DEFAULTS.onDuplicate }),
+    onDuplicateRows: z
+      .enum(['last', 'first', 'merge', 'fail'])
+      .optional()
+      .meta({
+        description:
+          'last, first, merge or fail: what to do when a key is on several rows of the file (last/first: that row is applied, the others skipped; merge: folded into one; fail: all fail)',
+        default: CONFIG_DEFAULTS.onDuplicateRows,
+      }),
     fields: z.record(z.string(), fieldSource).optional().meta({ description: 'a mapping of custom field name: a column, {column, transform}, {value} or {template}' }),
     emptyValues: z
       .enum(['ignore', 'clear'])

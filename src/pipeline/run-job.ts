@@ -12,6 +12,7 @@ import { prefetchContacts, type ContactIndex } from './row/contact-index.js';
 import { openCheckedSource } from './source/checked-source.js';
 import { isSqliteError, JobAbortError, stateWriteFailed } from './job-abort.js';
 import { KeyLanes } from './key-lanes.js';
+import { DuplicateRowsStage } from './duplicate-rows-stage.js';
 import { pastTakingTime, timeToFinishMs } from './deadline.js';
 import { mapKey, mapRow } from './map/map.js';
 import { KeySighting } from './key-sighting.js';
@@ -80,6 +81,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const startedAt = now();
   const maxErrors = options.maxErrors ?? job.maxErrors;
 
+  // onDuplicateRows: a first read of the input finds the keys on several rows, before any call.
+  const duplicates = await DuplicateRowsStage.open(job);
   const source = await openCheckedSource(job);
 
   // Shards of one job often share a report folder: each writes its own files. The reports are
@@ -185,9 +188,15 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         finish(failedResult(record.line, key, record.cells, mapped.error.code, mapped.error.message));
         continue;
       }
-      const { draft } = mapped;
-      if (!mine(draft.key)) continue;
+      if (!mine(mapped.draft.key)) continue;
       rowsTaken++;
+      // A row that another line of its key wins (or takes in) ends here, with no call.
+      const taken = duplicates.take(mapped.draft, record.cells);
+      if (taken.kind === 'done') {
+        finish(taken.result);
+        continue;
+      }
+      const { draft } = taken;
       // Backpressure: stop reading while enough rows are waiting for the API.
       while (inFlight >= job.concurrency * 2) await new Promise<void>((resolve) => (wakeReader = resolve));
       inFlight++;

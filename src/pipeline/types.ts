@@ -42,6 +42,7 @@ export const ROW_ERROR_CODES = [
   'INVALID_EMAIL',
   'INVALID_PHONE',
   'DUPLICATE_CONTACTS',
+  'DUPLICATE_ROWS',
   'ABORTED',
 ] as const;
 

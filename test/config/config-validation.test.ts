@@ -72,7 +72,7 @@ jobs:
   test('an unknown key with no close match lists the keys allowed there', async () => {
     const issues = await issuesOf(oneJob(`${KEY}\ntags: { colour: red }`));
     expect(issues).toEqual([
-      { path: 'jobs[0].tags.colour', message: 'unknown key "colour"; remove it; the keys here are column, separator, static, remove', line: 10 },
+      { path: 'jobs[0].tags.colour', message: 'unknown key "colour"; remove it; the keys here are column, separator, static, remove, prune, owned', line: 10 },
     ]);
   });
 
@@ -238,6 +238,16 @@ fields:
   test('a tag both added and removed is refused', async () => {
     expect(await issuesOf(oneJob(`${KEY}\ntags: { static: [vip, crm], remove: [crm] }`))).toEqual([
       { path: 'jobs[0].tags.remove[0]', message: 'tag "crm" is also in tags.static; keep it in one of the two lists', line: 10 },
+    ]);
+  });
+
+  test('onDuplicateRows takes last, first, merge or fail, and is refused with mode: message', async () => {
+    const bad = await issuesOf(oneJob(`${KEY}\nonDuplicateRows: newest`));
+    expect(bad).toHaveLength(1);
+    expect(bad[0]).toMatchObject({ path: 'jobs[0].onDuplicateRows' });
+    for (const policy of ['last', 'first', 'merge', 'fail']) expect(bad[0]?.message).toContain(policy);
+    expect(await issuesOf(oneJob(`mode: message\nonDuplicateRows: first\nmessage: { text: hi, contactIdColumn: id }`))).toEqual([
+      { path: 'jobs[0].onDuplicateRows', message: 'is not used with mode: message (each row is a message of its own); remove it', line: 10 },
     ]);
   });
 

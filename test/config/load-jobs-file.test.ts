@@ -67,6 +67,7 @@ jobs:
       key: { column: 'customer_id', field: 'customerid' },
       mode: 'update',
       onDuplicate: 'newest',
+      onDuplicateRows: 'last',
       fields: [
         { name: 'firstName', source: { kind: 'column', column: 'first_name' }, transforms: [{ kind: 'trim' }] },
         {

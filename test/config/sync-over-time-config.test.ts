@@ -82,7 +82,7 @@ describe('onMissing', () => {
 
   test('maxShare is a share in percent', async () => {
     expect(await messagesOf(oneJob('onMissing: { maxShare: 0.1 }'))).toEqual([
-      'jobs[0].onMissing.maxShare: 0.1 is a number; write a share of the known keys such as "10%" (0% to 100%): a bare number could mean a count or a fraction',
+      'jobs[0].onMissing.maxShare: 0.1 is a number; write a share of the known keys such as "10%": when more are missing, the step is refused',
     ]);
     expect(await messagesOf(oneJob('onMissing: { maxShare: "150%" }'))).toEqual(['jobs[0].onMissing.maxShare: "150%" is more than 100%; write a share from 0% to 100%']);
     await temp.write('jobs.yaml', oneJob('onMissing: { action: untag, tags: [active], maxShare: 2.5% }'));

@@ -21,6 +21,7 @@ export function makeJob(overrides: Partial<Job> = {}): Job {
     key: { column: 'customer_id', field: 'customerid' },
     mode: 'upsert',
     onDuplicate: 'fail',
+    onDuplicateRows: 'last',
     fields: [],
     emptyValues: 'ignore',
     tags: { separator: ';', static: [], remove: [], prune: false },

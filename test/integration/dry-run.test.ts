@@ -20,7 +20,7 @@ describe('run --dry-run', () => {
     emulator().deleteContact(TOKEN, c5.id);
     emulator().loadContacts(TOKEN, [{ ...c5, tags: [...c5.tags, 'lead'] }]);
     // C0001-C0003 unchanged, C0004 a new email, C0006 a new segment, C0007 new, C0008 new twice
-    // (its second row changes the plan), and one invalid row.
+    // (its second row, which onDuplicateRows: last applies, changes the plan), and one invalid row.
     ws.write(
       'customers.csv',
       customersCsv(8, (i, cells) =>
@@ -35,7 +35,7 @@ describe('run --dry-run', () => {
     expect(dry.exitCode).toBe(1);
     expect(emulator().contacts(TOKEN)).toEqual(before);
     const calls = callsByOperation(emulator());
-    // One search per key (the second C0008 row is planned against the first one's effect).
+    // One search per key (the first C0008 row is skipped: the second wins).
     expect(calls).toMatchObject({ searchContacts: 8, total: 8 });
     expect(ws.summary('import', 'dry')).toMatchObject({ dryRun: true });
     expect(ws.summary('import', 'dry').apiCalls.total).toBe(8);
@@ -53,16 +53,16 @@ describe('run --dry-run', () => {
       { line: '6', key: 'C0005', outcome: 'updated', fields_changed: '', tags_added: '', tags_removed: 'lead', error_code: '' },
       { line: '7', key: 'C0006', outcome: 'updated', fields_changed: '', tags_added: 'beta', tags_removed: '', error_code: '' },
       { line: '8', key: 'C0007', outcome: 'created', fields_changed: 'customerid;firstName;lastName;email;plan', tags_added: 'newsletter;crm', tags_removed: '', error_code: '' },
-      { line: '9', key: 'C0008', outcome: 'created', fields_changed: 'customerid;firstName;lastName;email;plan', tags_added: 'newsletter;crm', tags_removed: '', error_code: '' },
-      { line: '10', key: 'C0008', outcome: 'updated', fields_changed: 'plan', tags_added: '', tags_removed: '', error_code: '' },
+      { line: '9', key: 'C0008', outcome: 'skipped', fields_changed: '', tags_added: '', tags_removed: '', error_code: '' },
+      { line: '10', key: 'C0008', outcome: 'created', fields_changed: 'customerid;firstName;lastName;email;plan', tags_added: 'newsletter;crm', tags_removed: '', error_code: '' },
       { line: '11', key: 'C0009', outcome: 'failed', fields_changed: '', tags_added: '', tags_removed: '', error_code: 'INVALID_EMAIL' },
     ]);
     const dryRows = ws.summary('import', 'dry').rows;
     expect(dryRows).toEqual(ws.summary('import', 'real').rows);
-    expect(callsByOperation(emulator())).toMatchObject({ searchContacts: 9, createContact: 2, updateContact: 2, addTags: 3, removeTags: 1 });
+    expect(callsByOperation(emulator())).toMatchObject({ searchContacts: 8, createContact: 2, updateContact: 1, addTags: 3, removeTags: 1 });
   });
 
-  it('two identical rows of one new key report created then unchanged, with one search and no write', async () => {
+  it('two identical rows of one new key report skipped then created (onDuplicateRows: last), with one search and no write', async () => {
     const ws = workspace();
     ws.write('customers.csv', csvLines(['customer_id,first_name,last_name,email,plan,segments', 'N1,Ann,Lee,ann@example.com,basic,a', 'N1,Ann,Lee,ann@example.com,basic,a']));
     ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: CUSTOMERS_JOB }));
@@ -70,7 +70,7 @@ describe('run --dry-run', () => {
     const run = await ws.run(['run', 'jobs.yaml', '--dry-run', '--report-dir', 'reports']);
 
     expect(run.exitCode).toBe(0);
-    expect(byLine(ws.results('import')).map((r) => r.outcome)).toEqual(['created', 'unchanged']);
+    expect(byLine(ws.results('import')).map((r) => r.outcome)).toEqual(['skipped', 'created']);
     expect(callsByOperation(emulator())).toMatchObject({ searchContacts: 1, total: 1 });
     expect(emulator().contacts(TOKEN)).toEqual([]);
     expect(run.stdout).toContain('dry run');

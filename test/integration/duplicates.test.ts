@@ -10,33 +10,127 @@ fields:
 tags: { static: [crm] }
 state: false`;
 
-describe('run: several rows of one key in the file', () => {
+/** K1 on lines 2, 4 and 5 (each with other values and tags), X1 on line 3. */
+const THREE_ROWS = csvLines(['customer_id,first_name,plan,segments', 'K1,Ann,basic,a', 'X1,Xav,basic,x', 'K1,,pro,b', 'K1,Anna,,c']);
+
+const POLICY_JOB = (policy: string) => `input: customers.csv
+key: { column: customer_id, field: customerid }
+onDuplicateRows: ${policy}
+fields:
+  firstName: first_name
+  plan: plan
+tags: { column: segments, static: [crm] }
+state: .contact-sync/import.db`;
+
+type Row = [line: string, key: string, outcome: string, api_calls: string, error: string];
+const rowsOf = (rows: Array<Record<string, string>>): Row[] =>
+  byLine(rows).map((r) => [r.line!, r.key!, r.outcome!, r.api_calls!, r.error_code || r.error_message || '']);
+
+describe('run: a key on several rows of the file (onDuplicateRows)', () => {
   const emulator = emulatorPerTest();
 
-  it('three rows of one new key make one contact, applied in file order: created, then updated, then unchanged', async () => {
+  /** A first run of THREE_ROWS, then a re-run of the unchanged file with the state store. */
+  async function runTwice(policy: string) {
     const ws = workspace();
-    ws.write('customers.csv', csvLines(['customer_id,first_name,plan', 'C1,Ann,basic', 'C2,Bob,basic', 'C1,Anna,basic', 'C1,Anna,basic']));
-    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: JOB() }));
+    ws.write('customers.csv', THREE_ROWS);
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: POLICY_JOB(policy) }));
+    const first = await ws.run(['run', 'jobs.yaml', '--report-dir', 'first']);
+    const calls = callsByOperation(emulator());
+    emulator().resetCounters(TOKEN);
+    const again = await ws.run(['run', 'jobs.yaml', '--report-dir', 'again']);
+    return { ws, first, calls, again, againCalls: callsByOperation(emulator()) };
+  }
 
-    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports']);
+  /** What a new key on one row costs: a search, a create, the tags. X1 costs the same. */
+  const ONE_NEW_ROW_EACH = { searchContacts: 2, createContact: 2, updateContact: 0, addTags: 2, removeTags: 0, total: 6 };
 
-    expect(run.exitCode).toBe(0);
-    expect(emulator().contacts(TOKEN)).toHaveLength(2);
-    expect(contactWithKey(emulator(), 'C1').custom_fields).toEqual({ customerid: 'C1', firstName: 'Anna', plan: 'basic' });
-    const c1 = contactWithKey(emulator(), 'C1');
-    const results = byLine(ws.results('import'));
-    expect(results.map((r) => [r.line, r.key, r.outcome, r.fields_changed, r.api_calls])).toEqual([
-      ['2', 'C1', 'created', 'customerid;firstName;plan', '3'],
-      ['3', 'C2', 'created', 'customerid;firstName;plan', '3'],
-      ['4', 'C1', 'updated', 'firstName', '2'],
-      ['5', 'C1', 'unchanged', '', '1'],
+  it('last (the default): the last row is applied, the others are skipped naming it, their tags do not pile up, at the cost of one row', async () => {
+    const { ws, first, calls, again, againCalls } = await runTwice('last');
+
+    expect(first.exitCode).toBe(0);
+    expect(contactWithKey(emulator(), 'K1').custom_fields).toEqual({ customerid: 'K1', firstName: 'Anna' });
+    expect(sortedTags(contactWithKey(emulator(), 'K1'))).toEqual(['c', 'crm']);
+    expect(calls).toMatchObject(ONE_NEW_ROW_EACH);
+    expect(rowsOf(ws.results('import', 'first'))).toEqual([
+      ['2', 'K1', 'skipped', '0', 'superseded by line 5 (onDuplicateRows: last)'],
+      ['3', 'X1', 'created', '3', ''],
+      ['4', 'K1', 'skipped', '0', 'superseded by line 5 (onDuplicateRows: last)'],
+      ['5', 'K1', 'created', '3', ''],
     ]);
-    expect(results.filter((r) => r.key === 'C1').map((r) => r.contact_id)).toEqual([c1.id, c1.id, c1.id]);
-    expect(callsByOperation(emulator())).toMatchObject({ searchContacts: 4, createContact: 2, updateContact: 1, addTags: 2, removeTags: 0, total: 9 });
-    expect(ws.summary('import').rows).toEqual({ total: 4, created: 2, updated: 1, unchanged: 1, skipped: 0, failed: 0, notReached: 0 });
+    expect(ws.summary('import', 'first').rows).toEqual({ total: 4, created: 2, updated: 0, unchanged: 0, skipped: 2, failed: 0, notReached: 0 });
+
+    // The unchanged file again: no call, the same winner unchanged.
+    expect(again.exitCode).toBe(0);
+    expect(againCalls.total).toBe(0);
+    expect(rowsOf(ws.results('import', 'again')).map((r) => r.slice(0, 3))).toEqual([
+      ['2', 'K1', 'skipped'],
+      ['3', 'X1', 'unchanged'],
+      ['4', 'K1', 'skipped'],
+      ['5', 'K1', 'unchanged'],
+    ]);
   });
 
-  it('the last row of a key wins even when its rows are far apart and run with many rows in flight', async () => {
+  it('first: the first row is applied, the later ones are skipped naming it, and a re-run makes no call', async () => {
+    const { ws, first, calls, again, againCalls } = await runTwice('first');
+
+    expect(first.exitCode).toBe(0);
+    expect(contactWithKey(emulator(), 'K1').custom_fields).toEqual({ customerid: 'K1', firstName: 'Ann', plan: 'basic' });
+    expect(sortedTags(contactWithKey(emulator(), 'K1'))).toEqual(['a', 'crm']);
+    expect(calls).toMatchObject(ONE_NEW_ROW_EACH);
+    expect(rowsOf(ws.results('import', 'first'))).toEqual([
+      ['2', 'K1', 'created', '3', ''],
+      ['3', 'X1', 'created', '3', ''],
+      ['4', 'K1', 'skipped', '0', 'superseded by line 2 (onDuplicateRows: first)'],
+      ['5', 'K1', 'skipped', '0', 'superseded by line 2 (onDuplicateRows: first)'],
+    ]);
+    expect(again.exitCode).toBe(0);
+    expect(againCalls.total).toBe(0);
+  });
+
+  it('merge: the rows are folded (last non-empty value per field, union of tags) into the last line, the others skipped naming it; a re-run makes no call', async () => {
+    const { ws, first, calls, again, againCalls } = await runTwice('merge');
+
+    expect(first.exitCode).toBe(0);
+    expect(contactWithKey(emulator(), 'K1').custom_fields).toEqual({ customerid: 'K1', firstName: 'Anna', plan: 'pro' });
+    expect(sortedTags(contactWithKey(emulator(), 'K1'))).toEqual(['a', 'b', 'c', 'crm']);
+    expect(calls).toMatchObject(ONE_NEW_ROW_EACH);
+    expect(rowsOf(ws.results('import', 'first'))).toEqual([
+      ['2', 'K1', 'skipped', '0', 'merged into line 5 (onDuplicateRows: merge)'],
+      ['3', 'X1', 'created', '3', ''],
+      ['4', 'K1', 'skipped', '0', 'merged into line 5 (onDuplicateRows: merge)'],
+      ['5', 'K1', 'created', '3', ''],
+    ]);
+    expect(byLine(ws.results('import', 'first'))[3]).toMatchObject({ fields_changed: 'customerid;firstName;plan', tags_added: 'a;crm;b;c' });
+    expect(again.exitCode).toBe(0);
+    expect(againCalls.total).toBe(0);
+    expect(ws.summary('import', 'again').rows).toMatchObject({ unchanged: 2, skipped: 2 });
+  });
+
+  it('fail: every row of the key fails with DUPLICATE_ROWS naming all its lines, nothing is written for it, and the rows go to rejected.csv', async () => {
+    const { ws, first, calls, again, againCalls } = await runTwice('fail');
+
+    expect(first.exitCode).toBe(1);
+    expect(contactsWithKey(emulator(), 'K1')).toEqual([]);
+    expect(contactWithKey(emulator(), 'X1').custom_fields.firstName).toBe('Xav');
+    expect(calls).toMatchObject({ searchContacts: 1, createContact: 1, addTags: 1, total: 3 });
+    const message = 'key "K1" is on lines 2, 4 and 5 (onDuplicateRows: fail), so none of them is written; fix the export so the key is on one row, or set onDuplicateRows to last, first or merge';
+    expect(byLine(ws.results('import', 'first')).map((r) => [r.line, r.outcome, r.api_calls, r.error_code, r.error_message])).toEqual([
+      ['2', 'failed', '0', 'DUPLICATE_ROWS', message],
+      ['3', 'created', '3', '', ''],
+      ['4', 'failed', '0', 'DUPLICATE_ROWS', message],
+      ['5', 'failed', '0', 'DUPLICATE_ROWS', message],
+    ]);
+    expect(ws.rejected('import', 'first').map((r) => [r.customer_id, r.first_name, r.error_code])).toEqual([
+      ['K1', 'Ann', 'DUPLICATE_ROWS'],
+      ['K1', '', 'DUPLICATE_ROWS'],
+      ['K1', 'Anna', 'DUPLICATE_ROWS'],
+    ]);
+    expect(again.exitCode).toBe(1);
+    expect(againCalls.total).toBe(0);
+  });
+
+  it('last on a contact the platform has: one update with the last row\'s values, however far apart the rows and many in flight', async () => {
+    emulator().loadContacts(TOKEN, [{ custom_fields: { customerid: 'K', firstName: 'old', plan: 'basic' }, tags: ['crm'] }]);
     const ws = workspace();
     const lines = ['customer_id,first_name,plan', 'K,v1,basic'];
     for (let i = 1; i <= 30; i++) lines.push(`X${i},x,basic`);
@@ -47,15 +141,52 @@ describe('run: several rows of one key in the file', () => {
     const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports']);
 
     expect(run.exitCode).toBe(0);
-    expect(contactsWithKey(emulator(), 'K')).toHaveLength(1);
     expect(contactWithKey(emulator(), 'K').custom_fields).toEqual({ customerid: 'K', firstName: 'v3', plan: 'pro' });
     const rowsOfK = byLine(ws.results('import')).filter((r) => r.key === 'K');
-    expect(rowsOfK.map((r) => [r.outcome, r.fields_changed])).toEqual([
-      ['created', 'customerid;firstName;plan'],
-      ['updated', 'firstName;plan'],
-      ['updated', 'firstName'],
+    expect(rowsOfK.map((r) => [r.line, r.outcome, r.fields_changed, r.api_calls])).toEqual([
+      ['2', 'skipped', '', '0'],
+      ['33', 'skipped', '', '0'],
+      ['34', 'updated', 'firstName;plan', '2'],
     ]);
-    expect(callsByOperation(emulator()).createContact).toBe(31);
+    // K: a search and one update; each X: search, create, addTags.
+    expect(callsByOperation(emulator())).toMatchObject({ searchContacts: 31, createContact: 30, updateContact: 1, addTags: 30, total: 92 });
+  });
+
+  it('--limit takes the first N rows as they would be in the whole run: a row whose winner lies beyond the limit is skipped, and the winner is not reached', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', THREE_ROWS);
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: POLICY_JOB('last') }));
+
+    const run = await ws.run(['run', 'jobs.yaml', '--limit', '2', '--report-dir', 'reports']);
+
+    expect(run.exitCode).toBe(0);
+    expect(rowsOf(ws.results('import'))).toEqual([
+      ['2', 'K1', 'skipped', '0', 'superseded by line 5 (onDuplicateRows: last)'],
+      ['3', 'X1', 'created', '3', ''],
+    ]);
+    expect(ws.summary('import').rows).toMatchObject({ total: 2, skipped: 1, created: 1, notReached: 2 });
+    expect(contactsWithKey(emulator(), 'K1')).toEqual([]);
+  });
+
+  it('validate names each repeated key\'s lines and what the policy will do; under fail its rows count as invalid', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', THREE_ROWS);
+    const validate = async (policy: string) => {
+      ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: POLICY_JOB(policy) }));
+      return ws.run(['validate', 'jobs.yaml']);
+    };
+
+    const last = await validate('last');
+    expect(last.exitCode).toBe(0);
+    expect(last.stdout).toContain('import: 4 rows, 4 valid, 0 invalid; 2 rows repeat a key of an earlier row (onDuplicateRows: last)');
+    expect(last.stdout).toMatch(/customers\.csv: key "K1" is on lines 2, 4, 5: line 5 is applied, the 2 other rows are skipped \(onDuplicateRows: last\)\n/);
+    expect((await validate('first')).stdout).toContain('key "K1" is on lines 2, 4, 5: line 2 is applied, the 2 other rows are skipped (onDuplicateRows: first)');
+    expect((await validate('merge')).stdout).toContain('key "K1" is on lines 2, 4, 5: the 3 rows are merged into line 5 (onDuplicateRows: merge)');
+    const fail = await validate('fail');
+    expect(fail.exitCode).toBe(1);
+    expect(fail.stdout).toContain('import: 4 rows, 1 valid, 3 invalid; 2 rows repeat a key of an earlier row (onDuplicateRows: fail)');
+    expect(fail.stdout).toContain('key "K1" is on lines 2, 4, 5: the 3 rows fail with DUPLICATE_ROWS (onDuplicateRows: fail)');
+    expect(callsByOperation(emulator()).total).toBe(0);
   });
 });
 

@@ -36,7 +36,7 @@ describe('validate', () => {
     expect(run.stdout).toContain('import: 6 rows, 3 valid, 3 invalid');
     expect(run.stdout).toContain('1 rows repeat a key');
     // Each repeated key with every line it is on, the first included.
-    expect(run.stdout).toMatch(/customers\.csv: key "C1" is on lines 2, 8\n/);
+    expect(run.stdout).toMatch(/customers\.csv: key "C1" is on lines 2, 8: line 8 is applied, the 1 other row is skipped \(onDuplicateRows: last\)\n/);
     // validate writes no reports.
     expect(existsSync(join(ws.dir, 'reports'))).toBe(false);
   });

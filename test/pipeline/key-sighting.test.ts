@@ -21,3 +21,10 @@ describe('KeySighting', () => {
     expect(keys.seenBefore('C2')).toBe(false);
   });
 });
+
+describe('KeySighting.sightingsBefore', () => {
+  it('counts 0, 1, then 2 for any later sighting', () => {
+    const keys = new KeySighting();
+    expect(['K', 'K', 'K', 'K', 'L'].map((key) => keys.sightingsBefore(key))).toEqual([0, 1, 2, 2, 0]);
+  });
+});

@@ -137,22 +137,23 @@ describe('bad rows (fixtures/bad/): the row fails alone, with its line, code and
     ]);
   });
 
-  it('duplicate keys in the file: one contact, the rows applied in file order (created, then updated to the later row), exit 0', async () => {
+  it('duplicate keys in the file: one contact with the last row\'s values (onDuplicateRows: last), the earlier row skipped naming it, exit 0', async () => {
     const ws = workspace();
     const run = await runCase(ws, 'duplicate-keys', corpusEnv(emulator()));
 
     expect(run.exitCode).toBe(0);
     expect(byLine(ws.results('duplicate-keys')).map((row) => [row.line, row.key, row.outcome, row.fields_changed])).toEqual([
-      ['2', 'C1', 'created', 'customerid;firstName;lastName;email'],
+      ['2', 'C1', 'skipped', ''],
       ['3', 'C2', 'created', 'customerid;firstName;lastName;email'],
-      ['4', 'C1', 'updated', 'firstName;email'],
+      ['4', 'C1', 'created', 'customerid;firstName;lastName;email'],
     ]);
+    expect(byLine(ws.results('duplicate-keys'))[0]?.error_message).toBe('superseded by line 4 (onDuplicateRows: last)');
     const ann = contactWithKey(emulator(), 'C1');
     expect(ann.custom_fields).toEqual({ customerid: 'C1', firstName: 'Anna', lastName: 'Archer', email: 'anna@example.com' });
     expect(sortedTags(ann)).toEqual(['crm', 'gold', 'vip']);
     const validate = await validateCase(ws, 'duplicate-keys', corpusEnv(emulator()));
     expect(validate.exitCode).toBe(0);
-    expect(validate.stdout).toContain('1 rows repeat a key of an earlier row (applied in file order)');
+    expect(validate.stdout).toContain('1 rows repeat a key of an earlier row (onDuplicateRows: last)');
   });
 
   it('more than 30 mapped fields: every field written, in a create of 30 and an update of the rest, exit 0', async () => {

@@ -41,6 +41,21 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
 }
 
 /**
+ * The key `mapRow` would give the row, or undefined when `mapRow` would fail it; cheaper: only the
+ * key and the fields whose transforms can fail (email, phone) are computed. The first pass of
+ * `onDuplicateRows` (source/repeated-keys.ts) reads every row of the file with it.
+ */
+export function keyOfMappableRow(row: SourceRow, job: Job): string | undefined {
+  const key = mapKey(row, job);
+  if (!key.ok) return undefined;
+  for (const spec of job.fields) {
+    if (!spec.transforms.some((transform) => transform.kind === 'email' || transform.kind === 'phone')) continue;
+    if (!applyTransforms(rawValue(row, spec), spec.transforms, (column) => row.values[column]).ok) return undefined;
+  }
+  return key.value;
+}
+
+/**
  * The key: the cell trimmed, and normalised like the platform stores it when the key field is
  * `email` (lowercase) or `phone` (E.164, so a number must carry its country code: the key has no
  * FieldSpec to give a default country). Other key fields are matched exactly as written.

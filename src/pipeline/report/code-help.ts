@@ -19,6 +19,7 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   INVALID_EMAIL: { meaning: 'the email cell is not an address', fix: 'fix or empty the cell' },
   INVALID_PHONE: { meaning: 'the phone cell is not a number the platform accepts', fix: 'write it in international form (`+65...`)' },
   DUPLICATE_CONTACTS: { meaning: 'the key matches several contacts and `onDuplicate: fail`', fix: 'merge the contacts, or choose `onDuplicate: oldest` / `all`' },
+  DUPLICATE_ROWS: { meaning: 'the key is on several rows of the file and `onDuplicateRows: fail`; none of them is written', fix: 'fix the export so the key is on one row, or set `onDuplicateRows` to `last`, `first` or `merge`' },
   ABORTED: { meaning: 'the job stopped (see `aborted` in the summary) before this row was sent', fix: 'fix what stopped the job and run again: the row was not written' },
   INVALID_TOKEN: { meaning: '401: the channel token was refused (the job aborts, see below)', fix: 'fix the token the connection reads' },
   RATE_LIMITED: { meaning: '429 still after the retries', fix: 'lower the connection\'s `rateLimits`, or check another integration using the token' },

@@ -1,0 +1,81 @@
+/**
+ * The first pass of `onDuplicateRows`: the file read once before any call, CSV and key only
+ * (`keyOfMappableRow`: no full mapping), to find the keys that are on more than one row, so the
+ * second pass knows, at a key's first row, which of its rows wins.
+ *
+ * Memory stays flat: every key is a 64-bit fingerprint with its first line in a typed table
+ * (`key-table.ts`, 13 bytes a slot); only the rows that repeat a fingerprint keep their real key
+ * (a small set: the repeated keys), with their lines. The real key is what decides: two keys that
+ * share a fingerprint are never taken for one, so no row is skipped for another key's row.
+ */
+import type { Job } from '../../config/job-types.js';
+import { keyOfMappableRow } from '../map/map.js';
+import { LISTED_LINES, type KeyGroup } from '../map/duplicate-rows.js';
+import { openCheckedSource } from './checked-source.js';
+import { KeyTable } from './key-table.js';
+
+/** The rows after the first of a fingerprint that have this real key. */
+interface LaterRows {
+  /** Set by the second pass when it meets the key's own first row (the fingerprint's first sighting). */
+  first?: number;
+  /** The first lines of them, to name in messages. */
+  lines: number[];
+  count: number;
+  last: number;
+}
+
+export class RepeatedKeys {
+  /** `table` is for tests (a table whose keys collide). */
+  constructor(private readonly table: KeyTable = new KeyTable()) {}
+  readonly #later = new Map<string, LaterRows>();
+
+  /** First pass: a row that maps, with its key, in file order. */
+  note(line: number, key: string): void {
+    if (this.table.sight(key, line) === 0) return;
+    let later = this.#later.get(key);
+    if (later === undefined) {
+      later = { lines: [], count: 0, last: line };
+      this.#later.set(key, later);
+    }
+    if (later.lines.length < LISTED_LINES) later.lines.push(line);
+    later.count++;
+    later.last = line;
+  }
+
+  /** No key is on more than one row: the second pass has nothing to do. */
+  get none(): boolean {
+    return this.#later.size === 0;
+  }
+
+  /**
+   * Second pass, once per row that maps, in file order: the group of the key of the row on `line`,
+   * or undefined when the key is on this row only. Rows of the group after its last are not asked
+   * for (the group is forgotten then, to free its memory).
+   */
+  groupOf(line: number, key: string): KeyGroup | undefined {
+    const seen = this.table.lookup(key);
+    if (seen === undefined || !seen.repeated) return undefined;
+    const later = this.#later.get(key);
+    if (later === undefined) return undefined;
+    // The fingerprint's first row has this very key: it is the key's first row. (Another key
+    // sharing the fingerprint would find no LaterRows of its own, or not at its line.)
+    if (line === seen.first) later.first = line;
+    const count = later.count + (later.first === undefined ? 0 : 1);
+    if (count < 2) return undefined;
+    const lines = later.first === undefined ? later.lines : [later.first, ...later.lines].slice(0, LISTED_LINES);
+    if (line === later.last) this.#later.delete(key);
+    return { first: lines[0] ?? line, last: later.last, count, lines };
+  }
+}
+
+/** Reads the job's input once and notes every row that maps; undefined when no key is on two rows. */
+export async function scanRepeatedKeys(job: Job): Promise<RepeatedKeys | undefined> {
+  const repeated = new RepeatedKeys();
+  const source = await openCheckedSource(job);
+  for await (const record of source.records) {
+    if (record.kind === 'malformed') continue;
+    const key = keyOfMappableRow(record, job);
+    if (key !== undefined) repeated.note(record.line, key);
+  }
+  return repeated.none ? undefined : repeated;
+}

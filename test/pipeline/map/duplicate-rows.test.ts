@@ -1,0 +1,120 @@
+import { describeLines, describePolicy, foldDraft, verdict, type KeyGroup } from '../../../src/pipeline/map/duplicate-rows.js';
+import { keyOfMappableRow, mapRow } from '../../../src/pipeline/map/map.js';
+import { KeyTable } from '../../../src/pipeline/source/key-table.js';
+import { RepeatedKeys } from '../../../src/pipeline/source/repeated-keys.js';
+import type { ContactDraft, SourceRow } from '../../../src/pipeline/types.js';
+import { columnField, makeJob } from '../../helpers/job-factory.js';
+
+const GROUP: KeyGroup = { first: 2, last: 9, count: 3, lines: [2, 5, 9] };
+
+describe('onDuplicateRows: the winner of a key on lines 2, 5 and 9', () => {
+  test.each([
+    ['last', [2, 5, 9], ['skip: superseded by line 9 (onDuplicateRows: last)', 'skip: superseded by line 9 (onDuplicateRows: last)', 'apply']],
+    ['first', [2, 5, 9], ['apply', 'skip: superseded by line 2 (onDuplicateRows: first)', 'skip: superseded by line 2 (onDuplicateRows: first)']],
+    ['merge', [2, 5, 9], ['fold: merged into line 9 (onDuplicateRows: merge)', 'fold: merged into line 9 (onDuplicateRows: merge)', 'apply-merged']],
+  ] as const)('%s', (policy, lines, expected) => {
+    const got = lines.map((line) => verdict(policy, GROUP, line, 'K')).map((v) => ('message' in v ? `${v.kind}: ${v.message}` : v.kind));
+    expect(got).toEqual(expected);
+  });
+
+  it('fail: every row fails, naming all the lines and the fix', () => {
+    for (const line of [2, 5, 9]) {
+      const v = verdict('fail', GROUP, line, 'K');
+      expect(v.kind).toBe('fail');
+      expect('message' in v && v.message).toBe(
+        'key "K" is on lines 2, 5 and 9 (onDuplicateRows: fail), so none of them is written; fix the export so the key is on one row, or set onDuplicateRows to last, first or merge',
+      );
+    }
+  });
+
+  it('names a long group by its count, the first lines kept and the last', () => {
+    expect(describeLines({ first: 2, last: 900, count: 40, lines: [2, 3, 4] })).toBe('40 lines: 2, 3, 4, ... and 900');
+    expect(describeLines({ first: 2, last: 3, count: 2, lines: [2, 3] })).toBe('lines 2 and 3');
+  });
+
+  test.each([
+    ['last', 'line 9 is applied, the 2 other rows are skipped (onDuplicateRows: last)'],
+    ['first', 'line 2 is applied, the 2 other rows are skipped (onDuplicateRows: first)'],
+    ['merge', 'the 3 rows are merged into line 9 (onDuplicateRows: merge)'],
+    ['fail', 'the 3 rows fail with DUPLICATE_ROWS (onDuplicateRows: fail)'],
+  ] as const)('validate says what %s does', (policy, text) => {
+    expect(describePolicy(policy, GROUP)).toBe(text);
+  });
+});
+
+function draft(line: number, fields: Record<string, string>, tagsToAdd: string[], tagsToRemove: string[] = []): ContactDraft {
+  return { line, key: 'K', keyField: 'customerid', fields, tagsToAdd, tagsToRemove, templateValues: { note: `row ${line}`, ...fields, customerid: 'K' } };
+}
+
+describe('merge: the fold of a key\'s rows in file order', () => {
+  it('keeps the last non-empty value of each field, the union of the tags, and the last row\'s line and values', () => {
+    const a = draft(2, { firstName: 'Ann', plan: 'basic', city: '' }, ['a', 'crm'], ['lead']);
+    const b = draft(5, { firstName: 'Anna', city: 'Oslo' }, ['b', 'crm']);
+    const c = draft(9, { plan: '', city: '' }, ['lead'], ['old']);
+
+    const merged = foldDraft(foldDraft(a, b), c);
+
+    expect(merged.line).toBe(9);
+    expect(merged.fields).toEqual({ firstName: 'Anna', plan: 'basic', city: 'Oslo' });
+    expect(merged.tagsToAdd).toEqual(['a', 'crm', 'b', 'lead']);
+    // "lead" is asked for by the last row: it is not removed.
+    expect(merged.tagsToRemove).toEqual(['old']);
+    expect({ ...merged.templateValues }).toEqual({ note: 'row 9', firstName: 'Anna', plan: 'basic', city: 'Oslo', customerid: 'K' });
+  });
+
+  it('an empty value (emptyValues: clear) stands when no row has a value', () => {
+    expect(foldDraft(draft(2, { plan: '' }, []), draft(3, { plan: '' }, [])).fields).toEqual({ plan: '' });
+  });
+});
+
+describe('the first pass (RepeatedKeys)', () => {
+  it('groups the rows of a key, and the second pass sees each group from its first row', () => {
+    const keys = new RepeatedKeys();
+    const rows: Array<[number, string]> = [[2, 'A'], [3, 'B'], [4, 'A'], [5, 'C'], [6, 'A']];
+    for (const [line, key] of rows) keys.note(line, key);
+    const groups = rows.map(([line, key]) => keys.groupOf(line, key));
+    expect(groups).toEqual([
+      { first: 2, last: 6, count: 3, lines: [2, 4, 6] },
+      undefined,
+      { first: 2, last: 6, count: 3, lines: [2, 4, 6] },
+      undefined,
+      { first: 2, last: 6, count: 3, lines: [2, 4, 6] },
+    ]);
+  });
+
+  it('keys that share a fingerprint are not grouped: only rows of the same real key are', () => {
+    // Every key has the same fingerprint.
+    const keys = new RepeatedKeys(new KeyTable(() => [7, 7]));
+    const rows: Array<[number, string]> = [[2, 'A'], [3, 'B'], [4, 'C'], [5, 'C'], [6, 'B'], [7, 'D']];
+    for (const [line, key] of rows) keys.note(line, key);
+    expect(rows.map(([line, key]) => keys.groupOf(line, key))).toEqual([
+      undefined,
+      { first: 3, last: 6, count: 2, lines: [3, 6] },
+      { first: 4, last: 5, count: 2, lines: [4, 5] },
+      { first: 4, last: 5, count: 2, lines: [4, 5] },
+      { first: 3, last: 6, count: 2, lines: [3, 6] },
+      undefined,
+    ]);
+  });
+
+  it('finds no repeat across 200,000 distinct keys (no row is grouped with another key\'s)', () => {
+    const keys = new RepeatedKeys();
+    for (let i = 0; i < 200_000; i++) keys.note(i + 2, `C${i}`);
+    expect(keys.none).toBe(true);
+  });
+});
+
+describe('keyOfMappableRow', () => {
+  const job = makeJob({ fields: [columnField('email', 'email', [{ kind: 'trim' }, { kind: 'email' }]), columnField('plan', 'plan')] });
+  const row = (values: Record<string, string>): SourceRow => ({ kind: 'row', line: 7, values, cells: Object.values(values) });
+
+  test.each([
+    [{ customer_id: ' C1 ', email: 'a@example.com', plan: 'x' }],
+    [{ customer_id: 'C1', email: 'not-an-email', plan: 'x' }],
+    [{ customer_id: '', email: 'a@example.com', plan: 'x' }],
+    [{ customer_id: 'C1', email: '', plan: '' }],
+  ])('gives the key mapRow gives, or none when mapRow fails the row: %o', (values) => {
+    const mapped = mapRow(row(values), job);
+    expect(keyOfMappableRow(row(values), job)).toBe(mapped.ok ? mapped.draft.key : undefined);
+  });
+});
