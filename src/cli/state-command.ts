@@ -132,6 +132,7 @@ function formatSummary(summary: StateSummary): string {
     line('keys', String(summary.keys)),
     line('pending creates', String(summary.pendingCreates)),
     line('messages', String(summary.messages)),
+    line('departed keys', String(summary.departed)),
     line('last run', formatRun(summary.lastRun)),
     line('last finished run', formatRun(summary.lastFinishedRun)),
     '',

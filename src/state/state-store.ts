@@ -168,6 +168,8 @@ export interface StateSummary {
   readonly pendingCreates: number;
   /** Messages recorded as sent or maybe sent. */
   readonly messages: number;
+  /** Keys that left the input and were acted on by `onMissing` (not come back since). */
+  readonly departed: number;
   /** The latest run, finished or not. */
   readonly lastRun: RunRecord | undefined;
   readonly lastFinishedRun: RunRecord | undefined;
@@ -504,11 +506,6 @@ export class StateStore {
     this.#db.prepare<[string]>('DELETE FROM departed WHERE key = ?').run(key);
   }
 
-  /** Keys in the departed journal. */
-  departedCount(): number {
-    return this.#db.prepare<[], { n: number }>('SELECT count(*) AS n FROM departed').get()?.n ?? 0;
-  }
-
   /**
    * Visits every known key in key order, from one snapshot, with whether `onMissing` already acted
    * on it. `visit` must not call the store (the read holds the connection).
@@ -562,6 +559,7 @@ export class StateStore {
       keys: count('contacts'),
       pendingCreates: count('pending_creates'),
       messages: count('messages'),
+      departed: count('departed'),
       lastRun: this.lastRun(),
       lastFinishedRun: this.lastFinishedRun(),
     };

@@ -54,6 +54,7 @@ describe('onMissing: tag', () => {
     ]);
     expect(ws.summary('import', 'r1').departed).toMatchObject({ action: 'tag', knownKeys: ROWS, missing: 1, updated: 1, refused: false });
     expect(gone.stdout).toContain('departed keys (onMissing: tag): 1 of 50 known keys left the file: 1 changed');
+    expect((await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import'])).stdout).toMatch(/^departed keys: +1$/m);
 
     emulator().resetCounters(TOKEN);
     const still = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r2']);

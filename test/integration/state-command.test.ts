@@ -43,6 +43,7 @@ describe('state show | reset <jobs.yaml> --job NAME', () => {
     expect(value('key field')).toBe('customerid');
     expect(value('keys')).toBe('5');
     expect(value('pending creates')).toBe('0');
+    expect(value('departed keys')).toBe('0');
     expect(value('messages')).toBe('0');
     expect(value("last run")).toMatch(/\(--full\), completed, finished .*, exit 0: total 5, created 0, updated 0, unchanged 5, skipped 0, failed 0$/);
     expect(value('last finished run')).toBe(value('last run'));

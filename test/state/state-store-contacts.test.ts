@@ -64,7 +64,7 @@ describe('known contacts', () => {
     ]);
     store.clearDeparted('C-1');
     expect(store.departedRecord('C-1')).toBeUndefined();
-    expect(store.departedCount()).toBe(0);
+    expect(store.summary().departed).toBe(0);
   });
 
   test('a departure with update sets the known fields', () => {
