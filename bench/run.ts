@@ -24,6 +24,7 @@ import { machineInfo } from './machine-info.js';
 import { renderResults } from './results-markdown.js';
 import { runChannels, runZeroCallRerun, unattendedMarkdown } from './unattended.js';
 import { replaceLimiterSection } from './limiter-markdown.js';
+import { monthMarkdown, runMonthOfNights } from './month-of-nights.js';
 
 /**
  * The strict limit of the API scenarios: the platform's 100/min scaled up 60 times, so that a
@@ -77,6 +78,23 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   const here = dirname(fileURLToPath(import.meta.url));
   const root = resolve(here, '..', '..');
+  if (argv.includes('--month-only')) {
+    // The month of nightly runs alone, printed; with --out, its section of that file is replaced (or added).
+    const workDir = mkdtempSync(join(tmpdir(), 'contact-sync-bench-'));
+    try {
+      const section = await runMonth(workDir, { bin: join(root, 'bin', 'contact-sync.js'), probe: join(here, 'rusage-probe.js') }, quick, (line) => console.log(line));
+      const measured = `${section}\nThis section was measured on its own (\`node dist/bench/run.js --month-only --out bench/RESULTS.md\`) on ${machineInfo(new Date()).date}, load average ${(loadavg()[0] ?? 0).toFixed(2)} at its end.\n`;
+      console.log(measured);
+      if (outIndex >= 0 && argv[outIndex + 1] !== undefined) {
+        const file = resolve(argv[outIndex + 1]!);
+        writeFileSync(file, replaceSection(readFileSync(file, 'utf8'), '## A month of nightly runs', measured));
+        console.log(`replaced the month section of ${file}`);
+      }
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+    return;
+  }
   const out = outIndex >= 0 && argv[outIndex + 1] !== undefined ? resolve(argv[outIndex + 1]!) : quick ? join(tmpdir(), 'contact-sync-bench-quick.md') : join(root, 'bench', 'RESULTS.md');
   const scale = quick ? QUICK : FULL;
   const cli: CliPaths = { bin: join(root, 'bin', 'contact-sync.js'), probe: join(here, 'rusage-probe.js') };
@@ -103,8 +121,10 @@ async function main(argv: readonly string[]): Promise<void> {
     const local = await runLocalSpeed({ workDir, cli }, scale.localSizes, log);
     log('unattended operation (channels side by side, zero-call nightly re-run)');
     const unattended = await runUnattended(workDir, cli, quick, log);
+    log('a month of nightly runs (issue 13)');
+    const month = await runMonth(workDir, cli, quick, log);
     const totalMs = performance.now() - started;
-    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended);
+    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month);
     log(`wrote ${out} (${(totalMs / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
@@ -124,6 +144,25 @@ async function runUnattended(workDir: string, cli: CliPaths, quick: boolean, log
   } finally {
     await emulator.close();
   }
+}
+
+/** Issue 13's month of nightly runs, on an emulator of its own (fast enough that the calls, not the pace, are measured). */
+async function runMonth(workDir: string, cli: CliPaths, quick: boolean, log: (line: string) => void): Promise<string> {
+  const token = 'bench-month';
+  const emulator = await startEmulator({ channels: [{ token }], rateLimits: { contacts: { limit: 60_000, periodMs: 60_000 }, messages: false } });
+  try {
+    return monthMarkdown(await runMonthOfNights({ emulator, token, rate: '60000/min', workDir, cli }, quick ? 500 : 2000, quick ? 5 : 30, log));
+  } finally {
+    await emulator.close();
+  }
+}
+
+/** Replaces the section that starts with `heading` (up to the next `## `), or appends it. */
+function replaceSection(markdown: string, heading: string, section: string): string {
+  const start = markdown.indexOf(heading);
+  if (start < 0) return `${markdown.trimEnd()}\n\n${section}`;
+  const next = markdown.indexOf('\n## ', start + heading.length);
+  return markdown.slice(0, start) + section + (next < 0 ? '' : markdown.slice(next + 1));
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
