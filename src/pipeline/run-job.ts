@@ -261,7 +261,13 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     summary.status = status;
     summary.rows.notReached = notReached;
     if (job.message !== undefined) summary.messages = messages;
-    if (job.onMissing !== undefined) summary.departed = departed ?? { applied: false, reason: 'the run did not read its whole input (stopped early, --limit or an abort): departed keys are acted on by a complete run' };
+    if (job.onMissing !== undefined) {
+      const reason =
+        options.state === undefined
+          ? 'there is no state store yet (a first run, or a dry run before one): no key is known to have left'
+          : 'the run did not read its whole input (stopped early, --limit or an abort): departed keys are acted on by a complete run';
+      summary.departed = departed ?? { applied: false, reason };
+    }
     const { contacts } = job.connection.rateLimits;
     const summaryFailure = report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
     if (summaryFailure !== undefined) {

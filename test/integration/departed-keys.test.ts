@@ -55,6 +55,9 @@ describe('onMissing: tag', () => {
     expect(ws.summary('import', 'r1').departed).toMatchObject({ action: 'tag', knownKeys: ROWS, missing: 1, updated: 1, refused: false });
     expect(gone.stdout).toContain('departed keys (onMissing: tag): 1 of 50 known keys left the file: 1 changed');
     expect((await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import'])).stdout).toMatch(/^departed keys: +1$/m);
+    const html = readFileSync(join(ws.dir, 'r1', 'import.report.html'), 'utf8');
+    expect(html).toContain('1 of 50 known keys left the file (2%; onMissing: tag)');
+    expect(html).toContain('<a href="import.departed.csv">');
 
     emulator().resetCounters(TOKEN);
     const still = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r2']);

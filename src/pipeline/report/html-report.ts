@@ -66,7 +66,8 @@ ${callsSection(input)}
 ${chartSection(input)}
 ${failuresSection(input.digest)}
 ${messagesSection(summary)}
-${filesSection(input.paths)}
+${departedSection(summary)}
+${filesSection(input.paths, summary)}
 </body>
 </html>
 `;
@@ -158,11 +159,26 @@ function messagesSection(summary: JobSummary): string {
   return `<h2 id="messages">Messages</h2>\n<table><tbody>${rows}</tbody></table>`;
 }
 
-function filesSection(paths: ReportPaths): string {
+/** What `onMissing` did with the keys that left the file (summary.json `departed`). */
+function departedSection(summary: JobSummary): string {
+  const departed = summary.departed as Record<string, unknown> | undefined;
+  if (departed === undefined) return '';
+  if (departed.applied === false) return `<h2 id="departed">Departed keys</h2>\n<p>Not looked at: ${escape(departed.reason)}.</p>`;
+  const counts = ['updated', 'unchanged', 'skipped', 'failed', 'notReached']
+    .map((outcome) => `<tr><td>${escape(outcome)}</td><td class="n">${escape(departed[outcome])}</td></tr>`)
+    .join('');
+  const head = `<p>${escape(departed.missing)} of ${escape(departed.knownKeys)} known keys left the file (${escape(departed.missingPercent)}%; onMissing: ${escape(departed.action)}).</p>`;
+  const refused = departed.refused === true ? `<p><span class="status" style="background:#c62828">refused</span> ${escape(departed.message)}</p>` : '';
+  return `<h2 id="departed">Departed keys</h2>\n${head}${refused}<table><tbody>${counts}</tbody></table>`;
+}
+
+function filesSection(paths: ReportPaths, summary: JobSummary): string {
+  const departed = summary.departed as { applied?: boolean } | undefined;
   const links = [
     ['results', paths.results, 'every row and its outcome'],
     ['rejected rows', paths.rejected, 'the failed rows with the input\u2019s own columns: fix and feed back'],
     ['summary', paths.summary, 'the counts, for scripts'],
+    ...(departed !== undefined && departed.applied !== false ? [['departed keys', paths.summary.replace(/\.summary\.json$/, '.departed.csv'), 'the keys that left the file and what was done']] : []),
   ]
     .map(([name, path, what]) => `<li><a href="${escape(encodeURIComponent(basename(path!)))}">${escape(basename(path!))}</a>: ${escape(name)}, ${escape(what)}</li>`)
     .join('');
