@@ -9,6 +9,7 @@ import { parse } from 'csv-parse/sync';
 import { TOKEN, customersCsv, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { callsByOperation, contactWithKey, emulatorPerTest, sortedTags } from '../helpers/integration-fixtures.js';
 import { customerKey } from '../helpers/state-fixtures.js';
+import { shardOf } from '../../src/pipeline/shard.js';
 
 const emulator = emulatorPerTest();
 const ROWS = 50;
@@ -114,6 +115,29 @@ describe('onMissing: tag', () => {
     // Nothing was recorded: the first complete run acts.
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'r3'])).exitCode).toBe(0);
     expect(callsByOperation(emulator())).toMatchObject({ total: 1, addTags: 1 });
+  });
+});
+
+describe('onMissing with shards', () => {
+  it('each shard acts on the departed keys of its own shard, so the shards of one job tag each departed key once', async () => {
+    const ws = await firstImport('{ action: tag, tags: [left-crm] }');
+    // Two departed keys in each shard.
+    const inShard = (shard: number) => Array.from({ length: ROWS }, (_, i) => i + 1).filter((i) => shardOf(customerKey(i), 2) === shard).slice(0, 2);
+    const gone = [...inShard(1), ...inShard(2)];
+    ws.write('customers.csv', without(ROWS, gone));
+
+    const one = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r1', '--shard', '1/2']);
+    expect(one.exitCode).toBe(0);
+    expect(callsByOperation(emulator())).toMatchObject({ total: 2, addTags: 2 });
+    const two = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r1', '--shard', '2/2']);
+    expect(two.exitCode).toBe(0);
+    expect(callsByOperation(emulator())).toMatchObject({ total: 4, addTags: 4 });
+
+    const tagged = emulator().contacts(TOKEN).filter((contact) => contact.tags.includes('left-crm')).map((contact) => contact.custom_fields.customerid).sort();
+    expect(tagged).toEqual(gone.map(customerKey).sort());
+    const listed = (shard: number) => parse<Record<string, string>>(readFileSync(join(ws.dir, 'r1', `import.shard-${shard}-of-2.departed.csv`), 'utf8'), { columns: true }).map((row) => row.key);
+    expect(listed(1)).toEqual(inShard(1).map(customerKey));
+    expect(listed(2)).toEqual(inShard(2).map(customerKey));
   });
 });
 
