@@ -12,7 +12,7 @@ export function renderLimiter(push: Push, results: LimiterBenchResults): void {
     '## The limiter against a strict window',
     '',
     'The API client alone (no pipeline) in the bench process, 16 callers keeping the limiter busy, against an emulator whose rate check is a strict sliding window. ' +
-      '**slots** is the product\'s limiter: a call holds one of the limit\'s N slots from its start until one window after its answer, the first N starts of a process spaced window / limit, later ones 3/4 of that (docs/decisions.md). ' +
+      '**slots** is the product\'s limiter: a call holds one of the limit\'s N slots from its start until one window after its answer; calls take turns before they ask for a slot, the first N of a process window / limit apart, later ones 3/4 of that, so a call waiting for a slot starts the moment one comes back (docs/decisions.md). ' +
       '**old spacing** is the limiter before issue 14, kept in the bench only (bench/old-start-spacing.ts): starts spaced (window + 2%, at least 100 ms) / limit, rounded up when shared through Redis. ' +
       'Both run side by side, each on its own channel (own budget) of one emulator. "Delay in" is the emulator\'s `inboundJitter`, waited before its rate check, drawn per request. ' +
       'The server counts 429s and the most calls that reached its check in any window (429s included). ' +
