@@ -71,10 +71,12 @@ async function main(argv: readonly string[]): Promise<void> {
     const only = casesIndex >= 0 ? (argv[casesIndex + 1] ?? '').split(',').filter((id) => id !== '') : undefined;
     if (only !== undefined && outIndex >= 0) throw new Error('--cases measures some cases only: it cannot replace the whole limiter section (--out)');
     // The limiter section alone, printed; with --out, its section of that file is replaced.
+    // The machine (its load) as the measure starts: what the section says it records.
+    const machine = machineInfo(new Date());
     const limiter = await runLimiterGoals(quick ? 0.3 : 1, (line) => console.log(line), only);
     if (outIndex >= 0 && argv[outIndex + 1] !== undefined) {
       const file = resolve(argv[outIndex + 1]!);
-      writeFileSync(file, replaceLimiterSection(readFileSync(file, 'utf8'), limiter, machineInfo(new Date())));
+      writeFileSync(file, replaceLimiterSection(readFileSync(file, 'utf8'), limiter, machine));
       console.log(`replaced the limiter section of ${file}`);
     }
     return;
