@@ -19,7 +19,7 @@ import { jobsYaml } from './jobs-file.js';
 export const OVERHEAD_LATENCY_MS = 20;
 /**
  * The connection's rate in these runs: far above what is reached, so the limiter only applies
- * Bottleneck's own cost (its spacing rounds down to 0 ms there, see `paceFor`).
+ * its own cost (calls a hundredth of a millisecond apart, then 0 ms, see `paceFor`).
  */
 export const OVERHEAD_RATE = '100000/s';
 

@@ -197,12 +197,13 @@ async function redisAnswers(url: string): Promise<string | undefined> {
 
 /**
  * Case A (the one-minute window) runs beside the others, which run one after the other; each
- * case runs both limiters side by side. At scale 1 the section takes about 1.5 minutes.
+ * case runs both limiters side by side. At scale 1 the section takes about 1.5 minutes. `only`
+ * keeps the cases of those ids (the first of them then runs beside the others).
  */
-export async function runLimiterGoals(scale: number, log: (line: string) => void): Promise<LimiterBenchResults> {
+export async function runLimiterGoals(scale: number, log: (line: string) => void, only?: readonly string[]): Promise<LimiterBenchResults> {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const redisSkipped = await redisAnswers(redisUrl);
-  const cases = limiterCases(scale).filter((spec) => !spec.redis || redisSkipped === undefined);
+  const cases = limiterCases(scale).filter((spec) => (!spec.redis || redisSkipped === undefined) && (only === undefined || only.includes(spec.id)));
   const report = (result: LimiterCaseResult): LimiterCaseResult => {
     for (const f of result.figures) log(`  ${result.case.id} ${f.kind}: ${f.calls} calls, ${f.rateLimited} 429s, most in a window ${f.mostInAnyWindow}/${result.case.rate.limit}, budget ${f.budgetUsed.toFixed(3)}`);
     return result;

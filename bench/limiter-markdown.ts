@@ -12,12 +12,12 @@ export function renderLimiter(push: Push, results: LimiterBenchResults): void {
     '## The limiter against a strict window',
     '',
     'The API client alone (no pipeline) in the bench process, 16 callers keeping the limiter busy, against an emulator whose rate check is a strict sliding window. ' +
-      '**slots** is the product\'s limiter: a call holds one of the limit\'s N slots from its start until one window after its answer, the first N starts of a process spaced window / limit, later ones 3/4 of that (docs/decisions.md). ' +
+      '**slots** is the product\'s limiter: a call holds one of the limit\'s N slots from its start until one window after its answer; calls take turns before they ask for a slot, the first N of a process window / limit apart, later ones 3/4 of that, so a call waiting for a slot starts the moment one comes back (docs/decisions.md). ' +
       '**old spacing** is the limiter before issue 14, kept in the bench only (bench/old-start-spacing.ts): starts spaced (window + 2%, at least 100 ms) / limit, rounded up when shared through Redis. ' +
       'Both run side by side, each on its own channel (own budget) of one emulator. "Delay in" is the emulator\'s `inboundJitter`, waited before its rate check, drawn per request. ' +
       'The server counts 429s and the most calls that reached its check in any window (429s included). ' +
       'Budget used = accepted calls from one window after the start to the end of the run, over what the limit allows in that time: the steady part, past the first window in which no slot has yet waited for an answer. ' +
-      'Best = window / (window + mean delay in), what any limiter that waits for answers can use. ' +
+      'Best = window / (window + mean delay in), what any limiter that waits for answers can use over a long run. A run of a dozen turns of each slot can pass it by a few points when its first window was quick (the Redis cases: each process spaces its own calls, so two fill the slots in half the time): the slots then come back in step, and the measure, from one window after the start, catches one more turn of most of them. ' +
       'Redis cases run two registries on one Redis in this process (two Bottleneck clients, as two processes are). ' +
       'Case A measures the one-minute window at 600 calls a minute rather than the bench\'s 6,000 to keep the run short and the machine unloaded: the cost of waiting for answers is the answer time over the window, whatever the limit; the API scenarios above run at 6,000 a minute with the same limiter.',
     '',
@@ -62,6 +62,6 @@ export function replaceLimiterSection(markdown: string, results: LimiterBenchRes
   const next = markdown.indexOf('\n## ', start + HEADING.length);
   const lines: string[] = [];
   renderLimiter((...more) => void lines.push(...more), results);
-  lines.push(`This section was measured again on its own (\`node dist/bench/run.js --limiter-only --out bench/RESULTS.md\`) on ${machine.date}, load average ${machine.loadAverage.toFixed(2)} at its start.`, '');
+  lines.push(`This section was measured again on its own (\`node dist/bench/run.js --limiter-only --out bench/RESULTS.md\`) on ${machine.date}, load average ${machine.loadAverage.toFixed(2)} at its start.`, '', '');
   return markdown.slice(0, start) + lines.join('\n') + (next < 0 ? '' : markdown.slice(next + 1));
 }

@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md. See docs/benchmarks.md.
  *
- *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only]
+ *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]]
  *
  * `--limiter-only` runs the limiter section alone and prints its figures; with `--out FILE` it
  * replaces that section of FILE (a RESULTS.md), saying when and under what load it was taken.
+ * `--cases` keeps the limiter cases of those ids (to study one; not with `--out`).
  * `--quick` runs every section at a tenth of the size (a smoke test of the bench itself; its
  * figures are not the committed ones) and writes to a temporary file unless `--out` is given.
  */
@@ -67,11 +68,16 @@ async function main(argv: readonly string[]): Promise<void> {
   const quick = argv.includes('--quick');
   const outIndex = argv.indexOf('--out');
   if (argv.includes('--limiter-only')) {
+    const casesIndex = argv.indexOf('--cases');
+    const only = casesIndex >= 0 ? (argv[casesIndex + 1] ?? '').split(',').filter((id) => id !== '') : undefined;
+    if (only !== undefined && outIndex >= 0) throw new Error('--cases measures some cases only: it cannot replace the whole limiter section (--out)');
     // The limiter section alone, printed; with --out, its section of that file is replaced.
-    const limiter = await runLimiterGoals(quick ? 0.3 : 1, (line) => console.log(line));
+    // The machine (its load) as the measure starts: what the section says it records.
+    const machine = machineInfo(new Date());
+    const limiter = await runLimiterGoals(quick ? 0.3 : 1, (line) => console.log(line), only);
     if (outIndex >= 0 && argv[outIndex + 1] !== undefined) {
       const file = resolve(argv[outIndex + 1]!);
-      writeFileSync(file, replaceLimiterSection(readFileSync(file, 'utf8'), limiter, machineInfo(new Date())));
+      writeFileSync(file, replaceLimiterSection(readFileSync(file, 'utf8'), limiter, machine));
       console.log(`replaced the limiter section of ${file}`);
     }
     return;

@@ -6,10 +6,14 @@
  * window after that call's answer, can never share a window at the server with N earlier calls,
  * whatever the network delays. Why this holds and what it costs: docs/decisions.md ("A limiter
  * the network cannot push over the window").
+ *
+ * Calls are also spaced, so that a run does not open with a burst of N: each takes its turn
+ * (`turn`) before it asks for a slot, never while it holds one. A slot that comes back is taken
+ * at once by a call that waited for it; the spacing only delays calls that find a slot free.
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import type Bottleneck from 'bottleneck';
+import Bottleneck from 'bottleneck';
 
 /** Added to the Redis expiry of a held slot, for Redis's and this process's clocks and timers. */
 const EXPIRY_MARGIN_MS = 1_000;
@@ -17,6 +21,29 @@ const EXPIRY_MARGIN_MS = 1_000;
 interface Hold {
   release: () => void;
   timer: AbortController;
+}
+
+/** A call waiting for its turn. */
+interface Turn {
+  fail: (error: Error) => void;
+  timer: AbortController;
+}
+
+/** What Bottleneck says to the jobs it drops when it stops; a call dropped before its turn reads the same. */
+const STOPPED_MESSAGE = 'This limiter has been stopped.';
+
+/**
+ * Resolves at `deadline` on the clock `now`. Timers may fire a millisecond early (they count from
+ * a truncated loop time): the deadline is checked, and waited again while not reached. Bounded:
+ * each round waits what is left, and a round ends at most a millisecond early. Rejects when
+ * `signal` aborts.
+ */
+async function sleepUntil(deadline: number, now: () => number, signal: AbortSignal): Promise<void> {
+  for (let round = 0; round < 100; round += 1) {
+    const left = deadline - now();
+    if (left <= 0) return;
+    await delay(Math.ceil(left), undefined, { signal });
+  }
 }
 
 export class LimiterSlots {
@@ -27,7 +54,7 @@ export class LimiterSlots {
   constructor(
     /** How long a slot stays taken after the response: the window, in milliseconds. */
     public holdMs: number,
-    /** Bottleneck's spacing of starts, in milliseconds (0: none). */
+    /** The spacing of turns once the first ones are taken (see `rampUntil`), in milliseconds (0: none). */
     public paceMs: number,
     /** Shared through Redis: a slot of a process that dies is freed by its Redis expiry. */
     readonly clustered: boolean,
@@ -35,9 +62,10 @@ export class LimiterSlots {
   ) {}
 
   /**
-   * The Redis expiry of one job, counted from its registration: the longest wait for its start
-   * (at most N spacings, less than a window), the request's own bound, then the hold. A slot of a
-   * process that died is freed then, never before the server can have seen that call's window.
+   * The Redis expiry of one job, counted from its registration: a window for its start (a call is
+   * registered when it has a slot, after its turn, and starts then; a window is left for a spacing
+   * an older version may have stored in Redis), the request's own bound, then the hold. A slot of
+   * a process that died is freed then, never before the server can have seen that call's window.
    */
   expiryFor(requestTimeoutMs: number): number {
     return Math.ceil(this.holdMs + requestTimeoutMs + this.holdMs + EXPIRY_MARGIN_MS);
@@ -47,31 +75,79 @@ export class LimiterSlots {
     return this.#requestsInFlight;
   }
 
-  /** Starts left before `onRamped` is called (see `rampUntil`). */
+  /** Turns left at `rampMs` before the spacing loosens to `paceMs` (see `rampUntil`). */
   #rampLeft = 0;
-  #onRamped: (() => void) | undefined;
+  /** The spacing of a process's first turns, in milliseconds (see `rampUntil`). */
+  rampMs = 0;
+  /** When the last turn given was (or will be), on `now`'s clock. */
+  #lastTurn = Number.NEGATIVE_INFINITY;
+  readonly #turns = new Set<Turn>();
+  /** Set once the turns are closed: every later turn is refused with it. */
+  #closed: Error | undefined;
 
   /**
-   * Calls `onRamped` once after `starts` more calls started: the registry spaces a process's
-   * first window at exactly window / limit, then loosens the spacing (see `paceFor`).
+   * Spaces the next `turns` turns by `spacingMs`, then by `paceMs`: the registry spaces a
+   * process's first window at exactly window / limit, then loosens the spacing (see `paceFor`).
    */
-  rampUntil(starts: number, onRamped: () => void): void {
-    this.#rampLeft = starts;
-    this.#onRamped = onRamped;
+  rampUntil(turns: number, spacingMs: number): void {
+    this.#rampLeft = turns;
+    this.rampMs = spacingMs;
   }
 
-  /** True once the first window's starts are made (or no ramp was asked). */
+  /** True once the first window's turns are given (or no ramp was asked). */
   get ramped(): boolean {
-    return this.#onRamped === undefined;
+    return this.#rampLeft <= 0;
+  }
+
+  /**
+   * Resolves when this call may ask for a slot: one spacing after the previous call's turn (the
+   * turn is reserved at once, so calls get theirs in order). It is waited before the call takes a
+   * slot, never while it holds one: a call that then waits for a slot starts the moment one comes
+   * back, and the spacing never adds to a slot's time taken. Calls find slots free only when the
+   * slots are not the bound (a run's first window, or after a lull), and there starts are spaced
+   * as their turns are. Rejects once the turns are closed (`closeTurns`).
+   */
+  turn(): Promise<void> {
+    if (this.#closed !== undefined) return Promise.reject(this.#closed);
+    const spacing = this.#rampLeft > 0 ? this.rampMs : this.paceMs;
+    if (this.#rampLeft > 0) this.#rampLeft -= 1;
+    const now = this.now();
+    const at = Math.max(now, this.#lastTurn + spacing);
+    this.#lastTurn = at;
+    if (at <= now) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const turn: Turn = { fail: reject, timer: new AbortController() };
+      this.#turns.add(turn);
+      sleepUntil(at, this.now, turn.timer.signal).then(
+        () => {
+          this.#turns.delete(turn);
+          resolve();
+        },
+        () => this.#turns.delete(turn),
+      );
+    });
+  }
+
+  /** Calls waiting for their turn, not yet at the limiter. */
+  get waitingForTurn(): number {
+    return this.#turns.size;
+  }
+
+  /**
+   * Refuses every call waiting for its turn and every later one, with `error` (by default the
+   * error Bottleneck gives the jobs it drops when it stops): the limiter stops.
+   */
+  closeTurns(error: Error = new Bottleneck.BottleneckError(STOPPED_MESSAGE)): void {
+    this.#closed ??= error;
+    for (const turn of [...this.#turns]) {
+      this.#turns.delete(turn);
+      turn.timer.abort();
+      turn.fail(this.#closed);
+    }
   }
 
   requestStarted(): void {
     this.#requestsInFlight += 1;
-    if (this.#onRamped !== undefined && --this.#rampLeft <= 0) {
-      const onRamped = this.#onRamped;
-      this.#onRamped = undefined;
-      onRamped();
-    }
   }
 
   requestEnded(): void {
@@ -88,10 +164,9 @@ export class LimiterSlots {
   }
 
   /**
-   * Resolves `holdMs` after now on this process's monotonic clock. Timers may fire a millisecond
-   * early (they count from a truncated loop time): the deadline is checked, and waited again
-   * while not reached. The timers keep the process alive: a call waiting for a slot has nothing
-   * else to wake it (Node ends a process whose pending await has no timer left, with code 13).
+   * Resolves `holdMs` after now on this process's monotonic clock (checked after each timer, see
+   * `sleepUntil`). The timers keep the process alive: a call waiting for a slot has nothing else
+   * to wake it (Node ends a process whose pending await has no timer left, with code 13).
    * `LimiterRegistry.stop()` frees or abandons them.
    */
   hold(): Promise<void> {
@@ -104,16 +179,10 @@ export class LimiterSlots {
         resolve();
       };
       this.#holds.add(hold);
-      const wait = async (): Promise<void> => {
-        // Bounded: each round waits what is left, and a round ends at most a millisecond early.
-        for (let round = 0; round < 100; round += 1) {
-          const left = deadline - this.now();
-          if (left <= 0) break;
-          await delay(Math.ceil(left), undefined, { signal: hold.timer.signal });
-        }
-        hold.release();
-      };
-      wait().catch(() => undefined);
+      sleepUntil(deadline, this.now, hold.timer.signal).then(
+        () => hold.release(),
+        () => undefined,
+      );
     });
   }
 
@@ -153,9 +222,10 @@ export function slotsOf(limiter: Bottleneck): LimiterSlots | undefined {
 }
 
 /**
- * Runs `attempt` in a slot of `limiter` and settles with its outcome as soon as it has one; the
- * slot stays taken one window more. A limiter the registry did not make (tests) just schedules.
- * Rejects with the limiter's own error when the attempt never started (check `started`).
+ * Runs `attempt` in a slot of `limiter`, after its turn (`LimiterSlots.turn`), and settles with
+ * its outcome as soon as it has one; the slot stays taken one window more. A limiter the registry
+ * did not make (tests) just schedules. Rejects with the limiter's own error when the attempt
+ * never started (check `started`).
  */
 export function runInSlot<T>(limiter: Bottleneck, attempt: () => Promise<T>, requestTimeoutMs: number): Promise<T> {
   const slots = slotsOf(limiter);
@@ -163,23 +233,26 @@ export function runInSlot<T>(limiter: Bottleneck, attempt: () => Promise<T>, req
   return new Promise<T>((resolve, reject) => {
     let started = false;
     const options: Bottleneck.JobOptions = slots.clustered ? { expiration: slots.expiryFor(requestTimeoutMs) } : {};
-    limiter
-      .schedule(options, async () => {
-        started = true;
-        slots.requestStarted();
-        try {
-          resolve(await attempt());
-        } catch (error) {
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the attempt's own error, passed on as it is
-          reject(error);
-        } finally {
-          slots.requestEnded();
-        }
-        await slots.hold();
-      })
+    slots
+      .turn()
+      .then(() =>
+        limiter.schedule(options, async () => {
+          started = true;
+          slots.requestStarted();
+          try {
+            resolve(await attempt());
+          } catch (error) {
+            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the attempt's own error, passed on as it is
+            reject(error);
+          } finally {
+            slots.requestEnded();
+          }
+          await slots.hold();
+        }),
+      )
       .catch((error: unknown) => {
         // After the start the outcome was given; a later failure is the hold's (a stop).
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the limiter's own error, for limiterFailure
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the limiter's own error (or the closed turns'), for limiterFailure
         if (!started) reject(error);
       });
   });

@@ -17,20 +17,20 @@ import { attachSlots, LimiterSlots } from './limiter-slots.js';
 import { stripUrlAuth } from './strip-url-auth.js';
 
 /**
- * Bottleneck's spacing of request starts for a rate, in milliseconds: 3/4 of window / limit,
- * rounded down to a whole millisecond (Bottleneck's Redis scripts stall on fractions). It only
- * spreads calls (no burst of N at the start of a window: a first window's N calls take 3/4 of
- * it); the limit itself is kept by the slots (limiter-slots.ts). Slots come back one window after
- * each answer, as unevenly as answers come: a spacing of a whole window / limit would queue calls
- * behind it and cost budget (0.83 instead of 0.89 with 0 to 400 ms of delay on a 2 s window, as
- * measured), a quarter of slack does not. See docs/decisions.md ("A limiter the network cannot
- * push over the window").
+ * The spacing of calls for a rate once a process's first window is spaced (see `rampUntil` in
+ * limiter-slots.ts), in milliseconds: 3/4 of window / limit, rounded down to a whole millisecond.
+ * A call takes its turn before it asks for a slot, never while it holds one (`LimiterSlots.turn`):
+ * the spacing only spreads calls that find slots free (no burst of N after a lull), and a slot
+ * that comes back goes at once to a call that waited for it. The limit itself is kept by the
+ * slots. The quarter of slack lets turns run ahead of the slots, so that calls are waiting when
+ * slots come back (as unevenly as the answers came). See docs/decisions.md ("A limiter the
+ * network cannot push over the window").
  */
 export function paceFor(rate: Rate): number {
   return Math.floor((rate.periodMs / rate.limit) * PACE_FRACTION);
 }
 
-/** The part of window / limit that starts are spaced by (see `paceFor`). */
+/** The part of window / limit that calls are spaced by (see `paceFor`). */
 export const PACE_FRACTION = 0.75;
 
 /** Idle time after which Redis forgets a shared limiter's keys, in milliseconds. */
@@ -157,9 +157,9 @@ export function limiterFailure(limiter: Bottleneck, error: unknown): unknown {
 }
 
 /**
- * Resolves when none of this process's jobs is waiting and no request is in flight; slots may
- * still be held. Every job ends started or dropped (a lost Redis drops the waiting ones), and
- * every request ends (its timeout), so this settles without a bound of its own.
+ * Resolves when none of this process's jobs is waiting (for its turn or a slot) and no request is
+ * in flight; slots may still be held. Every job ends started or dropped (a lost Redis drops the
+ * waiting ones), and every request ends (its timeout), so this settles without a bound of its own.
  */
 function requestsSettled(limiter: Bottleneck, slots: LimiterSlots, includeQueued: boolean): Promise<void> {
   return new Promise((resolve) => {
@@ -169,7 +169,7 @@ function requestsSettled(limiter: Bottleneck, slots: LimiterSlots, includeQueued
     const check = (): void => {
       if (settled) return;
       const counts = limiter.counts();
-      const waiting = includeQueued ? counts.RECEIVED + counts.QUEUED + counts.RUNNING : 0;
+      const waiting = includeQueued ? slots.waitingForTurn + counts.RECEIVED + counts.QUEUED + counts.RUNNING : 0;
       if (waiting + slots.requestsInFlight === 0) {
         settled = true;
         removeSlotListener();
@@ -250,24 +250,24 @@ export class LimiterRegistry {
         existing.rate = stricter;
         existing.slots.holdMs = stricter.periodMs;
         existing.slots.paceMs = paceFor(stricter);
-        if (existing.link === undefined) existing.limiter.updateSettings({ maxConcurrent: stricter.limit, minTime: existing.slots.ramped ? paceFor(stricter) : stricter.periodMs / stricter.limit });
-        else if (existing.link.everReady) void this.#raiseSharedSettings(existing).catch(() => undefined);
+        if (existing.link === undefined) {
+          existing.slots.rampMs = stricter.periodMs / stricter.limit;
+          existing.limiter.updateSettings({ maxConcurrent: stricter.limit });
+        } else if (existing.link.everReady) void this.#raiseSharedSettings(existing).catch(() => undefined);
       }
       return existing.limiter;
     }
     const strictest = { limit: rate.limit, periodMs: rate.periodMs };
-    const settings = { maxConcurrent: rate.limit, minTime: paceFor(rate) };
+    // Bottleneck keeps the slots only; the spacing is the calls' turns, before they ask for one.
+    const settings = { maxConcurrent: rate.limit, minTime: 0 };
     if (options.redis === undefined) {
+      const limiter = new Bottleneck({ ...settings, id: group });
+      const slots = attachSlots(limiter, new LimiterSlots(rate.periodMs, paceFor(rate), false));
       // A process's first window is spaced exactly window / limit: this process cannot know what
       // the server counted of a process that ran just before it on the token (the old spacing's
       // rate). Its slots keep the limit from there on, and the spacing loosens (see `paceFor`).
-      const limiter = new Bottleneck({ ...settings, minTime: rate.periodMs / rate.limit, id: group });
-      const slots = attachSlots(limiter, new LimiterSlots(rate.periodMs, settings.minTime, false));
-      const entry: Entry = { limiter, slots, rate: strictest, id: group, stopped: false };
-      slots.rampUntil(rate.limit, () => {
-        limiter.updateSettings({ minTime: paceFor(entry.rate) });
-      });
-      this.#entries.set(key, entry);
+      slots.rampUntil(rate.limit, rate.periodMs / rate.limit);
+      this.#entries.set(key, { limiter, slots, rate: strictest, id: group, stopped: false });
       return limiter;
     }
     const link = this.#link(options.redis, options.redisWhere);
@@ -279,7 +279,8 @@ export class LimiterRegistry {
     // ready() answers for it; a rejection nobody awaited would end the process.
     limiter.ready().catch(() => undefined);
     clusteredLinks.set(limiter, link);
-    const slots = attachSlots(limiter, new LimiterSlots(rate.periodMs, settings.minTime, true));
+    // Each process spaces its own calls; the slots, in Redis, keep the limit of them all.
+    const slots = attachSlots(limiter, new LimiterSlots(rate.periodMs, paceFor(rate), true));
     this.#entries.set(key, { limiter, slots, rate: strictest, link, id, stopped: false });
     return limiter;
   }
@@ -330,6 +331,8 @@ export class LimiterRegistry {
         // Without Redis, waiting jobs cannot run: they are dropped, and the waits are bounded.
         const healthy = entry.link === undefined || (entry.link.lost === undefined && entry.link.client.status === 'ready');
         if (!dropWaitingJobs && healthy) await requestsSettled(entry.limiter, entry.slots, true);
+        // Calls still waiting for their turn are dropped like Bottleneck's waiting jobs.
+        entry.slots.closeTurns();
         // Bottleneck's own stop waits for executing jobs, held slots included: not awaited here.
         const stopped = entry.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
         // Requests in flight end by their own timeout; a shared limiter waits a bounded time, as before.
@@ -368,6 +371,7 @@ export class LimiterRegistry {
     for (const entry of this.#entries.values()) {
       if (entry.link !== link || entry.stopped) continue;
       entry.stopped = true;
+      entry.slots.closeTurns();
       entry.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
     }
   }
@@ -400,23 +404,17 @@ export class LimiterRegistry {
 
   /**
    * Another process may have created the shared settings with looser ones: Bottleneck keeps the
-   * first, so fewer slots or a longer spacing are written over them. Looser ones never are: the
-   * strictest rate of the processes wins while the keys live. Each process holds its own slots
-   * for its own window; give every process the same rate.
+   * first, so fewer slots are written over them. More slots never are: the strictest rate of the
+   * processes wins while the keys live. Each process holds its own slots for its own window, and
+   * spaces its own calls; give every process the same rate.
    */
   async #raiseSharedSettings(entry: Entry): Promise<void> {
     if (entry.link === undefined) return;
-    const [maxConcurrent, minTime] = await entry.link.client.hmget(`b_${entry.id}_settings`, 'maxConcurrent', 'minTime');
-    const wanted = { maxConcurrent: entry.rate.limit, minTime: paceFor(entry.rate) };
-    const storedSlots = Number(maxConcurrent);
-    const storedPace = Number(minTime);
-    const update = {
-      maxConcurrent: maxConcurrent !== null && maxConcurrent !== '' && storedSlots <= wanted.maxConcurrent ? storedSlots : wanted.maxConcurrent,
-      minTime: storedPace >= wanted.minTime ? storedPace : wanted.minTime,
-    };
-    if (update.maxConcurrent !== storedSlots || update.minTime !== storedPace) {
+    const [maxConcurrent] = await entry.link.client.hmget(`b_${entry.id}_settings`, 'maxConcurrent');
+    const stored = maxConcurrent === null || maxConcurrent === '' ? Number.POSITIVE_INFINITY : Number(maxConcurrent);
+    if (!(stored <= entry.rate.limit)) {
       // Typed as returning the limiter; with a Redis datastore it is a promise of the write.
-      await (entry.limiter.updateSettings(update) as unknown as Promise<Bottleneck>);
+      await (entry.limiter.updateSettings({ maxConcurrent: entry.rate.limit }) as unknown as Promise<Bottleneck>);
     }
   }
 }

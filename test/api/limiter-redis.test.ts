@@ -1,5 +1,5 @@
 /** Limiters shared through Redis: one budget for every registry (process) on a token. */
-import { LimiterRegistry, limiterFailure, paceFor } from '../../src/api/limiter.js';
+import { LimiterRegistry, limiterFailure } from '../../src/api/limiter.js';
 import { runInSlot } from '../../src/api/limiter-slots.js';
 import { RateLimiterUnavailableError } from '../../src/api/rate-limiter-unavailable-error.js';
 import { startEmulator } from '../../src/emulator/index.js';
@@ -81,7 +81,7 @@ describeWithRedis('LimiterRegistry shared through Redis', (redisUrl) => {
     expect([...ids].filter((id) => !(/^contact-sync\|http:\/\/.*\/api\|[0-9a-f]{64}\|(contacts|messages)$/.test(id)))).toEqual([]);
   });
 
-  it('keeps the strictest settings of the processes in Redis: fewer slots or a longer spacing raise them, looser ones do not lower them', async () => {
+  it('keeps the strictest slots of the processes in Redis: fewer slots lower them, more do not raise them; no spacing is shared (each process spaces its own calls outside the slots)', async () => {
     const baseUrl = `http://strict-${process.pid}-${Date.now()}.test/api`;
     baseUrls.push(baseUrl);
     const id = LimiterRegistry.redisId(baseUrl, 't', 'contacts');
@@ -89,15 +89,15 @@ describeWithRedis('LimiterRegistry shared through Redis', (redisUrl) => {
     const first = registry();
     first.get(baseUrl, 't', 'contacts', { limit: 100, periodMs: 60_000 }, { redis: redisUrl });
     await first.ready();
-    expect(await settings()).toEqual(['100', String(paceFor({ limit: 100, periodMs: 60_000 }))]);
+    expect(await settings()).toEqual(['100', '0']);
     const stricter = registry();
     stricter.get(baseUrl, 't', 'contacts', { limit: 50, periodMs: 60_000 }, { redis: redisUrl });
     await stricter.ready();
-    expect(await settings()).toEqual(['50', '900']);
+    expect(await settings()).toEqual(['50', '0']);
     const looser = registry();
     looser.get(baseUrl, 't', 'contacts', { limit: 200, periodMs: 60_000 }, { redis: redisUrl });
     await looser.ready();
-    expect(await settings()).toEqual(['50', '900']);
+    expect(await settings()).toEqual(['50', '0']);
   });
 
   it('leaves the slots of a process that stops taken in Redis until their expiry, so that other processes stay within its last window', async () => {

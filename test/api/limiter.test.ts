@@ -15,7 +15,7 @@ describe('LimiterRegistry', () => {
   });
   afterEach(() => registry.stop());
 
-  it('spaces starts by 3/4 of window / limit rounded down to a whole millisecond (Redis scripts stall on fractions; the slots keep the limit)', () => {
+  it('spaces calls by 3/4 of window / limit rounded down to a whole millisecond once the first window is spaced (the slots keep the limit)', () => {
     expect(paceFor({ limit: 100, periodMs: 60_000 })).toBe(450);
     expect(paceFor({ limit: 6_000, periodMs: 60_000 })).toBe(7);
     expect(paceFor({ limit: 25, periodMs: 1_000 })).toBe(30);
@@ -48,6 +48,58 @@ describe('LimiterRegistry', () => {
     await limiter.stop();
   });
 
+  it('gives slots that come back together at once to the calls that had their turn: the spacing is waited before a slot, never again after it', async () => {
+    let clock = 0;
+    // Slots held ten minutes and calls spaced ten minutes, on a clock the test moves.
+    const limiter = new Bottleneck({ maxConcurrent: 3, minTime: 0 });
+    const slots = attachSlots(limiter, new LimiterSlots(600_000, 600_000, false, () => clock));
+    const run = (name: string): Promise<string> => runInSlot(limiter, () => Promise.resolve(name), 1_000);
+    for (const name of ['a', 'b', 'c']) {
+      await expect(run(name)).resolves.toBe(name);
+      clock += 600_000;
+    }
+    // Three more calls whose turns have come; all three slots are held.
+    const started: string[] = [];
+    const waiting = ['d', 'e', 'f'].map((name) => {
+      clock += 600_000;
+      return runInSlot(limiter, () => (started.push(name), Promise.resolve(name)), 1_000);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([slots.waitingForTurn, slots.held, started]).toEqual([0, 3, []]);
+    // The three slots come back together (the clock stands still): the three calls start at once.
+    slots.releaseAll();
+    await expect(Promise.all(waiting)).resolves.toEqual(['d', 'e', 'f']);
+    expect(started).toEqual(['d', 'e', 'f']);
+    slots.releaseAll();
+    await limiter.stop();
+  });
+
+  it('makes calls wait for their turn (window / limit apart in a first window) before they ask for a slot, and drops those waiting when the limiter stops', async () => {
+    // Spaced five minutes: only the first call's turn comes within the test.
+    const limiter = registry.get('http://h/api', 't', 'contacts', { limit: 2, periodMs: 600_000 });
+    await expect(runInSlot(limiter, () => Promise.resolve('first'), 1_000)).resolves.toBe('first');
+    let ran = 0;
+    const later = [1, 2].map(() => runInSlot(limiter, () => (ran++, Promise.resolve('later')), 1_000));
+    expect(slotsOf(limiter)?.waitingForTurn).toBe(2);
+    await registry.stop({ dropWaitingJobs: true });
+    const outcomes = await Promise.allSettled(later);
+    expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? String((outcome.reason as Error).message) : outcome.status))).toEqual([
+      'This limiter has been stopped.',
+      'This limiter has been stopped.',
+    ]);
+    expect([ran, slotsOf(limiter)?.waitingForTurn]).toEqual([0, 0]);
+    await expect(runInSlot(limiter, () => Promise.resolve('after'), 1_000)).rejects.toThrow('This limiter has been stopped.');
+  });
+
+  it('runs the calls waiting for their turn before a stop that keeps waiting jobs returns', async () => {
+    // 4 slots of a 200 ms window: turns 50 ms apart.
+    const limiter = registry.get('http://h/api', 't', 'contacts', { limit: 4, periodMs: 200 });
+    const calls = [1, 2, 3, 4].map((i) => runInSlot(limiter, () => Promise.resolve(i), 1_000));
+    expect(slotsOf(limiter)?.waitingForTurn).toBe(3);
+    await registry.stop();
+    await expect(Promise.all(calls)).resolves.toEqual([1, 2, 3, 4]);
+  });
+
   it('frees the slots this process holds when it stops (a ten-minute window does not delay the stop)', async () => {
     const limiter = registry.get('http://h/api', 't', 'contacts', { limit: 2, periodMs: 600_000 });
     await expect(runInSlot(limiter, () => Promise.resolve('first'), 1_000)).resolves.toBe('first');
@@ -62,6 +114,7 @@ describe('LimiterRegistry', () => {
     registry.get('http://h/api', 't', 'contacts', { limit: 200, periodMs: 60_000 });
     expect(slotsOf(limiter)?.holdMs).toBe(60_000);
     expect(slotsOf(limiter)?.paceMs).toBe(900);
+    expect(slotsOf(limiter)?.rampMs).toBe(1_200);
   });
 
   it('returns one limiter per base URL, token and group', () => {
