@@ -172,7 +172,7 @@ function renderOverhead(push: Push, overhead: EngineOverheadResults): void {
     '## Engine overhead',
     '',
     `Scenario 1's job (first import, no state) against an emulator with **no rate limit and ${OVERHEAD_LATENCY_MS} ms latency** on every answer, the connection's rate set to ${OVERHEAD_RATE} ` +
-      'so that the limiter only adds its own cost (its spacing, window / limit rounded down, is 0 ms there). ' +
+      'so that the limiter only adds its own cost (its spacing, window / limit, is 0.01 ms there). ' +
       'Latency bound = concurrency / (calls a row x latency); limiter bound = the rate / calls a row.',
     '',
     '| concurrency | rows | calls/row | job (s) | rows/s | latency bound | limiter bound | CPU ms/row | peak RSS (MB) |',

@@ -94,11 +94,6 @@ export class LimiterSlots {
     this.rampMs = spacingMs;
   }
 
-  /** True once the first window's turns are given (or no ramp was asked). */
-  get ramped(): boolean {
-    return this.#rampLeft <= 0;
-  }
-
   /**
    * Resolves when this call may ask for a slot: one spacing after the previous call's turn (the
    * turn is reserved at once, so calls get theirs in order). It is waited before the call takes a
