@@ -163,7 +163,6 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   let status: RunStatus = 'completed';
   try {
     for await (const record of source.records) {
-      if (seen !== undefined) seeKey(seen, record, job, keyColumn);
       if (stopped === undefined && abort === undefined) {
         if (options.signal?.aborted === true) stopTaking('signal');
         else if (options.limit !== undefined && rowsTaken >= options.limit) stopTaking('limit');
@@ -174,6 +173,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         notReached += countsAsMine(record, job, mine) ? 1 : 0;
         continue;
       }
+      // onMissing: every key read counts as still in the file, even a failed row's.
+      if (seen !== undefined) seeKey(seen, record, job, keyColumn);
       if (record.kind === 'malformed') {
         if (!mine('')) continue;
         rowsTaken++;
@@ -288,7 +289,10 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   };
 }
 
-/** Records the key of every record read, even of a row that failed: a failed row is still in the file. */
+/**
+ * Records the key of a record read, even of a row that fails (it is still in the file): the key
+ * as the mapper makes it (an email key lowercased...), or the cell as it is when that fails.
+ */
 function seeKey(seen: KeySighting, record: SourceRecord, job: Job, keyColumn: number): void {
   if (record.kind === 'malformed') {
     const cell = keyColumn < 0 ? undefined : record.cells[keyColumn];

@@ -16,7 +16,7 @@ const ROWS = 50;
 
 const JOB = (onMissing: string) => `input: customers.csv
 key: { column: customer_id, field: customerid }
-fields: { firstName: first_name, plan: plan }
+fields: { firstName: first_name, plan: plan, email: { column: email, transform: email } }
 tags: { column: segments, static: [crm] }
 onMissing: ${onMissing}
 state: state.db`;
@@ -115,6 +115,18 @@ describe('onMissing: tag', () => {
     // Nothing was recorded: the first complete run acts.
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'r3'])).exitCode).toBe(0);
     expect(callsByOperation(emulator())).toMatchObject({ total: 1, addTags: 1 });
+  });
+});
+
+describe('onMissing and rows that fail', () => {
+  it('a key whose row failed is still in the file: it is not departed', async () => {
+    const ws = await firstImport('{ action: tag, tags: [left-crm] }');
+    ws.write('customers.csv', customersCsv(ROWS, (i, cells) => (i === 9 ? [...cells.slice(0, 3), 'not-an-email', ...cells.slice(4)] : cells)));
+    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r1']);
+    expect(run.exitCode).toBe(1);
+    expect(ws.results('import', 'r1').find((row) => row.key === customerKey(9))).toMatchObject({ outcome: 'failed', error_code: 'INVALID_EMAIL' });
+    expect(ws.summary('import', 'r1').departed).toMatchObject({ missing: 0 });
+    expect(callsByOperation(emulator()).total).toBe(0);
   });
 });
 
