@@ -17,7 +17,8 @@ import { mapRow } from './map/map.js';
 import type { MatchedContact } from './row/plan.js';
 import { ReportWriteError, ReportWriter, type JobSummary } from './report/report.js';
 import { shardOf, type Shard } from './shard.js';
-import { failedResult, syncRow, type RowSync } from './row/sync-row.js';
+import { RowLookahead } from './row/row-lookahead.js';
+import { failedResult, settleWithoutCalls, syncRow, type RowSync } from './row/sync-row.js';
 import type { ContactDraft, RowOutcome, RowResult } from './types.js';
 
 
@@ -144,10 +145,11 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   };
   const { shard } = options;
   const mine = (key: string): boolean => shard === undefined || shardOf(key, shard.count) === shard.index;
+  const ahead = new RowLookahead({ job, state: context.state, mine, busy: (key) => lanes.has(key) });
   let summary: JobSummary;
   let status: RunStatus = 'completed';
   try {
-    for await (const record of source.records) {
+    for await (const record of ahead.records(source.records)) {
       if (stopped === undefined && abort === undefined) {
         if (options.signal?.aborted === true) stopTaking('signal');
         else if (options.limit !== undefined && rowsTaken >= options.limit) stopTaking('limit');
@@ -164,7 +166,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         finish(failedResult(record.line, '', record.cells, record.code, record.message));
         continue;
       }
-      const mapped = mapRow(record, job);
+      const mapped = ahead.mapped(record);
       if (!mapped.ok) {
         const key = (record.values[job.key.column] ?? '').trim();
         if (!mine(key)) continue;
@@ -175,6 +177,15 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       const { draft } = mapped;
       if (!mine(draft.key)) continue;
       rowsTaken++;
+      // A row that needs no call (unchanged on a re-run) is settled here, without a promise, when
+      // no row is in flight (so the reports keep the order they had).
+      const known = ahead.take(draft.key);
+      const settled = known !== undefined && inFlight === 0 ? settleWithoutCalls(draft, record.cells, context, known.state) : undefined;
+      if (settled !== undefined) {
+        if (settled.abort !== undefined) abort ??= settled.abort;
+        finish(settled.result);
+        continue;
+      }
       // Backpressure: stop reading while enough rows are waiting for the API.
       while (inFlight >= job.concurrency * 2) await new Promise<void>((resolve) => (wakeReader = resolve));
       inFlight++;
