@@ -9,7 +9,7 @@ function row(key: string, line: number): SourceRow {
 }
 
 async function* source(records: readonly SourceRecord[]): AsyncGenerator<SourceRecord> {
-  yield* records;
+  for (const record of records) yield await Promise.resolve(record);
 }
 
 describe('RowLookahead', () => {
@@ -79,7 +79,7 @@ describe('RowLookahead', () => {
     let closed = false;
     async function* input(): AsyncGenerator<SourceRecord> {
       try {
-        for (let line = 2; ; line++) yield row(`K${line}`, line);
+        for (let line = 2; ; line++) yield await Promise.resolve(row(`K${line}`, line));
       } finally {
         closed = true;
       }
