@@ -18,7 +18,7 @@ import type { KeyState } from './decide.js';
 import { keyStateOf } from './sync-row.js';
 
 /** Rows read ahead: one store transaction per this many rows. */
-export const LOOKAHEAD_ROWS = 256;
+export const LOOKAHEAD_ROWS = 64;
 
 /** What the store knew of a key when the batch was read; `state` is undefined for a job without a store. */
 export interface KnownKey {
