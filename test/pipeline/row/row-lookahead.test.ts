@@ -30,7 +30,8 @@ describe('RowLookahead', () => {
   });
 
   it('gives each record in order, mapped ahead, and the store answer once to the first row of a key', async () => {
-    const records = [row('K1', 2), row('K2', 3), row('K1', 4), row('K3', 5), { kind: 'malformed', line: 6, code: 'CSV_MALFORMED', message: 'x', cells: [] } as const];
+    const malformed: SourceRecord = { kind: 'malformed', line: 6, code: 'CSV_MALFORMED', message: 'x', cells: [] };
+    const records = [row('K1', 2), row('K2', 3), row('K1', 4), row('K3', 5), malformed];
     const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, rows: 3 });
     const seen: Array<[number, unknown]> = [];
     for await (const record of ahead.records(source(records))) {
