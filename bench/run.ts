@@ -1,11 +1,16 @@
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md. See docs/benchmarks.md.
  *
- *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]]
+ *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only]
  *
  * `--limiter-only` runs the limiter section alone and prints its figures; with `--out FILE` it
  * replaces that section of FILE (a RESULTS.md), saying when and under what load it was taken.
  * `--cases` keeps the limiter cases of those ids (to study one; not with `--out`).
+ * `--unattended-only` runs the unattended section alone (channels side by side, the zero-call
+ * re-run of 1,000,000 rows) and prints it, with the load average before and after, to be
+ * copied into RESULTS.md (its commentary is written by hand).
+ * `--month-only` runs the month of nightly runs alone and prints it; with `--out FILE` it
+ * replaces (or adds) that section of FILE.
  * `--quick` runs every section at a tenth of the size (a smoke test of the bench itself; its
  * figures are not the committed ones) and writes to a temporary file unless `--out` is given.
  */
@@ -96,6 +101,20 @@ async function main(argv: readonly string[]): Promise<void> {
         writeFileSync(file, replaceSection(readFileSync(file, 'utf8'), '## A month of nightly runs', measured));
         console.log(`replaced the month section of ${file}`);
       }
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+    return;
+  }
+  if (argv.includes('--unattended-only')) {
+    const cli: CliPaths = { bin: join(root, 'bin', 'contact-sync.js'), probe: join(here, 'rusage-probe.js') };
+    const workDir = mkdtempSync(join(tmpdir(), 'contact-sync-bench-'));
+    const load = (): string => loadavg().map((n) => n.toFixed(2)).join(', ');
+    try {
+      console.log(`load average before: ${load()}`);
+      const section = await runUnattended(workDir, cli, quick, (line) => console.log(line));
+      console.log(`load average after: ${load()}`);
+      console.log(section);
     } finally {
       rmSync(workDir, { recursive: true, force: true });
     }

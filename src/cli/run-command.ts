@@ -236,12 +236,14 @@ async function runOneJob(
     stats,
     logger: logger.child({ job: job.name }),
   });
-  const lines = await countLines(job.input.path).catch(() => undefined);
+  // Progress is info: --quiet and --log-level warn or above leave it out; JSON logs carry it as events.
+  // Jobs side by side print labelled lines: two bars cannot share a terminal.
+  const progressMode = !logger.isLevelEnabled('info') ? 'off' : args.logFormat === 'json' ? 'log' : io.isTTY && !timing.labelled ? 'bar' : 'lines';
+  // The count is the progress display's estimate alone: a run that shows none does not read the file for it.
+  const lines = progressMode === 'off' ? undefined : await countLines(job.input.path).catch(() => undefined);
   const fileRows = lines === undefined ? undefined : Math.max(0, lines - 1);
   const progress = createProgressDisplay({
-    // Progress is info: --quiet and --log-level warn or above leave it out; JSON logs carry it as events.
-    // Jobs side by side print labelled lines: two bars cannot share a terminal.
-    mode: !logger.isLevelEnabled('info') ? 'off' : args.logFormat === 'json' ? 'log' : io.isTTY && !timing.labelled ? 'bar' : 'lines',
+    mode: progressMode,
     ...(timing.labelled ? { label: job.name } : {}),
     // With --limit the run takes at most that many rows: the bar's total and the ETA say so.
     expectedRows: fileRows === undefined || args.limit === undefined ? fileRows : Math.min(fileRows, args.limit),

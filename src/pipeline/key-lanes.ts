@@ -20,6 +20,11 @@ export class KeyLanes {
     return next;
   }
 
+  /** Whether a task of the key is running or waiting (or has just settled). */
+  has(key: string): boolean {
+    return this.tails.has(key);
+  }
+
   /** Keys with a task running or waiting. */
   get size(): number {
     return this.tails.size;

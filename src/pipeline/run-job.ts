@@ -21,7 +21,8 @@ import { departedPath } from './report/departed-report.js';
 import type { MatchedContact } from './row/plan.js';
 import { ReportWriteError, ReportWriter, type JobSummary } from './report/report.js';
 import { shardOf, type Shard } from './shard.js';
-import { failedResult, syncRow, type RowSync } from './row/sync-row.js';
+import { RowLookahead } from './row/row-lookahead.js';
+import { failedResult, settleWithoutCalls, syncRow, type RowSync } from './row/sync-row.js';
 import type { ContactDraft, RowOutcome, RowResult, SourceRecord } from './types.js';
 
 
@@ -159,10 +160,11 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const keyColumn = source.header.indexOf(job.key.column);
   let departed: DepartedSummary | undefined;
   let departedReport: string | undefined;
+  const ahead = new RowLookahead({ job, state: context.state, mine, busy: (key) => lanes.has(key) });
   let summary: JobSummary;
   let status: RunStatus = 'completed';
   try {
-    for await (const record of source.records) {
+    for await (const record of ahead.records(source.records)) {
       if (stopped === undefined && abort === undefined) {
         if (options.signal?.aborted === true) stopTaking('signal');
         else if (options.limit !== undefined && rowsTaken >= options.limit) stopTaking('limit');
@@ -181,7 +183,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         finish(failedResult(record.line, '', record.cells, record.code, record.message));
         continue;
       }
-      const mapped = mapRow(record, job);
+      const mapped = ahead.mapped(record);
       if (!mapped.ok) {
         const key = (record.values[job.key.column] ?? '').trim();
         if (!mine(key)) continue;
@@ -198,6 +200,15 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         continue;
       }
       const { draft } = taken;
+      // A row that needs no call (unchanged on a re-run) is settled here, without a promise, when
+      // no row is in flight (so the reports keep the order they had).
+      const known = ahead.take(draft.key);
+      const settled = known !== undefined && inFlight === 0 ? settleWithoutCalls(draft, record.cells, context, known.state) : undefined;
+      if (settled !== undefined) {
+        if (settled.abort !== undefined) abort ??= settled.abort;
+        finish(settled.result);
+        continue;
+      }
       // Backpressure: stop reading while enough rows are waiting for the API.
       while (inFlight >= job.concurrency * 2) await new Promise<void>((resolve) => (wakeReader = resolve));
       inFlight++;

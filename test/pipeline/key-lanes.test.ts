@@ -40,4 +40,15 @@ describe('KeyLanes', () => {
     await expect(failed).rejects.toThrow('boom');
     await expect(next).resolves.toBe('ran');
   });
+
+  it('says whether a key has a task running or waiting, until its last one settled', async () => {
+    const lanes = new KeyLanes();
+    const gate = deferred();
+    const task = lanes.run('a', () => gate.promise);
+    expect([lanes.has('a'), lanes.has('b')]).toEqual([true, false]);
+    gate.resolve();
+    await task;
+    await new Promise((r) => setImmediate(r));
+    expect(lanes.has('a')).toBe(false);
+  });
 });

@@ -5,7 +5,7 @@
  */
 import { closeSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'csv-stringify/sync';
+import { csvLine } from './csv-line.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 import type { RowOutcome, RowResult } from '../types.js';
 import { renderHtmlReport } from './html-report.js';
@@ -165,10 +165,6 @@ export class CsvFile {
     closeSync(this.fd);
     this.throwIfFailed();
   }
-}
-
-function csvLine(cells: readonly string[]): string {
-  return stringify([cells], { eof: true, record_delimiter: 'unix' });
 }
 
 export class ReportWriter {

@@ -14,7 +14,7 @@ import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job } from '../../config/job-types.js';
 import { draftHash } from '../../state/draft-hash.js';
-import type { StateStore } from '../../state/state-store.js';
+import type { StateStore, StoredContact } from '../../state/state-store.js';
 import { sendRowMessage } from '../message/send-message.js';
 import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
@@ -120,19 +120,58 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
     if (sent.status !== 'failed' && !context.dryRun) context.state?.clearMessageDue(draft.key);
     return { result: { ...result, messageStatus: sent.status, messageError: sent.error, apiCalls: api.calls } };
   } catch (error) {
-    // Writes confirmed before the failure are what they are: a created contact is reported created.
-    const base = written && plan !== undefined ? { ...row, ...fromPlan(plan), contactId: progress.contactId } : { ...row, contactId: progress.contactId };
-    const abort = abortReason(error, context.job, `at line ${draft.line}`);
-    if (abort !== undefined) {
-      const failed = written ? base : { ...base, outcome: 'failed' as const };
-      return { result: { ...failed, errorCode: abort.code, errorMessage: abort.message, apiCalls: api.calls }, abort };
-    }
-    const apiError = error as ApiError;
-    return { result: { ...base, outcome: 'failed', errorCode: apiError.code, errorMessage: apiError.message, apiCalls: api.calls } };
+    return failedSync(error, { draft, context, row, plan: written ? plan : undefined, contactId: progress.contactId, calls: api.calls });
   }
 }
 
-function initialFacts(draft: ContactDraft, context: RowSyncContext): RowFacts {
+/**
+ * The row settled at once, with no promise, when its plan makes no call and sends no message: an
+ * unchanged row of a re-run (known to the state store with the same draft hash). The same result
+ * and the same state record as `syncRow` would give; undefined when the row needs a call, a
+ * message or a search, or failed: `syncRow` then runs it. `known` is the key's state as read
+ * ahead (`row-lookahead.ts`), still true because no row of the key ran since.
+ */
+export function settleWithoutCalls(draft: ContactDraft, cells: string[], context: RowSyncContext, known: KeyState | undefined): RowSync | undefined {
+  let plan: RowPlan;
+  try {
+    const decision = decideRow(initialFacts(draft, context, known));
+    if (decision.kind === 'search') return undefined;
+    plan = decision.plan;
+  } catch {
+    // A fact that could not be read (the message journal): the row runs as usual and meets it.
+    return undefined;
+  }
+  if (plan.writes.length > 0 || plan.outcome === 'failed' || (plan.message !== undefined && context.job.message !== undefined)) return undefined;
+  const row = failedResult(draft.line, draft.key, cells, '', '');
+  try {
+    if (plan.matchedBy === 'index') context.index?.recordHit();
+    const contactIds = plan.contacts.map((target) => resolve(target, ''));
+    recordState(plan, draft.key, contactIds[0] ?? '', context.state);
+    if (plan.simulate !== undefined) context.dryRunContacts?.set(draft.key, plan.simulate);
+    return { result: { ...row, ...fromPlan(plan), contactId: contactIds.join(';'), apiCalls: 0 } };
+  } catch (error) {
+    return failedSync(error, { draft, context, row, plan, contactId: '', calls: 0 });
+  }
+}
+
+/**
+ * The result of a row that met `error`. `plan` is given when its writes were all confirmed: they
+ * are what they are (a created contact is reported created).
+ */
+function failedSync(error: unknown, at: { draft: ContactDraft; context: RowSyncContext; row: RowResult; plan: RowPlan | undefined; contactId: string; calls: number }): RowSync {
+  const { row, plan, contactId, calls } = at;
+  const base = plan !== undefined ? { ...row, ...fromPlan(plan), contactId } : { ...row, contactId };
+  const abort = abortReason(error, at.context.job, `at line ${at.draft.line}`);
+  if (abort !== undefined) {
+    const failed = plan !== undefined ? base : { ...base, outcome: 'failed' as const };
+    return { result: { ...failed, errorCode: abort.code, errorMessage: abort.message, apiCalls: calls }, abort };
+  }
+  const apiError = error as ApiError;
+  return { result: { ...base, outcome: 'failed', errorCode: apiError.code, errorMessage: apiError.message, apiCalls: calls } };
+}
+
+/** `state`: what the store knows of the key, read now unless given (read ahead). */
+function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : keyState(context.state, draft.key)): RowFacts {
   const { job } = context;
   const simulated = context.dryRun ? context.dryRunContacts?.get(draft.key) : undefined;
   const indexed = context.index?.lookup(draft.key);
@@ -143,7 +182,7 @@ function initialFacts(draft: ContactDraft, context: RowSyncContext): RowFacts {
     onDuplicate: job.onDuplicate,
     dryRun: context.dryRun,
     full: context.full === true,
-    state: context.state === undefined ? undefined : keyState(context.state, draft.key),
+    state,
     ...(simulated !== undefined ? { simulated } : {}),
     ...(indexed !== undefined ? { indexed } : {}),
     ...(job.message !== undefined ? { message: job.message } : {}),
@@ -162,7 +201,12 @@ function departedFacts(context: RowSyncContext, key: string): Pick<RowFacts, 'de
 
 function keyState(state: StateStore, key: string): KeyState {
   if (state.isCreatePending(key)) return { kind: 'create-pending' };
-  const known = state.get(key);
+  return keyStateOf(false, state.get(key));
+}
+
+/** The fact the decision gets from what the store holds of a key: a pending create, its record, or nothing. */
+export function keyStateOf(pending: boolean, known: StoredContact | undefined): KeyState {
+  if (pending) return { kind: 'create-pending' };
   if (known === undefined) return { kind: 'unknown' };
   return { kind: 'known', contact: { id: known.contactId, custom_fields: known.fields, tags: known.tags }, draftHash: known.draftHash, jobTags: known.jobTags };
 }

@@ -1,0 +1,92 @@
+import { RowLookahead } from '../../../src/pipeline/row/row-lookahead.js';
+import type { SourceRecord, SourceRow } from '../../../src/pipeline/types.js';
+import { StateStore } from '../../../src/state/state-store.js';
+import { makeJob } from '../../helpers/job-factory.js';
+import { makeStateTestDir, type StateTestDir } from '../../state/state-test-dir.js';
+
+function row(key: string, line: number): SourceRow {
+  return { kind: 'row', line, values: { customer_id: key }, cells: [key] };
+}
+
+async function* source(records: readonly SourceRecord[]): AsyncGenerator<SourceRecord> {
+  for (const record of records) yield await Promise.resolve(record);
+}
+
+describe('RowLookahead', () => {
+  let dir: StateTestDir;
+  let store: StateStore;
+  const job = makeJob();
+
+  beforeEach(() => {
+    dir = makeStateTestDir();
+    store = StateStore.open(dir.statePath(), { job: job.name, keyField: job.key.field });
+    store.recordConfirmed('K1', { contactId: '101', fields: { firstName: 'Ann' }, tagsAdded: ['vip'], draftHash: 'h1' });
+    store.markCreatePending('K3');
+  });
+
+  afterEach(() => {
+    store.close();
+    dir.remove();
+  });
+
+  it('gives each record in order, mapped ahead, and the store answer once to the first row of a key', async () => {
+    const malformed: SourceRecord = { kind: 'malformed', line: 6, code: 'CSV_MALFORMED', message: 'x', cells: [] };
+    const records = [row('K1', 2), row('K2', 3), row('K1', 4), row('K3', 5), malformed];
+    const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, rows: 3 });
+    const seen: Array<[number, unknown]> = [];
+    for await (const record of ahead.records(source(records))) {
+      if (record.kind !== 'row') {
+        seen.push([record.line, 'malformed']);
+        continue;
+      }
+      const mapped = ahead.mapped(record);
+      expect(mapped).toMatchObject({ ok: true, draft: { key: record.values.customer_id, line: record.line } });
+      seen.push([record.line, mapped.ok ? ahead.take(mapped.draft.key)?.state : 'unmapped']);
+    }
+    expect(seen).toEqual([
+      [2, { kind: 'known', contact: { id: '101', custom_fields: { firstName: 'Ann' }, tags: ['vip'] }, draftHash: 'h1' }],
+      [3, { kind: 'unknown' }],
+      // The second row of K1 in the batch: no answer, it reads the store itself.
+      [4, undefined],
+      // Next batch: K3 has a create pending.
+      [5, { kind: 'create-pending' }],
+      [6, 'malformed'],
+    ]);
+  });
+
+  it('reads no key that has a row running or waiting, nor another shard\'s', async () => {
+    const ahead = new RowLookahead({ job, state: store, mine: (key) => key !== 'K2', busy: (key) => key === 'K1' });
+    const answers: unknown[] = [];
+    for await (const record of ahead.records(source([row('K1', 2), row('K2', 3), row('K4', 4)]))) {
+      const mapped = ahead.mapped(record as SourceRow);
+      answers.push(mapped.ok ? ahead.take(mapped.draft.key)?.state : 'unmapped');
+    }
+    expect(answers).toEqual([undefined, undefined, { kind: 'unknown' }]);
+  });
+
+  it('answers with no state for a job without a store, and nothing when the store cannot be read', async () => {
+    const without = new RowLookahead({ job, state: undefined, mine: () => true, busy: () => false });
+    for await (const record of without.records(source([row('K1', 2)]))) {
+      expect(without.take((record as SourceRow).values.customer_id!)).toEqual({ state: undefined });
+    }
+    store.close();
+    const closed = new RowLookahead({ job, state: store, mine: () => true, busy: () => false });
+    for await (const record of closed.records(source([row('K1', 2)]))) {
+      expect(closed.take((record as SourceRow).values.customer_id!)).toBeUndefined();
+    }
+  });
+
+  it('closes the input when the loop stops early', async () => {
+    let closed = false;
+    async function* input(): AsyncGenerator<SourceRecord> {
+      try {
+        for (let line = 2; ; line++) yield await Promise.resolve(row(`K${line}`, line));
+      } finally {
+        closed = true;
+      }
+    }
+    const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, rows: 4 });
+    for await (const record of ahead.records(input())) if (record.line === 3) break;
+    expect(closed).toBe(true);
+  });
+});
