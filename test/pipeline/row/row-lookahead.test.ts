@@ -44,7 +44,7 @@ describe('RowLookahead', () => {
       seen.push([record.line, mapped.ok ? ahead.take(mapped.draft.key)?.state : 'unmapped']);
     }
     expect(seen).toEqual([
-      [2, { kind: 'known', contact: { id: '101', custom_fields: { firstName: 'Ann' }, tags: ['vip'] }, draftHash: 'h1' }],
+      [2, { kind: 'known', contact: { id: '101', custom_fields: { firstName: 'Ann' }, tags: ['vip'] }, draftHash: 'h1', jobTags: ['vip'] }],
       [3, { kind: 'unknown' }],
       // The second row of K1 in the batch: no answer, it reads the store itself.
       [4, undefined],
