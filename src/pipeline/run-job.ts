@@ -23,7 +23,7 @@ import { ReportWriteError, ReportWriter, type JobSummary } from './report/report
 import { shardOf, type Shard } from './shard.js';
 import { RowLookahead } from './row/row-lookahead.js';
 import { failedResult, settleWithoutCalls, syncRow, type RowSync } from './row/sync-row.js';
-import type { ContactDraft, RowOutcome, RowResult, SourceRecord } from './types.js';
+import type { ContactDraft, MalformedRow, RowOutcome, RowResult, SourceRow } from './types.js';
 
 
 /** Rows a percentage threshold waits for before it may abort: 1 failure in 3 rows is no trend. */
@@ -176,14 +176,15 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         continue;
       }
       // onMissing: every key read counts as still in the file, even a failed row's.
-      if (seen !== undefined) seeKey(seen, record, job, keyColumn);
       if (record.kind === 'malformed') {
+        if (seen !== undefined) seeKey(seen, malformedKey(record, keyColumn));
         if (!mine('')) continue;
         rowsTaken++;
         finish(failedResult(record.line, '', record.cells, record.code, record.message));
         continue;
       }
       const mapped = ahead.mapped(record);
+      if (seen !== undefined) seeKey(seen, mapped.ok ? mapped.draft.key : unmappedKey(record, job));
       if (!mapped.ok) {
         const key = (record.values[job.key.column] ?? '').trim();
         if (!mine(key)) continue;
@@ -300,19 +301,19 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   };
 }
 
-/**
- * Records the key of a record read, even of a row that fails (it is still in the file): the key
- * as the mapper makes it (an email key lowercased...), or the cell as it is when that fails.
- */
-function seeKey(seen: KeySighting, record: SourceRecord, job: Job, keyColumn: number): void {
-  if (record.kind === 'malformed') {
-    const cell = keyColumn < 0 ? undefined : record.cells[keyColumn];
-    if (cell !== undefined && cell.trim() !== '') seen.seenBefore(cell.trim());
-    return;
-  }
+function seeKey(seen: KeySighting, key: string): void {
+  if (key !== '') seen.seenBefore(key);
+}
+
+/** The key of a row that did not map: as the mapper makes it (an email key lowercased...) when the key itself is fine, else the cell. */
+function unmappedKey(record: SourceRow, job: Job): string {
   const key = mapKey(record, job);
-  const value = key.ok ? key.value : (record.values[job.key.column] ?? '').trim();
-  if (value !== '') seen.seenBefore(value);
+  return key.ok ? key.value : (record.values[job.key.column] ?? '').trim();
+}
+
+/** The key cell of a row the reader could not split, when it got that far. */
+function malformedKey(record: MalformedRow, keyColumn: number): string {
+  return (keyColumn < 0 ? undefined : record.cells[keyColumn])?.trim() ?? '';
 }
 
 /** The departed step, with the local failures that stop the job turned into its abort. */
