@@ -70,6 +70,20 @@ describe('run: a key on several rows of the file (onDuplicateRows)', () => {
     ]);
   });
 
+  it('a row that fails on its own (a bad email) is not one of its key\'s rows: the key\'s other row is applied', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', csvLines(['customer_id,first_name,email,segments', 'K1,Ann,ann@example.com,a', 'X1,Xav,xav@example.com,x', 'K1,Anna,not-an-email,b']));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: POLICY_JOB('last').replace('  plan: plan', '  email: { column: email, transform: email }') }));
+    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r']);
+    expect(run.exitCode).toBe(1);
+    expect(rowsOf(ws.results('import', 'r'))).toEqual([
+      ['2', 'K1', 'created', '3', ''],
+      ['3', 'X1', 'created', '3', ''],
+      ['4', 'K1', 'failed', '0', 'INVALID_EMAIL'],
+    ]);
+    expect(contactWithKey(emulator(), 'K1').custom_fields).toMatchObject({ firstName: 'Ann', email: 'ann@example.com' });
+  });
+
   it('first: the first row is applied, the later ones are skipped naming it, and a re-run makes no call', async () => {
     const { ws, first, calls, again, againCalls } = await runTwice('first');
 

@@ -1,7 +1,7 @@
 /**
- * The first pass of `onDuplicateRows`: the file read once before any call, CSV and key only
- * (`keyOfMappableRow`: no full mapping), to find the keys that are on more than one row, so the
- * second pass knows, at a key's first row, which of its rows wins.
+ * The first pass of `onDuplicateRows`: the file read before any call, CSV and key only (no full
+ * mapping), to find the keys that are on more than one row, so the run knows, at a key's first
+ * row, which of its rows wins. Once when no key repeats (the usual export), twice when some do.
  *
  * Memory stays flat: every key is a 64-bit fingerprint with its first line in a typed table
  * (`key-table.ts`, 13 bytes a slot); only the rows that repeat a fingerprint keep their real key
@@ -9,7 +9,7 @@
  * share a fingerprint are never taken for one, so no row is skipped for another key's row.
  */
 import type { Job } from '../../config/job-types.js';
-import { keyOfMappableRow } from '../map/map.js';
+import { keyOfMappableRow, mapKey } from '../map/map.js';
 import { LISTED_LINES, type KeyGroup } from '../map/duplicate-rows.js';
 import { openCheckedSource } from './checked-source.js';
 import { KeyTable } from './key-table.js';
@@ -68,14 +68,41 @@ export class RepeatedKeys {
   }
 }
 
-/** Reads the job's input once and notes every row that maps; undefined when no key is on two rows. */
+/**
+ * Reads the job's input and notes every row of a repeated key that maps; undefined when no key is
+ * on two rows. Most exports hold each key once, so a first read takes the key alone (no check of
+ * the row's other values: the email and phone checks cost as much as the reading): when no key
+ * repeats, that is the whole pass. Otherwise a second read notes the rows of the keys that
+ * repeated, checked as `keyOfMappableRow` checks them, so a row that will fail is not one of its
+ * key's rows.
+ */
 export async function scanRepeatedKeys(job: Job): Promise<RepeatedKeys | undefined> {
+  const candidates = await keysSeenTwice(job);
+  if (candidates.size === 0) return undefined;
   const repeated = new RepeatedKeys();
   const source = await openCheckedSource(job);
   for await (const record of source.records) {
     if (record.kind === 'malformed') continue;
-    const key = keyOfMappableRow(record, job);
-    if (key !== undefined) repeated.note(record.line, key);
+    const key = mapKey(record, job);
+    if (!key.ok || !candidates.has(key.value)) continue;
+    if (keyOfMappableRow(record, job) !== undefined) repeated.note(record.line, key.value);
   }
   return repeated.none ? undefined : repeated;
+}
+
+/**
+ * The keys read on more than one row, whatever their rows' other values. A fingerprint seen
+ * before adds the real key, so a key that only shares a fingerprint with another is checked on
+ * the second read and found alone there.
+ */
+async function keysSeenTwice(job: Job): Promise<Set<string>> {
+  const sightings = new KeyTable();
+  const twice = new Set<string>();
+  const source = await openCheckedSource(job);
+  for await (const record of source.records) {
+    if (record.kind === 'malformed') continue;
+    const key = mapKey(record, job);
+    if (key.ok && sightings.sight(key.value, 0) !== 0) twice.add(key.value);
+  }
+  return twice;
 }
