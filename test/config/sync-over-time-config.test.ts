@@ -3,25 +3,17 @@
  * mistake is named with its YAML path and the fix.
  */
 import { loadJobsFile } from '../../src/config/index.js';
-import { CONNECTION, createTempJobsDir, expectCode, loadError } from './temp-jobs-dir.js';
-import type { TempJobsDir } from './temp-jobs-dir.js';
+import { CONNECTION, expectCode, loadError, tempJobsDirPerTest } from './temp-jobs-dir.js';
 
 const env = { CHANNEL_TOKEN: 'secret-token' };
-
-let temp: TempJobsDir;
-beforeEach(async () => {
-  temp = await createTempJobsDir();
-});
-afterEach(async () => {
-  await temp.close();
-});
+const dir = tempJobsDirPerTest();
 
 function oneJob(lines: string): string {
   return `${CONNECTION}jobs:\n  - name: a\n    connection: main\n    input: a.csv\n    key: { column: id, field: customerid }\n${lines.replace(/^/gm, '    ')}\n`;
 }
 
 async function messagesOf(text: string): Promise<string[]> {
-  const error = await loadError(await temp.write('jobs.yaml', text), env);
+  const error = await loadError(await dir().write('jobs.yaml', text), env);
   expectCode(error, 'CONFIG_INVALID');
   return error.issues.map(({ path, message }) => `${path}: ${message}`);
 }
@@ -34,17 +26,17 @@ describe('tags.prune and tags.owned', () => {
   });
 
   test('prune with a state store, or with owned, is read as given', async () => {
-    await temp.write('jobs.yaml', oneJob('tags: { column: seg, prune: true, owned: { prefix: "seg:" } }\nstate: false'));
-    const { jobsFile } = await loadJobsFile(`${temp.dir}/jobs.yaml`, { env });
+    await dir().write('jobs.yaml', oneJob('tags: { column: seg, prune: true, owned: { prefix: "seg:" } }\nstate: false'));
+    const { jobsFile } = await loadJobsFile(`${dir().dir}/jobs.yaml`, { env });
     expect(jobsFile.jobs[0]?.tags).toMatchObject({ prune: true, owned: { kind: 'prefix', prefix: 'seg:' } });
-    await temp.write('jobs.yaml', oneJob('tags: { column: seg, prune: "true", owned: [a, b, a] }'));
-    const listed = await loadJobsFile(`${temp.dir}/jobs.yaml`, { env });
+    await dir().write('jobs.yaml', oneJob('tags: { column: seg, prune: "true", owned: [a, b, a] }'));
+    const listed = await loadJobsFile(`${dir().dir}/jobs.yaml`, { env });
     expect(listed.jobsFile.jobs[0]?.tags).toMatchObject({ prune: true, owned: { kind: 'list', tags: ['a', 'b'] } });
   });
 
   test('owned without prune is a warning: it would do nothing', async () => {
-    await temp.write('jobs.yaml', oneJob('tags: { column: seg, owned: [a] }'));
-    const { warnings } = await loadJobsFile(`${temp.dir}/jobs.yaml`, { env });
+    await dir().write('jobs.yaml', oneJob('tags: { column: seg, owned: [a] }'));
+    const { warnings } = await loadJobsFile(`${dir().dir}/jobs.yaml`, { env });
     expect(warnings).toEqual([expect.stringContaining('jobs[0].tags.owned: is used only with prune: true; set tags.prune: true, or remove it')]);
   });
 
@@ -55,8 +47,8 @@ describe('tags.prune and tags.owned', () => {
 
 describe('onMissing', () => {
   test('defaults: keep, 10%', async () => {
-    await temp.write('jobs.yaml', oneJob('onMissing: {}'));
-    const { jobsFile } = await loadJobsFile(`${temp.dir}/jobs.yaml`, { env });
+    await dir().write('jobs.yaml', oneJob('onMissing: {}'));
+    const { jobsFile } = await loadJobsFile(`${dir().dir}/jobs.yaml`, { env });
     expect(jobsFile.jobs[0]?.onMissing).toEqual({ action: 'keep', tags: [], fields: {}, maxSharePercent: 10 });
   });
 
@@ -85,8 +77,8 @@ describe('onMissing', () => {
       'jobs[0].onMissing.maxShare: 0.1 is a number; write a share of the known keys such as "10%": when more are missing, the step is refused',
     ]);
     expect(await messagesOf(oneJob('onMissing: { maxShare: "150%" }'))).toEqual(['jobs[0].onMissing.maxShare: "150%" is more than 100%; write a share from 0% to 100%']);
-    await temp.write('jobs.yaml', oneJob('onMissing: { action: untag, tags: [active], maxShare: 2.5% }'));
-    const { jobsFile } = await loadJobsFile(`${temp.dir}/jobs.yaml`, { env });
+    await dir().write('jobs.yaml', oneJob('onMissing: { action: untag, tags: [active], maxShare: 2.5% }'));
+    const { jobsFile } = await loadJobsFile(`${dir().dir}/jobs.yaml`, { env });
     expect(jobsFile.jobs[0]?.onMissing).toMatchObject({ action: 'untag', tags: ['active'], maxSharePercent: 2.5 });
   });
 });

@@ -26,6 +26,22 @@ export async function createTempJobsDir(): Promise<TempJobsDir> {
   };
 }
 
+/** A fresh TempJobsDir for each test of the enclosing describe (removed after it); returns a getter. */
+export function tempJobsDirPerTest(): () => TempJobsDir {
+  let temp: TempJobsDir | undefined;
+  beforeEach(async () => {
+    temp = await createTempJobsDir();
+  });
+  afterEach(async () => {
+    await temp?.close();
+    temp = undefined;
+  });
+  return () => {
+    if (temp === undefined) throw new Error('tempJobsDirPerTest: no directory outside a test');
+    return temp;
+  };
+}
+
 /** Loads `path` expecting a ConfigError, and returns it. */
 export async function loadError(path: string, env: Environment = {}): Promise<ConfigError> {
   try {
