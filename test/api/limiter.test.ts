@@ -64,7 +64,10 @@ describe('LimiterRegistry', () => {
       clock += 600_000;
       return runInSlot(limiter, () => (started.push(name), Promise.resolve(name)), 1_000);
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Wait (bounded) until the three calls have had their turns and queue for a slot, however busy the machine.
+    for (let tries = 0; tries < 500 && (slots.waitingForTurn > 0 || limiter.counts().QUEUED < 3); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     expect([slots.waitingForTurn, slots.held, started]).toEqual([0, 3, []]);
     // The three slots come back together (the clock stands still): the three calls start at once.
     slots.releaseAll();
