@@ -21,6 +21,7 @@ import { EXIT, worstExit } from './exit-codes.js';
 import { countLines } from './line-count.js';
 import { loadJobs } from './load-jobs.js';
 import { UsageError } from './usage-error.js';
+import { packageVersion } from './package-version.js';
 import { JobLocks } from './job-locks.js';
 import { createProgressDisplay } from './progress-display.js';
 import { formatSummary } from './summary-table.js';
@@ -270,6 +271,7 @@ async function runOneJob(
       },
       onRow: (tally, result) => progress.update(tally, result),
       full: args.full,
+      productVersion: packageVersion(),
       argv: describeRun(args),
       ...(args.shard === undefined ? {} : { shard: args.shard }),
       ...(state === undefined ? {} : { state }),

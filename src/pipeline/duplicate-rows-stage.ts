@@ -30,6 +30,11 @@ export class DuplicateRowsStage {
     private readonly policy: OnDuplicateRows,
   ) {}
 
+  /** Whether `key` is on one row of the input only (no policy applies to it); asks nothing of the stage. */
+  alone(key: string): boolean {
+    return this.repeated === undefined || !this.repeated.mayRepeat(key);
+  }
+
   /** Call once per row that mapped and belongs to the run, in file order. */
   take(draft: ContactDraft, cells: string[]): DuplicateRowsOutput {
     const group = this.repeated?.groupOf(draft.line, draft.key);

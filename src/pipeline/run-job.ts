@@ -21,8 +21,9 @@ import { departedPath } from './report/departed-report.js';
 import type { MatchedContact } from './row/plan.js';
 import { ReportWriteError, ReportWriter, type JobSummary } from './report/report.js';
 import { shardOf, type Shard } from './shard.js';
-import { RowLookahead } from './row/row-lookahead.js';
-import { failedResult, settleWithoutCalls, syncRow, type RowSync } from './row/sync-row.js';
+import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
+import { mappingFingerprint } from './map/row-hash.js';
+import { failedResult, settleWithoutCalls, syncRow, unchangedResult, type RowSync } from './row/sync-row.js';
 import type { ContactDraft, MalformedRow, RowOutcome, RowResult, SourceRow } from './types.js';
 
 
@@ -58,6 +59,11 @@ export interface RunJobOptions {
   shard?: Shard;
   /** `--max-missing`: `onMissing.maxShare` for this run, percent. */
   maxMissingPercent?: number;
+  /**
+   * The version of contact-sync, part of the row hashes' mapping fingerprint: another version may
+   * map a row otherwise, so its first run maps every row again (`map/row-hash.ts`). @default ''
+   */
+  productVersion?: string;
   /** Called after each row with the running tally (progress display). */
   onRow?: (tally: Readonly<RowTally>, result: RowResult) => void;
   now?: () => Date;
@@ -74,6 +80,8 @@ export interface JobRun {
   inputHint?: string;
   /** `<job>.departed.csv`, when the departed step ran. */
   departedReport?: string;
+  /** Rows settled as unchanged by their row hash, without being mapped (not in summary.json). */
+  rowsByRowHash: number;
 }
 
 export async function runJob(options: RunJobOptions): Promise<JobRun> {
@@ -160,7 +168,14 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const keyColumn = source.header.indexOf(job.key.column);
   let departed: DepartedSummary | undefined;
   let departedReport: string | undefined;
-  const ahead = new RowLookahead({ job, state: context.state, mine, busy: (key) => lanes.has(key) });
+  const ahead = new RowLookahead({
+    job,
+    state: context.state,
+    mine,
+    busy: (key) => lanes.has(key),
+    ...(options.dryRun ? {} : { fingerprint: mappingFingerprint(job, source.header, options.productVersion ?? '') }),
+    quick: settlesByRowHash(job, { dryRun: options.dryRun, full: options.full === true }),
+  });
   let summary: JobSummary;
   let status: RunStatus = 'completed';
   try {
@@ -181,6 +196,16 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         if (!mine('')) continue;
         rowsTaken++;
         finish(failedResult(record.line, '', record.cells, record.code, record.message));
+        continue;
+      }
+      // An unchanged row of a re-run, known by its row hash, is settled without being mapped,
+      // even while other rows are in flight (their keys were not read ahead, so none is settled
+      // here; results.csv is in the order rows finish, docs/reports.md).
+      const quick = ahead.quick(record, (key) => duplicates.alone(key));
+      if (quick !== undefined) {
+        if (seen !== undefined) seeKey(seen, quick.key);
+        rowsTaken++;
+        finish(unchangedResult(record.line, quick.key, record.cells, quick.contactId));
         continue;
       }
       const mapped = ahead.mapped(record);
@@ -298,6 +323,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     exitCode: exitCodeOf(status, options.signal, tally, messages, departed),
     ...(inputHint === undefined ? {} : { inputHint }),
     ...(departedReport === undefined ? {} : { departedReport }),
+    rowsByRowHash: ahead.quickRows,
   };
 }
 

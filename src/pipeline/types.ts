@@ -69,6 +69,12 @@ export interface ContactDraft {
   tagsToRemove: string[];
   /** Columns and mapped fields, for message templates. */
   templateValues: Record<string, string>;
+  /**
+   * `rowHash` of the one row this draft was mapped from (`map/row-hash.ts`), recorded with the
+   * draft hash so a re-run can settle the unchanged row without mapping it; absent for a draft
+   * folded from several rows, or mapped without one.
+   */
+  rowHash?: string;
 }
 
 export interface RowError {

@@ -105,6 +105,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 5,
+    description: 'row hashes',
+    sql: `
+      -- The hash of the input row whose draft is draft_hash, under the job's mapping
+      -- (pipeline/map/row-hash.ts): a re-run's row with this hash is unchanged without being
+      -- mapped. NULL whenever draft_hash is, for keys recorded before this column, and after
+      -- anything but the row's own write changed the contact (a departure).
+      ALTER TABLE contacts ADD COLUMN row_hash TEXT;
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

@@ -45,8 +45,24 @@ export interface StoredContact {
   readonly jobTags: readonly string[] | null;
   /** `draftHash` of the last draft written in full; null when the last write was partial. */
   readonly draftHash: string | null;
+  /** The row hash (pipeline/map/row-hash.ts) of the row that draft came from; null when not known. */
+  readonly rowHash: string | null;
   /** When the last write was confirmed, ms since the Unix epoch. */
   readonly updatedAt: number;
+}
+
+/**
+ * What `readAhead` gives of a known key: its hashes at once, the rest when asked (parsing the
+ * fields and tags costs more than the rest of an unchanged row).
+ */
+export interface KnownKeyRecord {
+  readonly contactId: string;
+  readonly draftHash: string | null;
+  readonly rowHash: string | null;
+  /** `onMissing` acted on the key (it is in the departed journal). */
+  readonly departed: boolean;
+  /** The whole record, parsed on the first call. */
+  contact(): StoredContact;
 }
 
 /** What one confirmed write (or the writes of one row) did to a contact. */
@@ -64,6 +80,8 @@ export interface ConfirmedWrite {
    * hash makes the next run compare the row again instead of calling it unchanged.
    */
   readonly draftHash: string | null;
+  /** The row hash of the row whose draft `draftHash` is; stored only with a draft hash. @default null */
+  readonly rowHash?: string | null;
 }
 
 /** A contact as just read from the platform (with our confirmed writes applied). */
@@ -79,6 +97,8 @@ export interface ObservedContact {
   readonly tagsRemoved?: readonly string[];
   /** As in `ConfirmedWrite`. */
   readonly draftHash: string | null;
+  /** As in `ConfirmedWrite`. @default null */
+  readonly rowHash?: string | null;
 }
 
 /** What `onMissing` did to the contact of a key that left the input. */
@@ -183,6 +203,7 @@ interface ContactRow {
   draft_hash: string | null;
   updated_at: number;
   job_tags_json: string | null;
+  row_hash: string | null;
 }
 
 interface RunRow {
@@ -197,7 +218,22 @@ interface RunRow {
   status: string | null;
 }
 
-type ContactParams = [key: string, contactId: string, fieldsJson: string, tagsJson: string, draftHash: string | null, updatedAt: number, jobTagsJson: string | null];
+type ContactParams = [
+  key: string,
+  contactId: string,
+  fieldsJson: string,
+  tagsJson: string,
+  draftHash: string | null,
+  updatedAt: number,
+  jobTagsJson: string | null,
+  rowHash: string | null,
+];
+
+/** Row hash notes held before they are written in one transaction. */
+const ROW_HASH_NOTES = 512;
+
+/** Keys read by one statement of `readAhead` (the row lookahead reads 64 at a time). */
+const READ_AHEAD_KEYS = 64;
 
 export class StateStore {
   readonly #db: Database.Database;
@@ -223,6 +259,12 @@ export class StateStore {
   readonly #recordConfirmed: (key: string, write: ConfirmedWrite) => void;
   readonly #recordObserved: (key: string, observed: ObservedContact) => void;
   readonly #getMany: (keys: readonly string[]) => Map<string, StoredContact>;
+  readonly #readAhead: (keys: readonly string[]) => Map<string, KnownKeyRecord>;
+  readonly #noteRowHash: Database.Statement<[string, string, string]>;
+  readonly #writeRowHashNotes: (notes: ReadonlyArray<[string, string, string]>) => void;
+  #rowHashNotes: Array<[rowHash: string, key: string, draftHash: string]> = [];
+  /** `readAhead`'s statements, by the number of keys they take. */
+  readonly #readAheadStatements = new Map<number, Database.Statement<string[], ContactRow & { departed: number }>>();
   readonly #recordDeparture: (key: string, departure: Departure) => void;
 
   private constructor(
@@ -235,11 +277,11 @@ export class StateStore {
     this.#now = now;
     this.#getContact = db.prepare('SELECT * FROM contacts WHERE key = ?');
     this.#upsertContact = db.prepare(
-      `INSERT INTO contacts (key, contact_id, fields_json, tags_json, draft_hash, updated_at, job_tags_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO contacts (key, contact_id, fields_json, tags_json, draft_hash, updated_at, job_tags_json, row_hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET contact_id = excluded.contact_id, fields_json = excluded.fields_json,
          tags_json = excluded.tags_json, draft_hash = excluded.draft_hash, updated_at = excluded.updated_at,
-         job_tags_json = excluded.job_tags_json`,
+         job_tags_json = excluded.job_tags_json, row_hash = excluded.row_hash`,
     );
     this.#deleteContact = db.prepare('DELETE FROM contacts WHERE key = ?');
     this.#listContacts = db.prepare('SELECT * FROM contacts ORDER BY key LIMIT ?');
@@ -273,7 +315,7 @@ export class StateStore {
       for (const tag of write.tagsAdded ?? []) tags.add(tag);
       for (const tag of write.tagsRemoved ?? []) tags.delete(tag);
       const jobTags = nextJobTags(sameContact ? known.job_tags_json : null, write.tagsAdded, write.tagsRemoved);
-      this.#upsertContact.run(key, write.contactId, JSON.stringify(fields), JSON.stringify([...tags].sort()), write.draftHash, this.#now(), jobTags);
+      this.#upsertContact.run(key, write.contactId, JSON.stringify(fields), JSON.stringify([...tags].sort()), write.draftHash, this.#now(), jobTags, rowHashOf(write));
       // A confirmed id settles a create that was pending for the key.
       this.#clearPending.run(key);
     });
@@ -287,7 +329,7 @@ export class StateStore {
       const earlier = known !== undefined && known.contact_id === observed.contactId && known.job_tags_json !== null ? parseTags(known.job_tags_json) : null;
       const kept = earlier === null ? null : JSON.stringify(earlier.filter((tag) => present.has(tag)));
       const jobTags = nextJobTags(kept, observed.tagsAdded, observed.tagsRemoved);
-      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, this.#now(), jobTags);
+      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, this.#now(), jobTags, rowHashOf(observed));
       this.#clearPending.run(key);
     });
     this.#recordObserved = (key, observed) => recordObserved.immediate(key, observed);
@@ -302,7 +344,7 @@ export class StateStore {
         // The departure's tags are not the row's: they are not the job's for prune. A null hash
         // makes the key's row, if it comes back, compared with what the contact holds now.
         const jobTags = nextJobTags(known.job_tags_json, [], departure.tagsRemoved);
-        this.#upsertContact.run(key, known.contact_id, JSON.stringify(fields), JSON.stringify([...tags].sort()), null, this.#now(), jobTags);
+        this.#upsertContact.run(key, known.contact_id, JSON.stringify(fields), JSON.stringify([...tags].sort()), null, this.#now(), jobTags, null);
       }
       db.prepare<[string, string, string, string, number]>(
         `INSERT INTO departed (key, contact_id, action, tags_json, departed_at) VALUES (?, ?, ?, ?, ?)
@@ -311,6 +353,19 @@ export class StateStore {
       ).run(key, departure.contactId, departure.action, JSON.stringify([...(departure.tagsAdded ?? [])].sort()), this.#now());
     });
     this.#recordDeparture = (key, departure) => recordDeparture.immediate(key, departure);
+
+    this.#noteRowHash = db.prepare('UPDATE contacts SET row_hash = ? WHERE key = ? AND draft_hash = ?');
+    this.#writeRowHashNotes = db.transaction((notes: ReadonlyArray<[string, string, string]>): void => {
+      for (const note of notes) this.#noteRowHash.run(...note);
+    });
+    this.#readAhead = db.transaction((keys: readonly string[]): Map<string, KnownKeyRecord> => {
+      const found = new Map<string, KnownKeyRecord>();
+      for (let start = 0; start < keys.length; start += READ_AHEAD_KEYS) {
+        const some = keys.slice(start, start + READ_AHEAD_KEYS);
+        for (const row of this.#readAheadStatement(some.length).all(...some)) found.set(row.key, knownKeyRecord(row));
+      }
+      return found;
+    });
 
     // One read transaction: every key is read from the same snapshot.
     this.#getMany = db.transaction((keys: readonly string[]): Map<string, StoredContact> => {
@@ -367,7 +422,13 @@ export class StateStore {
 
   /** Closes the file; the WAL is checkpointed into it. Closing twice is harmless. */
   close(): void {
-    if (this.#db.open) this.#db.close();
+    if (!this.#db.open) return;
+    try {
+      this.#flushRowHashNotes();
+    } catch {
+      // Notes only save the next run some mapping: a store that cannot take them loses nothing.
+    }
+    this.#db.close();
   }
 
   get(key: string): StoredContact | undefined {
@@ -378,6 +439,36 @@ export class StateStore {
   /** The known contacts among `keys`, by key; keys not known are absent. */
   getMany(keys: readonly string[]): Map<string, StoredContact> {
     return this.#getMany(keys);
+  }
+
+  /**
+   * The known keys among `keys`, from one snapshot, a few dozen keys a statement: their hashes and
+   * whether they departed at once, the rest parsed only when asked. For the row lookahead, where
+   * most rows of a re-run need nothing but the hashes.
+   */
+  readAhead(keys: readonly string[]): Map<string, KnownKeyRecord> {
+    return this.#readAhead(keys);
+  }
+
+  /**
+   * Notes the row hash of a row found unchanged by its draft hash (a column the job does not map
+   * changed, the mapping changed, or the key was recorded before row hashes): the next run settles
+   * the row without mapping it. Only while the key's draft hash is still `draftHash`.
+   */
+  noteRowHash(key: string, draftHash: string, rowHash: string): void {
+    // Held and written a few hundred at a time: the first run after a change of mapping notes
+    // every row, and a transaction each cost as much as the rest of the row. The update's
+    // condition makes the order against other writes irrelevant; a note lost to a kill costs the
+    // next run the mapping of that row, nothing else.
+    this.#rowHashNotes.push([rowHash, key, draftHash]);
+    if (this.#rowHashNotes.length >= ROW_HASH_NOTES) this.#flushRowHashNotes();
+  }
+
+  #flushRowHashNotes(): void {
+    if (this.#rowHashNotes.length === 0) return;
+    const notes = this.#rowHashNotes;
+    this.#rowHashNotes = [];
+    this.#writeRowHashNotes(notes);
   }
 
   /**
@@ -528,6 +619,7 @@ export class StateStore {
   }
 
   finishRun(runId: number, finish: RunFinish): void {
+    this.#flushRowHashNotes();
     this.#finishRun.run(finish.finishedAt ?? this.#now(), JSON.stringify(finish.rows), finish.exitCode, finish.status, runId);
   }
 
@@ -570,6 +662,17 @@ export class StateStore {
     // SQLite reads a negative LIMIT as "no limit".
     const bound = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : -1;
     return this.#listContacts.all(bound).map(toStoredContact);
+  }
+
+  #readAheadStatement(count: number): Database.Statement<string[], ContactRow & { departed: number }> {
+    let statement = this.#readAheadStatements.get(count);
+    if (statement === undefined) {
+      statement = this.#db.prepare<string[], ContactRow & { departed: number }>(
+        `SELECT c.*, EXISTS (SELECT 1 FROM departed d WHERE d.key = c.key) AS departed FROM contacts c WHERE c.key IN (${new Array(count).fill('?').join(', ')})`,
+      );
+      this.#readAheadStatements.set(count, statement);
+    }
+    return statement;
   }
 
   /** Runs `write` as a transaction that is fsynced before it returns. */
@@ -633,8 +736,25 @@ function toStoredContact(row: ContactRow): StoredContact {
     tags: parseTags(row.tags_json),
     jobTags: row.job_tags_json === null ? null : parseTags(row.job_tags_json),
     draftHash: row.draft_hash,
+    rowHash: row.row_hash,
     updatedAt: row.updated_at,
   };
+}
+
+function knownKeyRecord(row: ContactRow & { departed: number }): KnownKeyRecord {
+  let contact: StoredContact | undefined;
+  return {
+    contactId: row.contact_id,
+    draftHash: row.draft_hash,
+    rowHash: row.row_hash,
+    departed: row.departed === 1,
+    contact: () => (contact ??= toStoredContact(row)),
+  };
+}
+
+/** A row hash is only ever stored with the draft hash it stands for. */
+function rowHashOf(write: { readonly draftHash: string | null; readonly rowHash?: string | null }): string | null {
+  return write.draftHash === null ? null : (write.rowHash ?? null);
 }
 
 const RUN_STATUSES: ReadonlySet<string> = new Set(['completed', 'interrupted', 'aborted', 'deadline']);

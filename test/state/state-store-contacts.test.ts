@@ -33,6 +33,7 @@ describe('known contacts', () => {
       tags: [],
       jobTags: null,
       draftHash: 'h2',
+      rowHash: null,
       updatedAt: 1_700_000_001_000,
     });
   });

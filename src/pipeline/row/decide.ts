@@ -34,7 +34,14 @@ export type KeyState =
    * The store knows the key's contact and what this job last wrote to it; `jobTags`, the tags
    * the job added to it (null: not known, for keys recorded before the store kept them).
    */
-  | { readonly kind: 'known'; readonly contact: KnownContact; readonly draftHash: string | null; readonly jobTags: readonly string[] | null }
+  | {
+      readonly kind: 'known';
+      readonly contact: KnownContact;
+      readonly draftHash: string | null;
+      readonly jobTags: readonly string[] | null;
+      /** The row hash stored with `draftHash` (pipeline/map/row-hash.ts); null when none. @default null */
+      readonly rowHash?: string | null;
+    }
   /** A create was sent for the key and its answer never confirmed: the contact may exist. */
   | { readonly kind: 'create-pending' }
   /** The store knew the key, but the platform says its contact no longer exists. */
@@ -91,6 +98,8 @@ export type StateRecord =
       readonly tagsAdded: readonly string[];
       readonly tagsRemoved: readonly string[];
       readonly draftHash: string;
+      /** The draft's row hash (`ContactDraft.rowHash`), stored with the draft hash. */
+      readonly rowHash: string | null;
     }
   /** Replace what the store knows with the contact as read from the platform, plus the writes. */
   | {
@@ -101,6 +110,7 @@ export type StateRecord =
       readonly tagsAdded: readonly string[];
       readonly tagsRemoved: readonly string[];
       readonly draftHash: string | null;
+      readonly rowHash: string | null;
     };
 
 export interface RowPlan {
@@ -128,6 +138,11 @@ export interface RowPlan {
   readonly matchedBy: MatchSource | undefined;
   /** A departed key is back and the plan settles it: the departed journal forgets the key once the writes are confirmed. */
   readonly clearDeparted: boolean;
+  /**
+   * Unchanged by its draft hash, but the store holds another row hash for the key (or none): the
+   * store notes this one, so the next run settles the row without mapping it.
+   */
+  readonly noteRowHash: { readonly draftHash: string; readonly rowHash: string } | undefined;
 }
 
 export type RowDecision = { readonly kind: 'search' } | { readonly kind: 'plan'; readonly plan: RowPlan };
@@ -183,6 +198,7 @@ const NOTHING: Omit<RowPlan, 'outcome' | 'matchedBy'> = {
   tagsAdded: [],
   tagsRemoved: [],
   clearDeparted: false,
+  noteRowHash: undefined,
 };
 
 /** `mode: message`: no contact is written; the row's message goes to the key's contacts. */
@@ -229,7 +245,9 @@ function decideWrite(facts: RowFacts, keyContacts: Extract<KeyContacts, { kind: 
         const dropped = droppedTags(facts, only);
         // Known to the state store with the same draft and no tag to drop: the contact holds what the row asks for.
         if (source === 'state' && state?.kind === 'known' && state.draftHash === facts.draftHash && dropped.length === 0) {
-          return settled(facts, withMessage(facts, { ...NOTHING, outcome: 'unchanged', contacts: [{ id: only.id }], matchedBy: source }));
+          const { rowHash } = draft;
+          const noteRowHash = rowHash !== undefined && rowHash !== state.rowHash && !facts.dryRun ? { draftHash: facts.draftHash, rowHash } : undefined;
+          return settled(facts, withMessage(facts, { ...NOTHING, outcome: 'unchanged', contacts: [{ id: only.id }], matchedBy: source, noteRowHash }));
         }
         return settled(facts, withMessage(facts, single(facts, source, only, planUpdate(draft, only, dropped))));
       }
@@ -275,7 +293,7 @@ function decideSkip(facts: RowFacts, source: MatchSource, contacts: readonly Mat
   // not search keys it never saw) would create it again. No hash: nothing of the row was written.
   const record: StateRecord | undefined =
     oldest !== undefined && facts.state !== undefined && !facts.dryRun
-      ? { kind: 'observed', contact: { id: oldest.id }, fields: oldest.custom_fields, tags: oldest.tags, tagsAdded: [], tagsRemoved: [], draftHash: null }
+      ? { kind: 'observed', contact: { id: oldest.id }, fields: oldest.custom_fields, tags: oldest.tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null }
       : undefined;
   return { ...NOTHING, outcome: 'skipped', reason: decision.reason, contacts: byAge.map((c) => ({ id: c.id })), record, matchedBy: source };
 }
@@ -290,7 +308,15 @@ function single(facts: RowFacts, source: MatchSource, before: MatchedContact | u
     facts.state === undefined || facts.dryRun
       ? undefined
       : source === 'state'
-        ? { kind: 'confirmed', contactId: before?.id ?? '', fields: written, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, draftHash: facts.draftHash }
+        ? {
+            kind: 'confirmed',
+            contactId: before?.id ?? '',
+            fields: written,
+            tagsAdded: plan.tagsAdded,
+            tagsRemoved: plan.tagsRemoved,
+            draftHash: facts.draftHash,
+            rowHash: facts.draft.rowHash ?? null,
+          }
         : // What the contact holds now, as far as this job knows: the next run compares with it.
           {
             kind: 'observed',
@@ -300,6 +326,7 @@ function single(facts: RowFacts, source: MatchSource, before: MatchedContact | u
             tagsAdded: plan.tagsAdded,
             tagsRemoved: plan.tagsRemoved,
             draftHash: facts.draftHash,
+            rowHash: facts.draft.rowHash ?? null,
           };
   return {
     ...NOTHING,

@@ -1,8 +1,15 @@
 /**
- * Reads the input a few hundred rows ahead of the row loop, maps them, and reads what the state
- * store knows of their keys in one transaction: on a nightly re-run where every row is unchanged,
- * a read of the store per row (two statements, each its own read transaction) cost more than the
- * rest of the row. The row loop takes each row's mapping and the store's answer from here.
+ * Reads the input a few hundred rows ahead of the row loop, finds each row's key and row hash, and
+ * reads what the state store knows of those keys in one transaction: on a nightly re-run where
+ * every row is unchanged, a read of the store per row (two statements, each its own read
+ * transaction) cost more than the rest of the row. The row loop takes each row's mapping and the
+ * store's answer from here.
+ *
+ * Unchanged rows by row hash. A row whose row hash (`map/row-hash.ts`) is the one the store holds
+ * for its key maps to the draft the store last confirmed: `quick` settles it as `unchanged` with
+ * no mapping, no draft hash and no parse of the stored fields, when nothing else of the job could
+ * make the row do more (`settlesByRowHash`). Any other row is mapped, when the loop asks, and
+ * decided in full.
  *
  * When the store's answer is still true. The store is written only by the rows of a key, in file
  * order (KeyLanes), each after the platform confirmed. So the batch reads only keys with no row
@@ -11,8 +18,9 @@
  * same key finds no answer and reads the store itself, as every row did before.
  */
 import type { Job } from '../../config/job-types.js';
-import type { StateStore } from '../../state/state-store.js';
-import { mapRow } from '../map/map.js';
+import type { KnownKeyRecord, StateStore } from '../../state/state-store.js';
+import { mapKey, mapRow } from '../map/map.js';
+import { rowHash } from '../map/row-hash.js';
 import type { MapResult, SourceRecord, SourceRow } from '../types.js';
 import type { KeyState } from './decide.js';
 import { keyStateOf } from './sync-row.js';
@@ -20,9 +28,20 @@ import { keyStateOf } from './sync-row.js';
 /** Rows read ahead: one store transaction per this many rows. */
 export const LOOKAHEAD_ROWS = 64;
 
-/** What the store knew of a key when the batch was read; `state` is undefined for a job without a store. */
-export interface KnownKey {
-  readonly state: KeyState | undefined;
+/** What the store knew of a key when the batch was read. */
+export class KnownKey {
+  constructor(
+    /** The store's record of the key; undefined when it knows none (or the job has no store). */
+    readonly record: KnownKeyRecord | undefined,
+    /** A create for the key is pending. */
+    readonly pending: boolean,
+    private readonly withStore: boolean,
+  ) {}
+
+  /** The fact the decision gets; undefined for a job without a store. Parses the record. */
+  get state(): KeyState | undefined {
+    return this.withStore ? keyStateOf(this.pending, this.record?.contact()) : undefined;
+  }
 }
 
 export interface RowLookaheadOptions {
@@ -33,21 +52,46 @@ export interface RowLookaheadOptions {
   readonly mine: (key: string) => boolean;
   /** Whether a row of the key is running or waiting: its answer could change before it is taken. */
   readonly busy: (key: string) => boolean;
+  /**
+   * `mappingFingerprint` of the job and the input's header: each row's draft carries its row
+   * hash, which the store records with the draft hash. Undefined: no row hash (a dry run).
+   */
+  readonly fingerprint?: string;
+  /** `quick` may settle rows (see `settlesByRowHash`). @default false */
+  readonly quick?: boolean;
   /** @default LOOKAHEAD_ROWS */
   readonly rows?: number;
 }
 
+/**
+ * Whether an unchanged row of `job` can be settled by its row hash alone: a run that writes
+ * (not a dry run), with a store it trusts (not `--full`), in a mode where a known, unchanged key
+ * is `unchanged` (upsert, update), and no message (a message may be owed even to an unchanged row).
+ */
+export function settlesByRowHash(job: Pick<Job, 'mode' | 'message' | 'state'>, run: { readonly dryRun: boolean; readonly full: boolean }): boolean {
+  return !run.dryRun && !run.full && job.state !== false && (job.mode === 'upsert' || job.mode === 'update') && job.message === undefined;
+}
+
+/** A row of the batch: its key (or why it has none) and its row hash. */
+type Prepared = { readonly key: string; readonly rowHash: string | undefined } | { readonly failed: MapResult };
+
 export class RowLookahead {
   readonly #options: RowLookaheadOptions;
   readonly #size: number;
-  /** The mapping of each row of the current batch. */
-  #mapped = new Map<SourceRow, MapResult>();
+  #prepared = new Map<SourceRow, Prepared>();
   /** The store's answer for each key of the current batch, until its first row takes it. */
   #known = new Map<string, KnownKey>();
+  /** Rows settled by `quick`. */
+  #quickRows = 0;
 
   constructor(options: RowLookaheadOptions) {
     this.#options = options;
     this.#size = options.rows ?? LOOKAHEAD_ROWS;
+  }
+
+  /** Rows `quick` settled so far. */
+  get quickRows(): number {
+    return this.#quickRows;
   }
 
   /** `records`, in order, read and prepared a batch at a time. */
@@ -70,15 +114,37 @@ export class RowLookahead {
         if (done) return;
       }
     } finally {
-      this.#mapped = new Map();
+      this.#prepared = new Map();
       this.#known = new Map();
       await iterator.return?.();
     }
   }
 
-  /** The row's mapping: made ahead for the current batch, else now. */
+  /** The row's mapping, its draft with its row hash. */
   mapped(row: SourceRow): MapResult {
-    return this.#mapped.get(row) ?? mapRow(row, this.#options.job);
+    const prepared = this.#prepared.get(row);
+    if (prepared !== undefined && 'failed' in prepared) return prepared.failed;
+    const result = mapRow(row, this.#options.job);
+    const hash = prepared === undefined ? this.#rowHash(row) : prepared.rowHash;
+    if (result.ok && hash !== undefined) result.draft.rowHash = hash;
+    return result;
+  }
+
+  /**
+   * The key and contact of `row` when it is unchanged by its row hash and nothing else asks more
+   * of it: the store's answer is taken (as `take` would), and the row needs no mapping. `alone`
+   * says whether the key is on this row only (`onDuplicateRows` decides the others).
+   */
+  quick(row: SourceRow, alone: (key: string) => boolean): { key: string; contactId: string } | undefined {
+    if (this.#options.quick !== true) return undefined;
+    const prepared = this.#prepared.get(row);
+    if (prepared === undefined || 'failed' in prepared || prepared.rowHash === undefined) return undefined;
+    const known = this.#known.get(prepared.key);
+    const record = known?.record;
+    if (record === undefined || known?.pending !== false || record.departed || record.rowHash !== prepared.rowHash || !alone(prepared.key)) return undefined;
+    this.#known.delete(prepared.key);
+    this.#quickRows++;
+    return { key: prepared.key, contactId: record.contactId };
   }
 
   /**
@@ -91,17 +157,28 @@ export class RowLookahead {
     return known;
   }
 
+  #rowHash(row: SourceRow): string | undefined {
+    const { fingerprint } = this.#options;
+    return fingerprint === undefined ? undefined : rowHash(fingerprint, row.cells);
+  }
+
   #prepare(batch: readonly SourceRecord[]): void {
     const { job, state, mine, busy } = this.#options;
-    const mapped = new Map<SourceRow, MapResult>();
+    const prepared = new Map<SourceRow, Prepared>();
     const keys = new Set<string>();
     for (const record of batch) {
       if (record.kind !== 'row') continue;
-      const result = mapRow(record, job);
-      mapped.set(record, result);
-      if (result.ok && mine(result.draft.key) && !busy(result.draft.key)) keys.add(result.draft.key);
+      // The key alone: mapRow fails a row whose key fails the same way, and maps the others
+      // only when the loop asks (an unchanged row is never mapped).
+      const key = mapKey(record, job);
+      if (!key.ok) {
+        prepared.set(record, { failed: key });
+        continue;
+      }
+      prepared.set(record, { key: key.value, rowHash: this.#rowHash(record) });
+      if (mine(key.value) && !busy(key.value)) keys.add(key.value);
     }
-    this.#mapped = mapped;
+    this.#prepared = prepared;
     this.#known = readKnown(state, keys);
   }
 }
@@ -111,14 +188,14 @@ function readKnown(state: StateStore | undefined, keys: ReadonlySet<string>): Ma
   const known = new Map<string, KnownKey>();
   if (keys.size === 0) return known;
   if (state === undefined) {
-    for (const key of keys) known.set(key, { state: undefined });
+    for (const key of keys) known.set(key, new KnownKey(undefined, false, false));
     return known;
   }
   try {
     // Pending creates are few (a create whose answer was lost), so all of them are read.
     const pending = new Set(state.pendingCreates());
-    const contacts = state.getMany([...keys]);
-    for (const key of keys) known.set(key, { state: keyStateOf(pending.has(key), contacts.get(key)) });
+    const records = state.readAhead([...keys]);
+    for (const key of keys) known.set(key, new KnownKey(records.get(key), pending.has(key), true));
   } catch {
     known.clear();
   }

@@ -208,7 +208,7 @@ function keyState(state: StateStore, key: string): KeyState {
 export function keyStateOf(pending: boolean, known: StoredContact | undefined): KeyState {
   if (pending) return { kind: 'create-pending' };
   if (known === undefined) return { kind: 'unknown' };
-  return { kind: 'known', contact: { id: known.contactId, custom_fields: known.fields, tags: known.tags }, draftHash: known.draftHash, jobTags: known.jobTags };
+  return { kind: 'known', contact: { id: known.contactId, custom_fields: known.fields, tags: known.tags }, draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash };
 }
 
 async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, context: RowSyncContext, progress: WriteProgress): Promise<void> {
@@ -229,14 +229,24 @@ function resolve(target: ContactTarget, created: string): string {
 
 function recordState(plan: RowPlan, key: string, contactId: string, state: StateStore | undefined): void {
   if (plan.clearDeparted) state?.clearDeparted(key);
+  if (plan.noteRowHash !== undefined) state?.noteRowHash(key, plan.noteRowHash.draftHash, plan.noteRowHash.rowHash);
   const { record } = plan;
   if (record === undefined || state === undefined) return;
+  const { tagsAdded, tagsRemoved, rowHash } = record;
   if (record.kind === 'confirmed') {
-    state.recordConfirmed(key, { contactId: record.contactId, fields: record.fields, tagsAdded: record.tagsAdded, tagsRemoved: record.tagsRemoved, draftHash: record.draftHash });
+    state.recordConfirmed(key, { contactId: record.contactId, fields: record.fields, tagsAdded, tagsRemoved, draftHash: record.draftHash, rowHash });
   } else {
     const id = record.contact === 'created' ? contactId : record.contact.id;
-    state.recordObserved(key, { contactId: id, fields: record.fields, tags: record.tags, tagsAdded: record.tagsAdded, tagsRemoved: record.tagsRemoved, draftHash: record.draftHash });
+    state.recordObserved(key, { contactId: id, fields: record.fields, tags: record.tags, tagsAdded, tagsRemoved, draftHash: record.draftHash, rowHash });
   }
+}
+
+/**
+ * The result of an unchanged row settled by its row hash (`row-lookahead.ts`): what `syncRow`
+ * and `settleWithoutCalls` give such a row, without mapping it.
+ */
+export function unchangedResult(line: number, key: string, cells: string[], contactId: string): RowResult {
+  return { ...failedResult(line, key, cells, '', ''), outcome: 'unchanged', contactId };
 }
 
 function fromPlan(plan: RowPlan): Pick<RowResult, 'outcome' | 'fieldsChanged' | 'tagsAdded' | 'tagsRemoved' | 'errorCode' | 'errorMessage'> {

@@ -47,6 +47,11 @@ export class RepeatedKeys {
     return this.#later.size === 0;
   }
 
+  /** Whether `key` may be on more than one row (its fingerprint is: a key sharing it is refused too). */
+  mayRepeat(key: string): boolean {
+    return this.table.lookup(key)?.repeated === true;
+  }
+
   /**
    * Second pass, once per row that maps, in file order: the group of the key of the row on `line`,
    * or undefined when the key is on this row only. Rows of the group after its last are not asked
