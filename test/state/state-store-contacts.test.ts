@@ -146,3 +146,62 @@ describe('pending creates', () => {
     expect(store.get('C-9')?.contactId).toBe('900');
   });
 });
+
+describe('row hashes', () => {
+  test('are stored with the draft hash they stand for, and never without one', () => {
+    store.recordConfirmed('C-1', { contactId: '100', fields: { firstName: 'Ann' }, draftHash: 'h1', rowHash: 'r1' });
+    store.recordObserved('C-2', { contactId: '200', fields: {}, tags: [], draftHash: 'h2', rowHash: 'r2' });
+    store.recordConfirmed('C-3', { contactId: '300', draftHash: null, rowHash: 'r3' });
+    expect(['C-1', 'C-2', 'C-3'].map((key) => [store.get(key)?.draftHash, store.get(key)?.rowHash])).toEqual([
+      ['h1', 'r1'],
+      ['h2', 'r2'],
+      [null, null],
+    ]);
+    // A later write without one forgets it: the row hash no longer says what the contact holds.
+    store.recordConfirmed('C-1', { contactId: '100', fields: { firstName: 'Bea' }, draftHash: 'h9' });
+    expect(store.get('C-1')?.rowHash).toBeNull();
+  });
+
+  test('a departure clears it with the draft hash', () => {
+    store.recordConfirmed('C-1', { contactId: '100', draftHash: 'h1', rowHash: 'r1' });
+    store.recordDeparture('C-1', { contactId: '100', action: 'tag', tagsAdded: ['left-crm'] });
+    expect(store.get('C-1')).toMatchObject({ draftHash: null, rowHash: null });
+  });
+
+  test('a note is kept only while the key still has the draft hash it was found unchanged by', () => {
+    store.recordConfirmed('C-1', { contactId: '100', draftHash: 'h1' });
+    store.recordConfirmed('C-2', { contactId: '200', draftHash: 'h2' });
+    store.noteRowHash('C-1', 'h1', 'r1');
+    store.noteRowHash('C-2', 'h2', 'r2');
+    // C-2 is written again before the notes reach the file: its note no longer holds.
+    store.recordConfirmed('C-2', { contactId: '200', draftHash: 'h3', rowHash: 'r3' });
+    store.noteRowHash('C-404', 'h1', 'r4');
+    store.close();
+    store = StateStore.open(temp.statePath(), { job: 'crm', keyField: 'customerid', now: () => clock });
+    expect([store.get('C-1')?.rowHash, store.get('C-2')?.rowHash, store.get('C-404')]).toEqual(['r1', 'r3', undefined]);
+  });
+
+  test('notes are written by the run journal too, and in batches on their own', () => {
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    for (let i = 0; i < 600; i++) store.recordConfirmed(`C-${i}`, { contactId: String(i), draftHash: `h${i}` });
+    for (let i = 0; i < 600; i++) store.noteRowHash(`C-${i}`, `h${i}`, `r${i}`);
+    // 512 are written at once, the rest wait for the journal.
+    const keys = Array.from({ length: 600 }, (_, i) => `C-${i}`);
+    const written = (): number => [...store.readAhead(keys).values()].filter((known) => known.rowHash !== null).length;
+    expect(written()).toBe(512);
+    store.finishRun(runId, { rows: {}, exitCode: 0, status: 'completed' });
+    expect(written()).toBe(600);
+  });
+
+  test('readAhead gives the known keys among many, their hashes and departures at once, the rest when asked', () => {
+    const keys = Array.from({ length: 150 }, (_, i) => `C-${i}`);
+    for (const key of keys.filter((_key, i) => i % 3 === 0)) store.recordConfirmed(key, { contactId: `id-${key}`, fields: { plan: 'pro' }, tagsAdded: ['vip'], draftHash: `h-${key}`, rowHash: `r-${key}` });
+    store.recordDeparture('C-3', { contactId: 'id-C-3', action: 'untag', tagsRemoved: ['vip'] });
+    const known = store.readAhead([...keys, 'C-404']);
+    expect([...known.keys()].sort()).toEqual(keys.filter((_key, i) => i % 3 === 0).sort());
+    expect(known.get('C-0')).toMatchObject({ contactId: 'id-C-0', draftHash: 'h-C-0', rowHash: 'r-C-0', departed: false });
+    expect(known.get('C-3')).toMatchObject({ draftHash: null, rowHash: null, departed: true });
+    expect(known.get('C-0')?.contact()).toEqual(store.get('C-0'));
+    expect(known.get('C-3')?.contact()).toEqual(store.get('C-3'));
+  });
+});

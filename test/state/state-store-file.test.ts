@@ -118,3 +118,25 @@ describe('the state file', () => {
     fresh.close();
   });
 });
+
+describe('a state file of an earlier version', () => {
+  let temp: StateTestDir;
+  beforeEach(() => (temp = makeStateTestDir()));
+  afterEach(() => temp.remove());
+
+  test('of version 4 gains row hashes: its keys keep their draft hashes, with no row hash yet', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    store.recordConfirmed('C-1', { contactId: '100', fields: { plan: 'pro' }, draftHash: 'h1', rowHash: 'r1' });
+    store.close();
+    // What version 4 left: no row_hash column, no migration 5.
+    const raw = new Database(path);
+    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DELETE FROM schema_version WHERE version = 5;');
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(migrated.summary().schemaVersion).toBe(5);
+    expect(migrated.get('C-1')).toMatchObject({ contactId: '100', fields: { plan: 'pro' }, draftHash: 'h1', rowHash: null });
+    migrated.close();
+  });
+});

@@ -1,3 +1,4 @@
+import { mappingFingerprint, rowHash } from '../../../src/pipeline/map/row-hash.js';
 import { RowLookahead } from '../../../src/pipeline/row/row-lookahead.js';
 import type { SourceRecord, SourceRow } from '../../../src/pipeline/types.js';
 import { StateStore } from '../../../src/state/state-store.js';
@@ -90,5 +91,36 @@ describe('RowLookahead', () => {
     const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, rows: 4 });
     for await (const record of ahead.records(input())) if (record.line === 3) break;
     expect(closed).toBe(true);
+  });
+
+  it('settles a row by its row hash once, for the first row of its key, only when asked to and the key is alone', async () => {
+    const fingerprint = mappingFingerprint(job, ['customer_id'], '1.0.0');
+    store.recordConfirmed('K5', { contactId: '105', draftHash: 'h5', rowHash: rowHash(fingerprint, ['K5']) });
+    store.recordConfirmed('K6', { contactId: '106', draftHash: 'h6', rowHash: rowHash(fingerprint, ['K6-old']) });
+    store.recordConfirmed('K7', { contactId: '107', draftHash: 'h7', rowHash: rowHash(fingerprint, ['K7']) });
+    const records = [row('K5', 2), row('K5', 3), row('K6', 4), row('K7', 5)];
+    const settled = async (quick: boolean, alone: (key: string) => boolean): Promise<unknown[]> => {
+      const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, fingerprint, quick });
+      const answers: unknown[] = [];
+      for await (const record of ahead.records(source(records))) answers.push(ahead.quick(record as SourceRow, alone) ?? ahead.mapped(record as SourceRow).ok);
+      return answers;
+    };
+    // K5's second row finds the answer taken; K6's stored hash is another row's.
+    expect(await settled(true, () => true)).toEqual([{ key: 'K5', contactId: '105' }, true, true, { key: 'K7', contactId: '107' }]);
+    expect(await settled(true, (key) => key !== 'K7')).toEqual([{ key: 'K5', contactId: '105' }, true, true, true]);
+    expect(await settled(false, () => true)).toEqual([true, true, true, true]);
+  });
+
+  it('gives a mapped draft its row hash, and none without a fingerprint', async () => {
+    const fingerprint = mappingFingerprint(job, ['customer_id'], '1.0.0');
+    const hashes: unknown[] = [];
+    for (const options of [{ fingerprint }, {}]) {
+      const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, ...options });
+      for await (const record of ahead.records(source([row('K9', 2)]))) {
+        const mapped = ahead.mapped(record as SourceRow);
+        hashes.push(mapped.ok ? mapped.draft.rowHash : 'unmapped');
+      }
+    }
+    expect(hashes).toEqual([rowHash(fingerprint, ['K9']), undefined]);
   });
 });
