@@ -175,6 +175,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     busy: (key) => lanes.has(key),
     ...(options.dryRun ? {} : { fingerprint: mappingFingerprint(job, source.header, options.productVersion ?? '') }),
     quick: settlesByRowHash(job, { dryRun: options.dryRun, full: options.full === true }),
+    alone: (key) => duplicates.alone(key),
   });
   let summary: JobSummary;
   let status: RunStatus = 'completed';
@@ -201,7 +202,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       // An unchanged row of a re-run, known by its row hash, is settled without being mapped,
       // even while other rows are in flight (their keys were not read ahead, so none is settled
       // here; results.csv is in the order rows finish, docs/reports.md).
-      const quick = ahead.quick(record, (key) => duplicates.alone(key));
+      const quick = ahead.quick(record);
       if (quick !== undefined) {
         if (seen !== undefined) seeKey(seen, quick.key);
         rowsTaken++;

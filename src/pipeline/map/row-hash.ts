@@ -31,7 +31,12 @@ export function mappingFingerprint(job: Pick<Job, 'key' | 'fields' | 'emptyValue
   return hash('sha256', canonicalJson({ version: ROW_HASH_VERSION, product: productVersion, header: [...header], mapping }), 'base64url');
 }
 
-/** SHA-256 of the fingerprint and the row's cells, every cell in order (JSON: no two rows share a text). */
+/**
+ * SHA-256 of the fingerprint and the cells of a `SourceRow`, every cell in order, NUL between
+ * them. No two rows share that text: a row has as many cells as the header has columns (the
+ * header is in the fingerprint) and no cell holds a NUL (the reader fails such a row,
+ * CSV_COLUMN_COUNT and CSV_INVALID_BYTES). It is a third cheaper than a JSON text of the cells.
+ */
 export function rowHash(fingerprint: string, cells: readonly string[]): string {
-  return hash('sha256', `${fingerprint}${JSON.stringify(cells)}`, 'base64url');
+  return hash('sha256', `${fingerprint}\u0000${cells.join('\u0000')}`, 'base64url');
 }

@@ -18,7 +18,7 @@
  * same key finds no answer and reads the store itself, as every row did before.
  */
 import type { Job } from '../../config/job-types.js';
-import type { KnownKeyRecord, StateStore } from '../../state/state-store.js';
+import type { KnownKeyBrief, KnownKeyRecord, StateStore } from '../../state/state-store.js';
 import { mapKey, mapRow } from '../map/map.js';
 import { rowHash } from '../map/row-hash.js';
 import type { MapResult, SourceRecord, SourceRow } from '../types.js';
@@ -38,7 +38,7 @@ export class KnownKey {
     private readonly withStore: boolean,
   ) {}
 
-  /** The fact the decision gets; undefined for a job without a store. Parses the record. */
+  /** The fact the decision gets; undefined for a job without a store. Parses the record (`take` hands out only whole ones). */
   get state(): KeyState | undefined {
     return this.withStore ? keyStateOf(this.pending, this.record?.contact()) : undefined;
   }
@@ -59,6 +59,8 @@ export interface RowLookaheadOptions {
   readonly fingerprint?: string;
   /** `quick` may settle rows (see `settlesByRowHash`). @default false */
   readonly quick?: boolean;
+  /** Whether the key is on one row of the input only (`onDuplicateRows` decides the others). @default always */
+  readonly alone?: (key: string) => boolean;
   /** @default LOOKAHEAD_ROWS */
   readonly rows?: number;
 }
@@ -132,29 +134,34 @@ export class RowLookahead {
 
   /**
    * The key and contact of `row` when it is unchanged by its row hash and nothing else asks more
-   * of it: the store's answer is taken (as `take` would), and the row needs no mapping. `alone`
-   * says whether the key is on this row only (`onDuplicateRows` decides the others).
+   * of it: the store's answer is taken (as `take` would), and the row needs no mapping.
    */
-  quick(row: SourceRow, alone: (key: string) => boolean): { key: string; contactId: string } | undefined {
-    if (this.#options.quick !== true) return undefined;
+  quick(row: SourceRow): { key: string; contactId: string } | undefined {
     const prepared = this.#prepared.get(row);
-    if (prepared === undefined || 'failed' in prepared || prepared.rowHash === undefined) return undefined;
+    if (prepared === undefined || 'failed' in prepared) return undefined;
     const known = this.#known.get(prepared.key);
-    const record = known?.record;
-    if (record === undefined || known?.pending !== false || record.departed || record.rowHash !== prepared.rowHash || !alone(prepared.key)) return undefined;
+    if (known?.record === undefined || !this.#settles(prepared, known.record, known.pending)) return undefined;
     this.#known.delete(prepared.key);
     this.#quickRows++;
-    return { key: prepared.key, contactId: record.contactId };
+    return { key: prepared.key, contactId: known.record.contactId };
   }
 
   /**
    * What the store knew of the key when its batch was read, for the first row of the key taken
-   * since: the answer is handed out once. Undefined for any other row, and when the read failed.
+   * since: the answer is handed out once. Undefined for any other row, when the read failed, and
+   * for a key whose row `quick` was to settle (only its brief was read).
    */
   take(key: string): KnownKey | undefined {
     const known = this.#known.get(key);
-    if (known !== undefined) this.#known.delete(key);
-    return known;
+    if (known === undefined) return undefined;
+    this.#known.delete(key);
+    return known.record !== undefined && known.record.contact() === undefined ? undefined : known;
+  }
+
+  /** Whether the row that `prepared` is, first of its key in the batch, is settled by its row hash. */
+  #settles(prepared: { readonly key: string; readonly rowHash: string | undefined }, brief: KnownKeyBrief, pending: boolean): boolean {
+    const { quick, alone } = this.#options;
+    return quick === true && prepared.rowHash !== undefined && brief.rowHash === prepared.rowHash && !brief.departed && !pending && (alone?.(prepared.key) ?? true);
   }
 
   #rowHash(row: SourceRow): string | undefined {
@@ -165,7 +172,8 @@ export class RowLookahead {
   #prepare(batch: readonly SourceRecord[]): void {
     const { job, state, mine, busy } = this.#options;
     const prepared = new Map<SourceRow, Prepared>();
-    const keys = new Set<string>();
+    /** The first row of each key to read. */
+    const keys = new Map<string, { readonly key: string; readonly rowHash: string | undefined }>();
     for (const record of batch) {
       if (record.kind !== 'row') continue;
       // The key alone: mapRow fails a row whose key fails the same way, and maps the others
@@ -175,27 +183,37 @@ export class RowLookahead {
         prepared.set(record, { failed: key });
         continue;
       }
-      prepared.set(record, { key: key.value, rowHash: this.#rowHash(record) });
-      if (mine(key.value) && !busy(key.value)) keys.add(key.value);
+      const row = { key: key.value, rowHash: this.#rowHash(record) };
+      prepared.set(record, row);
+      if (!keys.has(key.value) && mine(key.value) && !busy(key.value)) keys.set(key.value, row);
     }
     this.#prepared = prepared;
-    this.#known = readKnown(state, keys);
+    // The whole record of a key is read unless its row will be settled by its row hash.
+    this.#known = readKnown(state, keys, (first, brief, pending) => !this.#settles(first, brief, pending));
   }
 }
 
-/** The store's answers for `keys`, read at once; none when the read fails (each row then reads for itself and meets the failure). */
-function readKnown(state: StateStore | undefined, keys: ReadonlySet<string>): Map<string, KnownKey> {
+/**
+ * The store's answers for `keys` (each with its first row), read at once, the whole record of
+ * those `whole` asks for; none when the read fails (each row then reads for itself and meets the
+ * failure).
+ */
+function readKnown<Row>(
+  state: StateStore | undefined,
+  keys: ReadonlyMap<string, Row>,
+  whole: (first: Row, brief: KnownKeyBrief, pending: boolean) => boolean,
+): Map<string, KnownKey> {
   const known = new Map<string, KnownKey>();
   if (keys.size === 0) return known;
   if (state === undefined) {
-    for (const key of keys) known.set(key, new KnownKey(undefined, false, false));
+    for (const key of keys.keys()) known.set(key, new KnownKey(undefined, false, false));
     return known;
   }
   try {
     // Pending creates are few (a create whose answer was lost), so all of them are read.
     const pending = new Set(state.pendingCreates());
-    const records = state.readAhead([...keys]);
-    for (const key of keys) known.set(key, new KnownKey(records.get(key), pending.has(key), true));
+    const records = state.readAhead([...keys.keys()], (brief) => whole(keys.get(brief.key)!, brief, pending.has(brief.key)));
+    for (const key of keys.keys()) known.set(key, new KnownKey(records.get(key), pending.has(key), true));
   } catch {
     known.clear();
   }

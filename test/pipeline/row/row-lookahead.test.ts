@@ -100,15 +100,21 @@ describe('RowLookahead', () => {
     store.recordConfirmed('K7', { contactId: '107', draftHash: 'h7', rowHash: rowHash(fingerprint, ['K7']) });
     const records = [row('K5', 2), row('K5', 3), row('K6', 4), row('K7', 5)];
     const settled = async (quick: boolean, alone: (key: string) => boolean): Promise<unknown[]> => {
-      const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, fingerprint, quick });
+      const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, fingerprint, quick, alone });
       const answers: unknown[] = [];
-      for await (const record of ahead.records(source(records))) answers.push(ahead.quick(record as SourceRow, alone) ?? ahead.mapped(record as SourceRow).ok);
+      for await (const record of ahead.records(source(records))) answers.push(ahead.quick(record as SourceRow) ?? ahead.mapped(record as SourceRow).ok);
       return answers;
     };
     // K5's second row finds the answer taken; K6's stored hash is another row's.
     expect(await settled(true, () => true)).toEqual([{ key: 'K5', contactId: '105' }, true, true, { key: 'K7', contactId: '107' }]);
     expect(await settled(true, (key) => key !== 'K7')).toEqual([{ key: 'K5', contactId: '105' }, true, true, true]);
     expect(await settled(false, () => true)).toEqual([true, true, true, true]);
+
+    // Only the brief of a key to settle was read: `take` hands no half answer out, the row reads for itself.
+    const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, fingerprint, quick: true });
+    const taken: unknown[] = [];
+    for await (const record of ahead.records(source([row('K7', 2), row('K6', 3)]))) taken.push(ahead.take((record as SourceRow).values.customer_id!)?.state?.kind);
+    expect(taken).toEqual([undefined, 'known']);
   });
 
   it('gives a mapped draft its row hash, and none without a fingerprint', async () => {
