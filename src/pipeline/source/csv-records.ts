@@ -244,7 +244,8 @@ class RecordReader {
     }
     if (chunk.length > this.writeBytes) {
       let cut = this.writeBytes;
-      if (chunk[cut - 1] === CR) cut++;
+      // Never between a CR and its LF (a CR before another CR is a line break of its own).
+      if (chunk[cut - 1] === CR && chunk[cut] === LF) cut++;
       if (cut < chunk.length) {
         this.pushBack(chunk.subarray(cut));
         chunk = chunk.subarray(0, cut);

@@ -95,3 +95,14 @@ test('rows with faults give the same records whole or in chunks of a few bytes',
     expect(new Set(lines).size).toBe(lines.length);
   }
 });
+
+test('a write cut after a fault that lands between CR CR and LF does not shift the lines after it', async () => {
+  // Line 1 is a fault: the reader then writes 256 bytes, cut at the first CR of CR CR LF. A quote
+  // opened in the next write and refused in the one after must be found on its own line.
+  const text = ['a"b', ...Array<string>(128).fill('x')].join('\n') + '\r\r\n' + Array<string>(250).fill('y\n').join('') + 'k,"open more"x,1\ne,f\n';
+  const records = await parse(Readable.from([Buffer.from(text)]));
+  expect(records.slice(-2).map((record) => [record.kind, record.line, record.cells])).toEqual([
+    ['fault', 381, ['k', 'open morex', '1']],
+    ['record', 382, ['e', 'f']],
+  ]);
+});
