@@ -100,9 +100,13 @@ test('a write cut after a fault that lands between CR CR and LF does not shift t
   // Line 1 is a fault: the reader then writes 256 bytes, cut at the first CR of CR CR LF. A quote
   // opened in the next write and refused in the one after must be found on its own line.
   const text = ['a"b', ...Array<string>(128).fill('x')].join('\n') + '\r\r\n' + Array<string>(250).fill('y\n').join('') + 'k,"open more"x,1\ne,f\n';
-  const records = await parse(Readable.from([Buffer.from(text)]));
-  expect(records.slice(-2).map((record) => [record.kind, record.line, record.cells])).toEqual([
-    ['fault', 381, ['k', 'open morex', '1']],
-    ['record', 382, ['e', 'f']],
-  ]);
+  // Through csv-parse alone: the fast path would split the quote-free replay itself, without the cut.
+  for (const fastPath of [false, true]) {
+    const records: CsvRecord[] = [];
+    for await (const batch of readCsvBatches(Readable.from([Buffer.from(text)]), { delimiter: ',', fastPath })) records.push(...batch);
+    expect(records.slice(-2).map((record) => [record.kind, record.line, record.cells])).toEqual([
+      ['fault', 381, ['k', 'open morex', '1']],
+      ['record', 382, ['e', 'f']],
+    ]);
+  }
 });
