@@ -12,10 +12,11 @@
  * Malformed rows. On any parse error (a stray quote, a quoted value followed by other characters,
  * a quote never closed, a record over `maxRecordBytes`) and on a quoted value spanning more than
  * `maxRecordLines` lines (a quote that was "closed" by a later row's quote), the record becomes a
- * fault at its first line L and reading starts again, with a fresh parser, at line L + 1. To do
- * that the reader keeps the bytes written since the start of the record in progress: bounded by
- * the record size limit plus one buffer. After a fault the next writes are small and grow again,
- * so a file with a fault on every row costs a bounded amount of re-parsing per fault.
+ * fault at its first line L (with what can be read of its first `maxRecordBytes` bytes) and
+ * reading starts again, with a fresh parser, at line L + 1. To do that the reader keeps the bytes
+ * written since the start of the record in progress: bounded by the record size limit plus one
+ * buffer. After a fault the next writes are small and grow again, so a file with a fault on every
+ * row costs a bounded amount of re-parsing per fault.
  *
  * Quote-free chunks. Where no quote can be, a CSV line is its values joined by the delimiter, so
  * a buffer without a quote byte is split directly (decoded once, cut at line breaks, each line at
@@ -446,7 +447,8 @@ class RecordReader {
       this.keepSkipped(bytes.subarray(start));
       return;
     }
-    this.out.push(this.fault(line, cause, bytes.subarray(start, lineBreak.start)));
+    // At most maxRecordBytes of it, as when its end is not read yet: the same fault wherever the writes ended.
+    this.out.push(this.fault(line, cause, bytes.subarray(start, Math.min(lineBreak.start, start + this.maxRecordBytes))));
     if (lineBreak.end < bytes.length) this.pushBack(bytes.subarray(lineBreak.end));
   }
 

@@ -110,3 +110,21 @@ test('a write cut after a fault that lands between CR CR and LF does not shift t
     ]);
   }
 });
+
+test('a row over maxRecordBytes is the same fault whether or not its end was read when the parser refused it', async () => {
+  // Read whole, the line's end is there when the size is refused; in chunks of 10 bytes it is not.
+  // Either way the fault is what its first maxRecordBytes bytes hold: a quote still open there.
+  const bytes = Buffer.from(`id,name\n1,"${'x'.repeat(30)}",b\n2,c\n`);
+  for (const fastPath of [false, true]) {
+    for (const size of [bytes.length, 10]) {
+      const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+      const records: CsvRecord[] = [];
+      for await (const batch of readCsvBatches(Readable.from(chunks), { delimiter: ',', maxRecordBytes: 24, fastPath })) records.push(...batch);
+      expect(records.map((record) => [record.line, record.kind === 'fault' ? record.code : record.kind, record.cells])).toEqual([
+        [1, 'record', ['id', 'name']],
+        [2, 'CSV_UNCLOSED_QUOTE', ['1', 'x'.repeat(21)]],
+        [3, 'record', ['2', 'c']],
+      ]);
+    }
+  }
+});
