@@ -95,3 +95,36 @@ test('rows with faults give the same records whole or in chunks of a few bytes',
     expect(new Set(lines).size).toBe(lines.length);
   }
 });
+
+test('a write cut after a fault that lands between CR CR and LF does not shift the lines after it', async () => {
+  // Line 1 is a fault: the reader then writes 256 bytes, cut at the first CR of CR CR LF. A quote
+  // opened in the next write and refused in the one after must be found on its own line.
+  const text = ['a"b', ...Array<string>(128).fill('x')].join('\n') + '\r\r\n' + Array<string>(250).fill('y\n').join('') + 'k,"open more"x,1\ne,f\n';
+  // Through csv-parse alone: the fast path would split the quote-free replay itself, without the cut.
+  for (const fastPath of [false, true]) {
+    const records: CsvRecord[] = [];
+    for await (const batch of readCsvBatches(Readable.from([Buffer.from(text)]), { delimiter: ',', fastPath })) records.push(...batch);
+    expect(records.slice(-2).map((record) => [record.kind, record.line, record.cells])).toEqual([
+      ['fault', 381, ['k', 'open morex', '1']],
+      ['record', 382, ['e', 'f']],
+    ]);
+  }
+});
+
+test('a row over maxRecordBytes is the same fault whether or not its end was read when the parser refused it', async () => {
+  // Read whole, the line's end is there when the size is refused; in chunks of 10 bytes it is not.
+  // Either way the fault is what its first maxRecordBytes bytes hold: a quote still open there.
+  const bytes = Buffer.from(`id,name\n1,"${'x'.repeat(30)}",b\n2,c\n`);
+  for (const fastPath of [false, true]) {
+    for (const size of [bytes.length, 10]) {
+      const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+      const records: CsvRecord[] = [];
+      for await (const batch of readCsvBatches(Readable.from(chunks), { delimiter: ',', maxRecordBytes: 24, fastPath })) records.push(...batch);
+      expect(records.map((record) => [record.line, record.kind === 'fault' ? record.code : record.kind, record.cells])).toEqual([
+        [1, 'record', ['id', 'name']],
+        [2, 'CSV_UNCLOSED_QUOTE', ['1', 'x'.repeat(21)]],
+        [3, 'record', ['2', 'c']],
+      ]);
+    }
+  }
+});
