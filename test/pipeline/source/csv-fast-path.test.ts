@@ -5,17 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { readCsvBatches, type CsvReadCounts, type CsvReadOptions, type CsvRecord } from '../../../src/pipeline/source/csv-records.js';
-
-/** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed from its seed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 type Next = () => number;
 const pick = <T>(next: Next, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
@@ -97,7 +87,7 @@ function randomChunks(next: Next, bytes: Buffer): Buffer[] {
 }
 
 test('random inputs in random chunks give the same records with the fast path as through csv-parse alone', async () => {
-  const next = random(20240611);
+  const next = seededRandom(20240611);
   const totals: CsvReadCounts = { directLines: 0, parserWrites: 0 };
   let inputs = 0;
   for (let round = 0; round < 1500; round++) {

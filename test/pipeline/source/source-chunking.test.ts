@@ -1,16 +1,6 @@
 import { Readable } from 'node:stream';
 import { readCsvBatches, type CsvRecord } from '../../../src/pipeline/source/csv-records.js';
-
-/** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 function chunked(bytes: Buffer, sizes: () => number): Readable {
   const chunks: Buffer[] = [];
@@ -69,7 +59,7 @@ function wellFormed(next: () => number): { text: string; expected: Array<{ line:
 }
 
 test('well-formed rows come out on their physical lines, however the bytes are chunked', async () => {
-  const next = random(42);
+  const next = seededRandom(42);
   for (let round = 0; round < 150; round++) {
     const { text, expected } = wellFormed(next);
     const bytes = Buffer.from(text);
@@ -79,7 +69,7 @@ test('well-formed rows come out on their physical lines, however the bytes are c
 });
 
 test('rows with faults give the same records whole or in chunks of a few bytes', async () => {
-  const next = random(7);
+  const next = seededRandom(7);
   const pieces = ['a,b,c', '"x\ny",z,w', '', 'p,"unclosed,q', 's,t"u,v', '"k"j,l,m', '"""",2,3', 'e,"f\r\ng",h', '1,2'];
   for (let round = 0; round < 150; round++) {
     const eol = EOLS[Math.floor(next() * EOLS.length)]!;
