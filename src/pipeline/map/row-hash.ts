@@ -9,12 +9,14 @@
  * stored one would map to the stored draft, and is settled as the draft hash would settle it.
  *
  * Anything that could change the draft changes the fingerprint: a column renamed or moved, a
- * field, a transform, a default, the tags' settings (prune too), another version of contact-sync.
+ * field, a transform, a default, the tags' settings (prune too), another version of contact-sync
+ * or of the phone library it maps with.
  * A row hash that differs only sends the row through the full path (mapped, its draft hash
  * compared), which notes the new row hash when it finds the row unchanged: one run after such a
  * change is as slow as before, not wrong. docs/state.md, "Unchanged rows".
  */
 import { hash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { Job } from '../../config/job-types.js';
 import { canonicalJson, type CanonicalValue } from '../../state/canonical-json.js';
 
@@ -22,13 +24,24 @@ import { canonicalJson, type CanonicalValue } from '../../state/canonical-json.j
 const ROW_HASH_VERSION = 1;
 
 /**
+ * The installed libphonenumber-js: its metadata decides how a phone number is normalised, and an
+ * `npm install` may update it under one version of contact-sync.
+ */
+const PHONE_LIBRARY_VERSION = (createRequire(import.meta.url)('libphonenumber-js/package.json') as { version: string }).version;
+
+/**
  * The fingerprint of how `job` maps rows of a file with this header, for `rowHash`. Only what
  * decides a row's draft is in it: not the connection (its token is never hashed), the input's
  * path, the mode or the concurrency.
  */
-export function mappingFingerprint(job: Pick<Job, 'key' | 'fields' | 'emptyValues' | 'tags'>, header: readonly string[], productVersion: string): string {
+export function mappingFingerprint(
+  job: Pick<Job, 'key' | 'fields' | 'emptyValues' | 'tags'>,
+  header: readonly string[],
+  productVersion: string,
+  phoneLibraryVersion: string = PHONE_LIBRARY_VERSION,
+): string {
   const mapping = { key: job.key, fields: job.fields, emptyValues: job.emptyValues, tags: job.tags } as unknown as CanonicalValue;
-  return hash('sha256', canonicalJson({ version: ROW_HASH_VERSION, product: productVersion, header: [...header], mapping }), 'base64url');
+  return hash('sha256', canonicalJson({ version: ROW_HASH_VERSION, product: productVersion, phone: phoneLibraryVersion, header: [...header], mapping }), 'base64url');
 }
 
 /**

@@ -23,17 +23,18 @@ describe('mappingFingerprint', () => {
   });
 
   it.each([
-    ['a column moved', job, ['first_name', 'customer_id', 'plan', 'segments'], '1.0.0'],
-    ['a column renamed', job, ['customer_id', 'firstname', 'plan', 'segments'], '1.0.0'],
-    ['another version of contact-sync', job, HEADER, '1.0.1'],
-    ['another key field', makeJob({ ...job, key: { column: 'customer_id', field: 'crmid' } }), HEADER, '1.0.0'],
-    ['a value map entry', makeJob({ ...job, fields: [job.fields[0]!, columnField('plan', 'plan', [{ kind: 'map', map: { pro: 'PRO' } }])] }), HEADER, '1.0.0'],
-    ['a default', makeJob({ ...job, fields: [columnField('firstName', 'first_name', [{ kind: 'trim' }], 'n/a'), job.fields[1]!] }), HEADER, '1.0.0'],
-    ['empty values cleared', makeJob({ ...job, emptyValues: 'clear' }), HEADER, '1.0.0'],
-    ['a static tag', makeJob({ ...job, tags: { ...job.tags, static: ['crm', 'nightly'] } }), HEADER, '1.0.0'],
-    ['tags.prune', makeJob({ ...job, tags: { ...job.tags, prune: true } }), HEADER, '1.0.0'],
-  ])('changes with %s', (_what, changed, header, version) => {
-    expect(mappingFingerprint(changed, header, version)).not.toBe(base);
+    ['a column moved', job, ['first_name', 'customer_id', 'plan', 'segments'], '1.0.0', undefined],
+    ['a column renamed', job, ['customer_id', 'firstname', 'plan', 'segments'], '1.0.0', undefined],
+    ['another version of contact-sync', job, HEADER, '1.0.1', undefined],
+    ['another version of the phone library', job, HEADER, '1.0.0', '0.0.1'],
+    ['another key field', makeJob({ ...job, key: { column: 'customer_id', field: 'crmid' } }), HEADER, '1.0.0', undefined],
+    ['a value map entry', makeJob({ ...job, fields: [job.fields[0]!, columnField('plan', 'plan', [{ kind: 'map', map: { pro: 'PRO' } }])] }), HEADER, '1.0.0', undefined],
+    ['a default', makeJob({ ...job, fields: [columnField('firstName', 'first_name', [{ kind: 'trim' }], 'n/a'), job.fields[1]!] }), HEADER, '1.0.0', undefined],
+    ['empty values cleared', makeJob({ ...job, emptyValues: 'clear' }), HEADER, '1.0.0', undefined],
+    ['a static tag', makeJob({ ...job, tags: { ...job.tags, static: ['crm', 'nightly'] } }), HEADER, '1.0.0', undefined],
+    ['tags.prune', makeJob({ ...job, tags: { ...job.tags, prune: true } }), HEADER, '1.0.0', undefined],
+  ])('changes with %s', (_what, changed, header, version, phoneLibrary: string | undefined) => {
+    expect(mappingFingerprint(changed, header, version, phoneLibrary)).not.toBe(base);
   });
 
   it('never holds the token, in any form', () => {
