@@ -264,7 +264,6 @@ export class StateStore {
   readonly #syncNormal: Database.Statement<[]>;
   readonly #recordConfirmed: (key: string, write: ConfirmedWrite) => void;
   readonly #recordObserved: (key: string, observed: ObservedContact) => void;
-  readonly #getMany: (keys: readonly string[]) => Map<string, StoredContact>;
   readonly #readAhead: (keys: readonly string[], whole: (brief: KnownKeyBrief) => boolean) => Map<string, KnownKeyRecord>;
   readonly #noteRowHash: Database.Statement<[string, string, string]>;
   readonly #writeRowHashNotes: (notes: ReadonlyArray<[string, string, string]>) => void;
@@ -377,16 +376,6 @@ export class StateStore {
       }
       return new Map(briefs.map((brief) => [brief.key, knownKeyRecord(brief, rows.get(brief.key))]));
     });
-
-    // One read transaction: every key is read from the same snapshot.
-    this.#getMany = db.transaction((keys: readonly string[]): Map<string, StoredContact> => {
-      const found = new Map<string, StoredContact>();
-      for (const key of keys) {
-        const row = this.#getContact.get(key);
-        if (row !== undefined) found.set(key, toStoredContact(row));
-      }
-      return found;
-    });
   }
 
   /**
@@ -445,11 +434,6 @@ export class StateStore {
   get(key: string): StoredContact | undefined {
     const row = this.#getContact.get(key);
     return row === undefined ? undefined : toStoredContact(row);
-  }
-
-  /** The known contacts among `keys`, by key; keys not known are absent. */
-  getMany(keys: readonly string[]): Map<string, StoredContact> {
-    return this.#getMany(keys);
   }
 
   /**

@@ -106,10 +106,10 @@ describe('known contacts', () => {
     expect(store.get('C-2')?.contactId).toBe('200');
   });
 
-  test('getMany returns the known contacts among the keys asked', () => {
+  test('readAhead returns the known contacts among the keys asked', () => {
     store.recordConfirmed('C-1', { contactId: '100', draftHash: 'h1' });
     store.recordConfirmed('C-3', { contactId: '300', draftHash: 'h3' });
-    const found = store.getMany(['C-1', 'C-2', 'C-3']);
+    const found = store.readAhead(['C-1', 'C-2', 'C-3']);
     expect([...found.keys()].sort()).toEqual(['C-1', 'C-3']);
     expect(found.get('C-3')?.contactId).toBe('300');
   });

@@ -74,8 +74,14 @@ export function settlesByRowHash(job: Pick<Job, 'mode' | 'message' | 'state'>, r
   return !run.dryRun && !run.full && job.state !== false && (job.mode === 'upsert' || job.mode === 'update') && job.message === undefined;
 }
 
-/** A row of the batch: its key (or why it has none) and its row hash. */
-type Prepared = { readonly key: string; readonly rowHash: string | undefined } | { readonly failed: MapResult };
+/** A row of the batch with a key: the key and the row's row hash (none without a fingerprint). */
+interface KeyedRow {
+  readonly key: string;
+  readonly rowHash: string | undefined;
+}
+
+/** A row of the batch: its key and row hash, or why it has no key. */
+type Prepared = KeyedRow | { readonly failed: MapResult };
 
 export class RowLookahead {
   readonly #options: RowLookaheadOptions;
@@ -159,7 +165,7 @@ export class RowLookahead {
   }
 
   /** Whether the row that `prepared` is, first of its key in the batch, is settled by its row hash. */
-  #settles(prepared: { readonly key: string; readonly rowHash: string | undefined }, brief: KnownKeyBrief, pending: boolean): boolean {
+  #settles(prepared: KeyedRow, brief: KnownKeyBrief, pending: boolean): boolean {
     const { quick, alone } = this.#options;
     return quick === true && prepared.rowHash !== undefined && brief.rowHash === prepared.rowHash && !brief.departed && !pending && (alone?.(prepared.key) ?? true);
   }
@@ -173,7 +179,7 @@ export class RowLookahead {
     const { job, state, mine, busy } = this.#options;
     const prepared = new Map<SourceRow, Prepared>();
     /** The first row of each key to read. */
-    const keys = new Map<string, { readonly key: string; readonly rowHash: string | undefined }>();
+    const keys = new Map<string, KeyedRow>();
     for (const record of batch) {
       if (record.kind !== 'row') continue;
       // The key alone: mapRow fails a row whose key fails the same way, and maps the others
@@ -183,7 +189,7 @@ export class RowLookahead {
         prepared.set(record, { failed: key });
         continue;
       }
-      const row = { key: key.value, rowHash: this.#rowHash(record) };
+      const row: KeyedRow = { key: key.value, rowHash: this.#rowHash(record) };
       prepared.set(record, row);
       if (!keys.has(key.value) && mine(key.value) && !busy(key.value)) keys.set(key.value, row);
     }
