@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md. See docs/benchmarks.md.
  *
- *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only]
+ *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only] [--sqlite-only]
  *
  * `--limiter-only` runs the limiter section alone and prints its figures; with `--out FILE` it
  * replaces that section of FILE (a RESULTS.md), saying when and under what load it was taken.
@@ -11,6 +11,8 @@
  * copied into RESULTS.md (its commentary is written by hand).
  * `--month-only` runs the month of nightly runs alone and prints it; with `--out FILE` it
  * replaces (or adds) that section of FILE.
+ * `--sqlite-only` runs the SQLite engines' section alone (better-sqlite3 against node:sqlite) and
+ * prints it; with `--out FILE` it replaces (or adds) that section of FILE.
  * `--quick` runs every section at a tenth of the size (a smoke test of the bench itself; its
  * figures are not the committed ones) and writes to a temporary file unless `--out` is given.
  */
@@ -30,7 +32,8 @@ import { machineInfo } from './machine-info.js';
 import { renderResults } from './results-markdown.js';
 import { runChannels, runZeroCallRerun, unattendedMarkdown } from './unattended.js';
 import { replaceLimiterSection } from './limiter-markdown.js';
-import { monthMarkdown, runMonthOfNights } from './month-of-nights.js';
+import { MONTH_PREFETCH_SECTION, MONTH_SECTION, monthMarkdown, runMonthOfNights } from './month-of-nights.js';
+import { runSqliteEngines, SQLITE_SECTION } from './sqlite-engines.js';
 
 /**
  * The strict limit of the API scenarios: the platform's 100/min scaled up 60 times, so that a
@@ -89,17 +92,36 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   const here = dirname(fileURLToPath(import.meta.url));
   const root = resolve(here, '..', '..');
+  if (argv.includes('--sqlite-only')) {
+    // The SQLite engines alone, printed; with --out, its section of that file is replaced (or added).
+    const workDir = mkdtempSync(join(tmpdir(), 'contact-sync-bench-'));
+    try {
+      const section = runSqliteEngines(workDir, quick ? 100_000 : 1_000_000, (line) => console.log(line));
+      console.log(section);
+      if (outIndex >= 0 && argv[outIndex + 1] !== undefined) {
+        const file = resolve(argv[outIndex + 1]!);
+        writeFileSync(file, replaceSection(readFileSync(file, 'utf8'), SQLITE_SECTION, section));
+        console.log(`replaced the SQLite section of ${file}`);
+      }
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+    return;
+  }
   if (argv.includes('--month-only')) {
     // The month of nightly runs alone, printed; with --out, its section of that file is replaced (or added).
     const workDir = mkdtempSync(join(tmpdir(), 'contact-sync-bench-'));
     try {
-      const section = await runMonth(workDir, { bin: join(root, 'bin', 'contact-sync.js'), probe: join(here, 'rusage-probe.js') }, quick, (line) => console.log(line));
-      const measured = `${section}\nThis section was measured on its own (\`node dist/bench/run.js --month-only --out bench/RESULTS.md\`) on ${machineInfo(new Date()).date}, load average ${(loadavg()[0] ?? 0).toFixed(2)} at its end.\n`;
-      console.log(measured);
+      const sections = await runMonth(workDir, { bin: join(root, 'bin', 'contact-sync.js'), probe: join(here, 'rusage-probe.js') }, quick, (line) => console.log(line));
+      const note = `\nThis section was measured on its own (\`node dist/bench/run.js --month-only --out bench/RESULTS.md\`) on ${machineInfo(new Date()).date}, load average ${(loadavg()[0] ?? 0).toFixed(2)} at its end.\n`;
+      const plain = sections.plain + note;
+      const prefetch = sections.prefetch + note;
+      console.log(plain);
+      console.log(prefetch);
       if (outIndex >= 0 && argv[outIndex + 1] !== undefined) {
         const file = resolve(argv[outIndex + 1]!);
-        writeFileSync(file, replaceSection(readFileSync(file, 'utf8'), '## A month of nightly runs', measured));
-        console.log(`replaced the month section of ${file}`);
+        writeFileSync(file, replaceSection(replaceSection(readFileSync(file, 'utf8'), MONTH_SECTION, plain), MONTH_PREFETCH_SECTION, prefetch));
+        console.log(`replaced the month sections of ${file}`);
       }
     } finally {
       rmSync(workDir, { recursive: true, force: true });
@@ -148,8 +170,10 @@ async function main(argv: readonly string[]): Promise<void> {
     const unattended = await runUnattended(workDir, cli, quick, log);
     log('a month of nightly runs (issue 13)');
     const month = await runMonth(workDir, cli, quick, log);
+    log("the state store's SQLite engine (issue 26)");
+    const sqlite = runSqliteEngines(workDir, quick ? 100_000 : 1_000_000, log);
     const totalMs = performance.now() - started;
-    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month);
+    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month.plain + '\n' + month.prefetch + '\n' + sqlite);
     log(`wrote ${out} (${(totalMs / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
@@ -171,12 +195,20 @@ async function runUnattended(workDir: string, cli: CliPaths, quick: boolean, log
   }
 }
 
-/** Issue 13's month of nightly runs, on an emulator of its own (fast enough that the calls, not the pace, are measured). */
-async function runMonth(workDir: string, cli: CliPaths, quick: boolean, log: (line: string) => void): Promise<string> {
+/**
+ * Issue 13's month of nightly runs, on an emulator of its own (fast enough that the calls, not the
+ * pace, are measured); then the same month with `match.prefetch` configured (issue 25).
+ */
+async function runMonth(workDir: string, cli: CliPaths, quick: boolean, log: (line: string) => void): Promise<{ plain: string; prefetch: string }> {
   const token = 'bench-month';
   const emulator = await startEmulator({ channels: [{ token }], rateLimits: { contacts: { limit: 60_000, periodMs: 60_000 }, messages: false } });
+  const context = { emulator, token, rate: '60000/min', workDir, cli };
+  const [rows, nights] = quick ? [500, 5] : [2000, 30];
   try {
-    return monthMarkdown(await runMonthOfNights({ emulator, token, rate: '60000/min', workDir, cli }, quick ? 500 : 2000, quick ? 5 : 30, log));
+    const plain = monthMarkdown(await runMonthOfNights(context, rows, nights, log));
+    log('a month of nightly runs with match.prefetch (issue 25)');
+    const prefetch = monthMarkdown(await runMonthOfNights(context, rows, nights, log, true));
+    return { plain, prefetch };
   } finally {
     await emulator.close();
   }

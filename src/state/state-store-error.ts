@@ -2,6 +2,7 @@
  * Failures of the state store that a user must act on. They abort the job before any row is
  * processed (exit 2), so each message names the file and the fix.
  */
+import { ContactSyncError } from '../failure/contact-sync-error.js';
 
 export type StateStoreErrorCode =
   /** The file was recorded for another key field: its keys would mean something else. */
@@ -11,17 +12,21 @@ export type StateStoreErrorCode =
   /** The file cannot be opened or read as a state store (not SQLite, no permission, damaged). */
   | 'STATE_UNREADABLE';
 
-export class StateStoreError extends Error {
+export class StateStoreError extends ContactSyncError<StateStoreErrorCode> {
   override readonly name = 'StateStoreError';
 
   constructor(
-    readonly code: StateStoreErrorCode,
+    override readonly code: StateStoreErrorCode,
     /** The state file, as it was given to `StateStore.open`. */
     readonly path: string,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
+  }
+
+  get context(): Readonly<Record<string, unknown>> {
+    return { path: this.path };
   }
 }
 

@@ -13,10 +13,11 @@
  * "create pending" or a message mark could duplicate a contact or a message, so those two
  * records commit with `synchronous = FULL` (fsync of the WAL before the call returns).
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { migrate, SCHEMA_VERSION } from './schema.js';
 import { prepareStateFile, removeStateFiles } from './state-file.js';
 import { StateStoreError, resetCommand } from './state-store-error.js';
+import { openSqliteDatabase, SqliteBindingError } from './sqlite-database.js';
 
 export interface StateStoreOptions {
   /** The job that owns the file; recorded in the file and shown by `state show`. */
@@ -251,6 +252,7 @@ export class StateStore {
   readonly #markPending: Database.Statement<[string, number]>;
   readonly #clearPending: Database.Statement<[string]>;
   readonly #isPending: Database.Statement<[string], { one: number }>;
+  readonly #knows: Database.Statement<[string], { one: number }>;
   readonly #listPending: Database.Statement<[], { key: string }>;
   readonly #getMessage: Database.Statement<[string, string], { status: MessageStatus }>;
   readonly #upsertMessage: Database.Statement<[string, string, MessageStatus, number]>;
@@ -295,6 +297,7 @@ export class StateStore {
     );
     this.#clearPending = db.prepare('DELETE FROM pending_creates WHERE key = ?');
     this.#isPending = db.prepare('SELECT 1 AS one FROM pending_creates WHERE key = ?');
+    this.#knows = db.prepare('SELECT 1 AS one FROM contacts WHERE key = ?');
     this.#listPending = db.prepare('SELECT key FROM pending_creates ORDER BY key');
     this.#getMessage = db.prepare('SELECT status FROM messages WHERE contact_id = ? AND message_hash = ?');
     this.#upsertMessage = db.prepare(
@@ -388,7 +391,7 @@ export class StateStore {
     let db: Database.Database | undefined;
     try {
       prepareStateFile(path);
-      db = new Database(path);
+      db = openSqliteDatabase(path);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       migrate(db, path, options.job, now());
@@ -396,7 +399,7 @@ export class StateStore {
       return new StateStore(path, db, now);
     } catch (error) {
       db?.close();
-      if (error instanceof StateStoreError) throw error;
+      if (error instanceof StateStoreError || error instanceof SqliteBindingError) throw error;
       const reason = typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
       throw new StateStoreError('STATE_UNREADABLE', path, `${path}: cannot open the state store of job "${options.job}" (${reason}). ${openFix(error, options.job)}`, { cause: error });
     }
@@ -494,6 +497,11 @@ export class StateStore {
   /** The create for `key` is settled otherwise (surely not created, or found by a search). */
   clearCreatePending(key: string): void {
     this.#clearPending.run(key);
+  }
+
+  /** Whether the store holds a contact for `key` (a run matches it without a search). */
+  knows(key: string): boolean {
+    return this.#knows.get(key) !== undefined;
   }
 
   isCreatePending(key: string): boolean {

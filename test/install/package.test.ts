@@ -1,6 +1,6 @@
 /**
  * Install anywhere: every runtime dependency supports the Node range the package declares (npm ci
- * warned that cookie@2 wants Node 22), and `npm pack` ships what `npm install -g` needs to run
+ * once warned that cookie@2 wants Node 22, when Node 20 was the floor), and `npm pack` ships what `npm install -g` needs to run
  * from any folder (compiled code, the launcher, the emulator, the example jobs) and nothing of the
  * tests.
  */
@@ -25,7 +25,7 @@ const lock = JSON.parse(readFileSync(`${root}package-lock.json`, 'utf8')) as { p
 describe('the package', () => {
   it('every runtime dependency in the lock file supports the lowest Node the engines range allows', () => {
     const lowest = semver.minVersion(manifest.engines.node)?.version;
-    expect(lowest).toBe('20.19.0');
+    expect(lowest).toBe('22.12.0');
     const refusing = Object.entries(lock.packages)
       .filter(([path, entry]) => path !== '' && entry.dev !== true && !Array.isArray(entry.engines) && entry.engines?.node !== undefined)
       .filter(([, entry]) => !semver.satisfies(lowest!, (entry.engines as Record<string, string>).node!))
