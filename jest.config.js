@@ -6,6 +6,9 @@ const common = {
   testEnvironment: 'node',
   rootDir: import.meta.dirname,
   roots: ['<rootDir>/test'],
+  // The folders a test file made with tempDir() are removed after it (scripts/jest.mjs checks
+  // that nothing is left).
+  setupFilesAfterEnv: ['<rootDir>/test/setup/remove-temp-dirs.ts'],
   // Sources import each other with `.js` (NodeNext); jest resolves the `.ts` file.
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadJobsFile } from '../../src/config/index.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const TOKEN = 'Zt0k3n-SECRET-value';
 
 function jobsFile(connection: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'contact-sync-token-'));
+  const dir = tempDir('contact-sync-token-');
   writeFileSync(join(dir, 'c.csv'), 'id\n1\n');
   const path = join(dir, 'jobs.yaml');
   writeFileSync(

@@ -3,13 +3,13 @@
  * a temp working folder and an EventEmitter standing in for the process's signals.
  */
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { main } from '../../src/cli/main.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { tempDir } from './temp-dir.js';
 
 export const TOKEN = 'test-token-5f2a9c';
 
@@ -39,8 +39,9 @@ export interface Workspace {
   summary(job: string, reportDir?: string): Record<string, unknown> & { rows: Record<string, number>; apiCalls: { total: number; byOperation: Record<string, number> } };
 }
 
+/** A workspace in a temporary folder, removed after the test file. */
 export function workspace(): Workspace {
-  const dir = mkdtempSync(join(tmpdir(), 'contact-sync-'));
+  const dir = tempDir('contact-sync-');
   const readCsv = (file: string) => parse<Record<string, string>>(readFileSync(file, 'utf8'), { columns: true, bom: true });
   return {
     dir,

@@ -1,7 +1,7 @@
 /** A temporary directory per test for state files, removed after it. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/temp-dir.js';
 
 export interface StateTestDir {
   readonly dir: string;
@@ -11,7 +11,8 @@ export interface StateTestDir {
 }
 
 export function makeStateTestDir(): StateTestDir {
-  const dir = mkdtempSync(join(tmpdir(), 'contact-sync-state-'));
+  // Removed by remove(), or after the test file when a test does not get that far.
+  const dir = tempDir('contact-sync-state-');
   return {
     dir,
     statePath: (name = 'job') => join(dir, '.contact-sync', `${name}.db`),

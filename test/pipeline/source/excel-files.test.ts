@@ -1,12 +1,12 @@
 /** What Excel leaves in a "CSV": a `sep=;` first line, or a workbook saved under a .csv name. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readSource } from '../../../src/pipeline/source/source.js';
 import type { SourceRecord } from '../../../src/pipeline/types.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 function file(content: string | Buffer): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'excel-')), 'export.csv');
+  const path = join(tempDir('excel-'), 'export.csv');
   writeFileSync(path, content);
   return path;
 }
