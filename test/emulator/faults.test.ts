@@ -126,7 +126,8 @@ describe('injected faults', () => {
   test('inbound jitter holds a request before the rate check: one closed on its way in was received but never reached the check', async () => {
     const target = await start({ rateLimits: { contacts: { limit: 5, periodMs: 60_000 } }, faults: { inboundJitter: { minMs: 20_000, maxMs: 20_000 } } });
     const pending = outcome(search(target));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Received (counted on arrival), then held 20 s by the jitter: the check cannot have run yet.
+    await waitFor(() => target.counters(TOKEN).total.received === 1, 'the emulator received the search');
     const counters = target.counters(TOKEN);
     expect([counters.total.received, counters.mostInAnyWindow.contacts]).toEqual([1, 0]);
     await target.close();

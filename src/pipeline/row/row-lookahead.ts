@@ -1,6 +1,6 @@
 /**
- * Reads the input a few hundred rows ahead of the row loop, finds each row's key and row hash, and
- * reads what the state store knows of those keys in one transaction: on a nightly re-run where
+ * Reads the input up to LOOKAHEAD_ROWS (64) rows ahead of the row loop, finds each row's key and
+ * row hash, and reads what the state store knows of those keys in one transaction: on a re-run where
  * every row is unchanged, a read of the store per row (two statements, each its own read
  * transaction) cost more than the rest of the row. The row loop takes each row's mapping and the
  * store's answer from here.
