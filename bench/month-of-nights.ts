@@ -24,6 +24,8 @@ export interface Night {
 
 export interface MonthResult {
   rows: number;
+  /** The job had `match.prefetch` (its first import pages once, on an empty channel). */
+  prefetch: boolean;
   firstImport: { calls: number; minimum: number; wallMs: number };
   nights: Night[];
   /** Contacts on the platform, and distinct keys ever in the file (equal: no duplicate). */
@@ -42,7 +44,8 @@ interface Customer {
 
 const SEGMENTS = ['newsletter', 'vip', 'wholesale', 'retail', 'eu', 'apac'];
 
-const JOBS = (input: string, state: string) => `connections:
+/** `prefetch`: every contact carries the marker `source: crm` and the job has `match.prefetch` by it (issue 25). */
+const JOBS = (input: string, state: string, prefetch: boolean) => `connections:
   bench:
     baseUrl: \${BENCH_API_URL}
     token: \${BENCH_CHANNEL_TOKEN}
@@ -53,10 +56,10 @@ jobs:
     input: ${JSON.stringify(input)}
     state: ${JSON.stringify(state)}
     key: { column: customer_id, field: customerid }
-    fields: { firstName: first_name, email: { column: email, transform: email } }
+    fields: { firstName: first_name, email: { column: email, transform: email }${prefetch ? ', source: { value: crm }' : ''} }
     tags: { column: segments, separator: ";", prune: true }
     onMissing: { action: tag, tags: [left-crm] }
-`;
+${prefetch ? '    match: { prefetch: { field: source, value: crm } }\n' : ''}`;
 
 /** A tiny deterministic generator, so every bench run makes the same month. */
 function seeded(seed: number): () => number {
@@ -78,6 +81,7 @@ export async function runMonthOfNights(
   rows: number,
   nights: number,
   log: (line: string) => void,
+  prefetch = false,
 ): Promise<MonthResult> {
   const random = seeded(13);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -92,7 +96,7 @@ export async function runMonthOfNights(
   let customers = Array.from({ length: rows }, newCustomer);
   const input = join(context.workDir, 'month.csv');
   const jobsFile = join(context.workDir, 'month.yaml');
-  writeFileSync(jobsFile, JOBS(input, join(context.workDir, 'month.db')));
+  writeFileSync(jobsFile, JOBS(input, join(context.workDir, `month${prefetch ? '-prefetch' : ''}.db`), prefetch));
   const env = { BENCH_API_URL: context.emulator.url, BENCH_CHANNEL_TOKEN: context.token, BENCH_CONTACTS_RATE: context.rate };
   context.emulator.reset(context.token);
 
@@ -108,7 +112,8 @@ export async function runMonthOfNights(
   log(`  first import of ${rows} rows`);
   const first = await runNight('0');
   // A new key: a search (upsert cannot know it is new), a create, one add-tags call (3 tags at most).
-  const firstImport = { calls: first.calls, minimum: rows * 3, wallMs: first.wallMs };
+  // With prefetch, the empty channel's one page: a first import pages (row/prefetch-choice.ts).
+  const firstImport = { calls: first.calls, minimum: rows * 3 + (prefetch ? 1 : 0), wallMs: first.wallMs };
   const result: Night[] = [];
   let departedKeys = 0;
   const perMille = (share: number) => Math.max(1, Math.round((rows * share) / 1000));
@@ -145,6 +150,7 @@ export async function runMonthOfNights(
   const contacts = context.emulator.contacts(context.token);
   return {
     rows,
+    prefetch,
     firstImport,
     nights: result,
     contacts: contacts.length,
@@ -154,14 +160,23 @@ export async function runMonthOfNights(
   };
 }
 
+export const MONTH_SECTION = '## A month of nightly runs';
+export const MONTH_PREFETCH_SECTION = '## A month of nightly runs with `match.prefetch`';
+
 export function monthMarkdown(month: MonthResult): string {
   const calls = month.nights.reduce((sum, n) => sum + n.calls, 0);
   const minimum = month.nights.reduce((sum, n) => sum + n.minimum, 0);
   const over = month.nights.filter((n) => n.calls !== n.minimum).length;
   const rateLimited = month.nights.reduce((sum, n) => sum + n.rateLimited, 0);
   const lines = [
-    '## A month of nightly runs',
+    month.prefetch ? MONTH_PREFETCH_SECTION : MONTH_SECTION,
     '',
+    ...(month.prefetch
+      ? [
+          'The same month with `match.prefetch` configured (every contact carries `source: crm`, the job pages by it): the pages are read only when they can save calls (issue 25), so a night whose keys the state store knows makes none, and the minimum is the same as without it. The first import pages once (an empty channel: one call).',
+          '',
+        ]
+      : []),
     `The real CLI, ${month.nights.length} nights in a row, on one export of ${month.rows} customers with a state store, \`tags.prune: true\` and \`onMissing: {action: tag, tags: [left-crm]}\` (bench/month-of-nights.ts). Each night 1% of the rows change (half a field, half a segment dropped), 0.2% of the customers leave the export and 0.2% new ones join. Minimum: an update per changed field and a remove-tags per dropped segment (the state store knows the contact and its tags: no search), an add-tags per departed key, and a search, a create and an add-tags per new key (upsert cannot know a key is new without a search).`,
     '',
     `First import: ${month.firstImport.calls} calls (minimum ${month.firstImport.minimum}), ${(month.firstImport.wallMs / 1000).toFixed(1)} s.`,

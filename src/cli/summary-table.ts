@@ -1,6 +1,6 @@
 /** The table printed when a job ends: rows by outcome, calls by operation, 429s, retries, time. */
 import type { DepartedSummary } from '../pipeline/departed/settle-departed.js';
-import type { JobSummary } from '../pipeline/report/report.js';
+import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { formatDuration } from './progress-display.js';
 
 export function formatSummary(summary: JobSummary, reportFiles: readonly string[]): string {
@@ -23,8 +23,8 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   lines.push(`${'retries'.padEnd(width)}${String(summary.retries).padStart(8)}`);
   lines.push(`${'duration'.padEnd(width)}${formatDuration(summary.durationMs).padStart(8)}`);
   if (summary.prefetch !== undefined) {
-    const { contacts, calls, searchesSaved } = summary.prefetch;
-    lines.push('', `prefetch: ${contacts} contacts read in ${calls} calls, ${searchesSaved} searches saved`);
+    const { used, reason, contacts, calls, searchesSaved } = summary.prefetch;
+    lines.push('', used ? `prefetch: ${contacts} contacts read in ${calls} calls, ${searchesSaved} searches saved` : `prefetch: not used (${reason})`);
   }
   if (summary.messages !== undefined) {
     const { sent, skipped, failed, unknown } = summary.messages;

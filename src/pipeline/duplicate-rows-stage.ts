@@ -8,7 +8,7 @@
  */
 import type { Job, OnDuplicateRows } from '../config/job-types.js';
 import { foldDraft, verdict } from './map/duplicate-rows.js';
-import { failedResult } from './row/sync-row.js';
+import { failedResult, skippedResult } from './row/row-result.js';
 import { scanRepeatedKeys, type RepeatedKeys } from './source/repeated-keys.js';
 import type { ContactDraft, RowResult } from './types.js';
 
@@ -19,10 +19,11 @@ export class DuplicateRowsStage {
 
   /**
    * The stage of `job`: the first pass reads the input (before any call). With `mode: message`
-   * every row is a message of its own, and rows of one key all go on.
+   * every row is a message of its own, and rows of one key all go on. `onKey` sees each row's
+   * key as the first pass reads it (`scanRepeatedKeys`).
    */
-  static async open(job: Job): Promise<DuplicateRowsStage> {
-    return new DuplicateRowsStage(job.mode === 'message' ? undefined : await scanRepeatedKeys(job), job.onDuplicateRows);
+  static async open(job: Job, onKey?: (key: string) => void): Promise<DuplicateRowsStage> {
+    return new DuplicateRowsStage(job.mode === 'message' ? undefined : await scanRepeatedKeys(job, onKey), job.onDuplicateRows);
   }
 
   constructor(
@@ -44,11 +45,11 @@ export class DuplicateRowsStage {
       case 'apply':
         return { kind: 'sync', draft };
       case 'skip':
-        return { kind: 'done', result: skipped(draft, cells, decided.message) };
+        return { kind: 'done', result: skippedResult(draft, cells, decided.message) };
       case 'fold': {
         const earlier = this.#held.get(draft.key);
         this.#held.set(draft.key, earlier === undefined ? draft : foldDraft(earlier, draft));
-        return { kind: 'done', result: skipped(draft, cells, decided.message) };
+        return { kind: 'done', result: skippedResult(draft, cells, decided.message) };
       }
       case 'apply-merged': {
         const earlier = this.#held.get(draft.key);
@@ -59,8 +60,4 @@ export class DuplicateRowsStage {
         return { kind: 'done', result: failedResult(draft.line, draft.key, cells, 'DUPLICATE_ROWS', decided.message) };
     }
   }
-}
-
-function skipped(draft: ContactDraft, cells: string[], message: string): RowResult {
-  return { ...failedResult(draft.line, draft.key, cells, '', message), outcome: 'skipped' };
 }

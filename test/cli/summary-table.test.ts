@@ -1,6 +1,6 @@
 import { formatDuration } from '../../src/cli/progress-display.js';
 import { formatSummary } from '../../src/cli/summary-table.js';
-import type { JobSummary } from '../../src/pipeline/report/report.js';
+import type { JobSummary } from '../../src/pipeline/report/job-summary.js';
 
 const summary: JobSummary = {
   job: 'crm',
@@ -12,7 +12,7 @@ const summary: JobSummary = {
   apiCalls: { total: 21, byOperation: { searchContacts: 10, createContact: 4, addTags: 7, getContact: 0 } },
   retries: 2,
   rateLimited: 1,
-  prefetch: { contacts: 500, calls: 50, searchesSaved: 480 },
+  prefetch: { used: true, reason: 'the state store knows no key yet (a first import)', contacts: 500, calls: 50, searchesSaved: 480 },
   messages: { sent: 4, skipped: 0, failed: 0, unknown: 1 },
   aborted: { code: 'MAX_ERRORS', message: '1 of the 10 rows failed' },
 };
@@ -32,6 +32,12 @@ describe('the summary table', () => {
     expect(text).toContain('messages: 4 sent, 0 skipped, 0 failed, 1 unknown');
     expect(text).toContain('ABORTED (MAX_ERRORS): 1 of the 10 rows failed');
     expect(text).toContain('  reports/crm.results.csv');
+  });
+
+  it('says when the prefetch was not used, and why', () => {
+    const text = formatSummary({ ...summary, prefetch: { used: false, reason: '0 key(s) the state store does not know', contacts: 0, calls: 0, searchesSaved: 0 } }, []);
+    expect(text).toContain('prefetch: not used (0 key(s) the state store does not know)');
+    expect(text).not.toContain('contacts read in');
   });
 
   it('formats durations for people', () => {

@@ -80,9 +80,13 @@ export class RepeatedKeys {
  * repeats, that is the whole pass. Otherwise a second read notes the rows of the keys that
  * repeated, checked as `keyOfMappableRow` checks them, so a row that will fail is not one of its
  * key's rows.
+ *
+ * `onKey` sees the key of every row of the first read whose key maps (a key on several rows, once
+ * a row): the run counts there, at no extra read, the keys its state store does not know
+ * (`match.prefetch`'s choice, `row/prefetch-choice.ts`).
  */
-export async function scanRepeatedKeys(job: Job): Promise<RepeatedKeys | undefined> {
-  const candidates = await keysSeenTwice(job);
+export async function scanRepeatedKeys(job: Job, onKey?: (key: string) => void): Promise<RepeatedKeys | undefined> {
+  const candidates = await keysSeenTwice(job, onKey);
   if (candidates.size === 0) return undefined;
   const repeated = new RepeatedKeys();
   const source = await openCheckedSource(job);
@@ -100,14 +104,16 @@ export async function scanRepeatedKeys(job: Job): Promise<RepeatedKeys | undefin
  * before adds the real key, so a key that only shares a fingerprint with another is checked on
  * the second read and found alone there.
  */
-async function keysSeenTwice(job: Job): Promise<Set<string>> {
+async function keysSeenTwice(job: Job, onKey: ((key: string) => void) | undefined): Promise<Set<string>> {
   const sightings = new KeyTable();
   const twice = new Set<string>();
   const source = await openCheckedSource(job);
   for await (const record of source.records) {
     if (record.kind === 'malformed') continue;
     const key = mapKey(record, job);
-    if (key.ok && sightings.sight(key.value, 0) !== 0) twice.add(key.value);
+    if (!key.ok) continue;
+    onKey?.(key.value);
+    if (sightings.sight(key.value, 0) !== 0) twice.add(key.value);
   }
   return twice;
 }

@@ -1,0 +1,59 @@
+/**
+ * The `match.prefetch` step of a run (issue 25): the pages are read only when they can save calls.
+ * While onDuplicateRows' first read of the file goes by (`source/repeated-keys.ts`), it counts the
+ * keys of this run that the state store does not know, up to the pages the known keys would take;
+ * then the pure choice (`row/prefetch-choice.ts`) decides, and the step pages or not.
+ */
+import type { ContactsApi } from '../api/contacts-api.js';
+import type { Job } from '../config/job-types.js';
+import type { StateStore } from '../state/state-store.js';
+import type { JobSummary } from './report/job-summary.js';
+import { prefetchContacts, type ContactIndex } from './row/contact-index.js';
+import { choosePrefetch, pagesFor, type PrefetchChoice } from './row/prefetch-choice.js';
+
+export class PrefetchStep {
+  #unknown = 0;
+  readonly #limit: number;
+  readonly #knownKeys: number;
+  #counted = false;
+
+  /** The step of a job with `match.prefetch`; undefined without one. */
+  static of(job: Job, run: { readonly state?: StateStore; readonly full: boolean; readonly mine: (key: string) => boolean }): PrefetchStep | undefined {
+    return job.match.prefetch === undefined ? undefined : new PrefetchStep(job.match.prefetch, job.key.field, run.state, run.full, run.mine);
+  }
+
+  private constructor(
+    private readonly marker: { field: string; value: string },
+    private readonly keyField: string,
+    private readonly state: StateStore | undefined,
+    private readonly full: boolean,
+    private readonly mine: (key: string) => boolean,
+  ) {
+    this.#knownKeys = state === undefined || full ? 0 : state.summary().keys;
+    this.#limit = pagesFor(this.#knownKeys);
+  }
+
+  /**
+   * For the first read of the file: each row's key. Past the limit the count stops (paging wins
+   * already), so a file of new keys costs no lookup past it.
+   */
+  readonly see = (key: string): void => {
+    this.#counted = true;
+    if (this.state === undefined || this.full || this.#unknown > this.#limit || !this.mine(key)) return;
+    if (!this.state.knows(key)) this.#unknown++;
+  };
+
+  /** Which way the run goes, and why. */
+  choice(): PrefetchChoice {
+    // No first read (`mode: message` reads no keys ahead): page as before, not knowing better.
+    if (!this.#counted && this.state !== undefined && !this.full && this.#knownKeys > 0) return { use: true, reason: 'the keys of the file were not read ahead (mode: message)' };
+    return choosePrefetch({ searchesEveryKey: this.state === undefined || this.full, full: this.full, knownKeys: this.#knownKeys, unknownKeys: this.#unknown });
+  }
+
+  /** Pages when the choice says so; the index, if any, and the summary.json entry. */
+  async run(api: ContactsApi, choice: PrefetchChoice): Promise<{ index?: ContactIndex; summarize: () => NonNullable<JobSummary['prefetch']> }> {
+    if (!choice.use) return { summarize: () => ({ used: false, reason: choice.reason, contacts: 0, calls: 0, searchesSaved: 0 }) };
+    const index = await prefetchContacts(api, this.marker, this.keyField);
+    return { index, summarize: () => ({ used: true, reason: choice.reason, contacts: index.size, calls: index.calls, searchesSaved: index.hits }) };
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Whether a run of a job with `match.prefetch` pages through the marked contacts, from what is
+ * cheap to know before the first call (issue 25). The pages cost about one call per 10 marked
+ * contacts; what they can save is a search for each key of the file the run would otherwise
+ * search: every key without a state store or under `--full`, else the keys the state store does
+ * not know (a known key is matched from the state, never searched). Pure: counts in, choice out;
+ * test/pipeline/row/prefetch-choice.test.ts is its table.
+ */
+
+/** What the choice is made from. */
+export interface PrefetchCounts {
+  /** The run matches every key on the platform: no state store, or `--full`. */
+  readonly searchesEveryKey: boolean;
+  /** `--full` (said in the reason); meaningful with searchesEveryKey. */
+  readonly full: boolean;
+  /** Keys the state store knows: at least as many contacts carry the job's marker. */
+  readonly knownKeys: number;
+  /** Keys of the file the state store does not know (counting may stop past `pagesFor(knownKeys)`). */
+  readonly unknownKeys: number;
+}
+
+export interface PrefetchChoice {
+  /** Page through the marked contacts before the rows. */
+  readonly use: boolean;
+  /** Why, for summary.json and the log. */
+  readonly reason: string;
+}
+
+/** Contacts a prefetch page holds (a search page: the spec's 10 results). */
+export const PREFETCH_PAGE_SIZE = 10;
+
+/** The pages `contacts` marked contacts take: ceil(contacts / 10), and one call to learn there are none. */
+export function pagesFor(contacts: number): number {
+  return Math.max(1, Math.ceil(contacts / PREFETCH_PAGE_SIZE));
+}
+
+export function choosePrefetch(counts: PrefetchCounts): PrefetchChoice {
+  if (counts.searchesEveryKey) {
+    return { use: true, reason: counts.full ? '--full: every key is matched on the platform' : 'no state store: every key is matched on the platform' };
+  }
+  if (counts.knownKeys === 0) return { use: true, reason: 'the state store knows no key yet (a first import)' };
+  // The state's keys are a floor on the marked contacts, so `pages` is a floor on what paging costs:
+  // when the unknown keys are not more than it, searching them is never dearer than the pages.
+  const pages = pagesFor(counts.knownKeys);
+  if (counts.unknownKeys > pages) {
+    return { use: true, reason: `more than ${pages} keys the state store does not know: their searches would cost more than the pages (about ${pages})` };
+  }
+  return {
+    use: false,
+    reason: `${counts.unknownKeys} key(s) the state store does not know: ${counts.unknownKeys} search(es) at most, fewer than the pages (at least ${pages} for the ${counts.knownKeys} known contacts)`,
+  };
+}
