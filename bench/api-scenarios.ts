@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JobSummary } from '../src/pipeline/report/report.js';
+import type { JobSummary } from '../src/pipeline/report/job-summary.js';
 import type { RunningEmulator } from '../src/emulator/index.js';
 import type { ContactSeed } from '../src/emulator/index.js';
 import { formatRate } from '../src/config/rate.js';

@@ -10,7 +10,7 @@ import { ApiClient } from '../src/api/client.js';
 import { LimiterRegistry } from '../src/api/limiter.js';
 import { parseRate } from '../src/config/rate.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/index.js';
-import type { JobSummary } from '../src/pipeline/report/report.js';
+import type { JobSummary } from '../src/pipeline/report/job-summary.js';
 import { expectExit, runCli, type CliPaths } from './cli-child.js';
 import { writeCustomerFile } from './customer-file.js';
 import { jobsYaml } from './jobs-file.js';

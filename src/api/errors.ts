@@ -5,6 +5,7 @@
  */
 import type { AttachmentType } from '../limits.js';
 import type { ApiOperation } from './wire-types.js';
+import { ContactSyncError } from '../failure/contact-sync-error.js';
 
 /** The stable codes of API errors: what reports and the pipeline switch on. */
 export const API_ERROR_CODES = [
@@ -42,8 +43,8 @@ export interface ApiErrorContext {
   cause?: unknown;
 }
 
-export abstract class ApiError extends Error {
-  abstract readonly code: ApiErrorCode;
+export abstract class ApiError extends ContactSyncError<ApiErrorCode> {
+  abstract override readonly code: ApiErrorCode;
   readonly operation: ApiOperation;
   readonly method: string | undefined;
   readonly path: string | undefined;
@@ -59,6 +60,10 @@ export abstract class ApiError extends Error {
     this.path = context.path;
     this.status = context.status;
     this.serverMessage = context.serverMessage;
+  }
+
+  get context(): Readonly<Record<string, unknown>> {
+    return { operation: this.operation, method: this.method, path: this.path, status: this.status };
   }
 
   /** What a report or a JSON log keeps of the error (the cause is left out on purpose). */

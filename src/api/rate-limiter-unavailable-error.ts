@@ -4,9 +4,11 @@
  * pacing itself alone could spend the budget of the others and earn 429s for every one of them.
  */
 
+import { ContactSyncError } from '../failure/contact-sync-error.js';
+
 export type RateLimiterPhase = 'start' | 'lost';
 
-export class RateLimiterUnavailableError extends Error {
+export class RateLimiterUnavailableError extends ContactSyncError<'RATE_LIMITER_UNAVAILABLE'> {
   readonly code = 'RATE_LIMITER_UNAVAILABLE';
   override readonly name = 'RateLimiterUnavailableError';
   /** The Redis URL without user or password. */
@@ -25,5 +27,9 @@ export class RateLimiterUnavailableError extends Error {
     super(`${where}${problem}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.redis = options.redis;
     this.phase = options.phase;
+  }
+
+  get context(): Readonly<Record<string, unknown>> {
+    return { redis: this.redis, phase: this.phase };
   }
 }

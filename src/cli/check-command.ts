@@ -6,15 +6,14 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { ApiClient } from '../api/client.js';
 import { ApiError, InvalidTokenError, RateLimitedError } from '../api/errors.js';
 import { LimiterRegistry } from '../api/limiter.js';
 import { stripUrlAuth } from '../api/strip-url-auth.js';
 import type { Job } from '../config/job-types.js';
 import type { CliIo } from './cli-io.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
-import { apiLimiters } from './run-command.js';
+import { apiLimiters, connectionClient } from './connection.js';
 
 /** The value searched for: no contact holds it, so the answer is one empty page. */
 const PROBE_VALUE = 'contact-sync-connection-check';
@@ -34,14 +33,8 @@ export async function checkConnections(jobs: readonly Job[], limiters: LimiterRe
   const checks: ConnectionCheck[] = [];
   for (const job of seen.values()) {
     const { connection } = job;
-    const api = new ApiClient({
-      baseUrl: connection.baseUrl,
-      token: connection.token,
-      channelType: connection.channelType,
-      limiters: apiLimiters(job, limiters),
-      // A 429 or a failure is the answer to report, not something to wait out.
-      retry: { limit: 0 },
-    });
+    // The connection's own timeouts; a 429 or a failure is the answer to report, not something to wait out.
+    const api = connectionClient(job, limiters, { retryLimit: 0 });
     const started = now();
     const problem = await api.searchContactsPage(job.key.field, PROBE_VALUE).then(
       () => undefined,

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { parseRate } from '../config/rate.js';
 import { parseTokenFlag, startEmulator } from '../emulator/index.js';
 import type { CliIo } from './cli-io.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../exit-codes.js';
 import { UsageError } from './usage-error.js';
 import type { Rate } from '../limits.js';
 

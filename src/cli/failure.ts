@@ -1,38 +1,101 @@
 /**
- * Maps an exception that escaped a command to its exit code and the message a user reads.
- * Input problems found before any row (config, usage, an unreadable file, a header missing a
- * column) are exit 2; anything else stopped a job mid-way and is exit 3.
+ * Maps an exception that escaped a command to its exit code and the message a user reads. Every
+ * failure contact-sync throws is a ContactSyncError (`src/failure/contact-sync-error.ts`) with a
+ * code of the closed union below, and each code has its exit code in one table the compiler holds
+ * complete: input problems found before any row (usage, config, an unreadable file, a header
+ * missing a column, a state store or SQLite that cannot be opened) are exit 2; another run holding
+ * the lock is 75; anything that stopped a job mid-way is 3. Anything else is a bug: UNEXPECTED, 3.
  */
+import type { ApiErrorCode } from '../api/errors.js';
 import { RateLimiterUnavailableError } from '../api/rate-limiter-unavailable-error.js';
-import { ConfigError } from '../config/index.js';
-import { StateStoreError } from '../state/state-store-error.js';
-import { SourceError } from '../pipeline/source/source-error.js';
-import { EXIT } from './exit-codes.js';
-import { UsageError, UsageErrorFromYargs } from './usage-error.js';
-import { LockHeldError } from '../lock/job-lock.js';
-import { ReportWriteError } from '../pipeline/report/report.js';
+import type { ConfigErrorCode } from '../config/config-error.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { ContactSyncError } from '../failure/contact-sync-error.js';
+import type { JobAbortCode } from '../pipeline/job-abort.js';
+import { REPORT_WRITE_FIX, ReportWriteError } from '../pipeline/report/report.js';
+import type { SourceErrorCode } from '../pipeline/source/source-error.js';
+import type { StateStoreErrorCode } from '../state/state-store-error.js';
+import { UsageErrorFromYargs } from './usage-error.js';
+
+/** Every code a failure outside the report can carry: each room's own list, and the CLI's. */
+export type FailureCode =
+  | ApiErrorCode
+  | JobAbortCode
+  | ConfigErrorCode
+  | SourceErrorCode
+  | StateStoreErrorCode
+  | 'USAGE'
+  | 'LOCK_HELD'
+  | 'RATE_LIMITER_UNAVAILABLE'
+  | 'SQLITE_BINDING_UNAVAILABLE'
+  | 'REPORT_WRITE_FAILED'
+  | 'UNEXPECTED';
+
+const BEFORE_ANY_ROW = EXIT.usage;
+const STOPPED_A_JOB = EXIT.aborted;
+
+/** The exit code of each failure; a code added to the union without its line here does not compile. */
+const EXIT_OF: Record<FailureCode, ExitCode> = {
+  USAGE: BEFORE_ANY_ROW,
+  CONFIG_UNREADABLE: BEFORE_ANY_ROW,
+  CONFIG_SYNTAX: BEFORE_ANY_ROW,
+  CONFIG_INVALID: BEFORE_ANY_ROW,
+  INPUT_NOT_FOUND: BEFORE_ANY_ROW,
+  INPUT_IS_DIRECTORY: BEFORE_ANY_ROW,
+  INPUT_UNREADABLE: BEFORE_ANY_ROW,
+  INPUT_EMPTY: BEFORE_ANY_ROW,
+  INPUT_ENCODING: BEFORE_ANY_ROW,
+  INPUT_BAD_HEADER: BEFORE_ANY_ROW,
+  INPUT_DUPLICATE_HEADER: BEFORE_ANY_ROW,
+  INPUT_HEADER_MISMATCH: BEFORE_ANY_ROW,
+  INPUT_NOT_CSV: BEFORE_ANY_ROW,
+  STATE_KEY_FIELD_MISMATCH: BEFORE_ANY_ROW,
+  STATE_SCHEMA_TOO_NEW: BEFORE_ANY_ROW,
+  STATE_UNREADABLE: BEFORE_ANY_ROW,
+  SQLITE_BINDING_UNAVAILABLE: BEFORE_ANY_ROW,
+  LOCK_HELD: EXIT.locked,
+  // Unreachable at the start is exit 2 (no row taken); lost later, it stopped a job (see below).
+  RATE_LIMITER_UNAVAILABLE: STOPPED_A_JOB,
+  REPORT_WRITE_FAILED: STOPPED_A_JOB,
+  // The job's own aborts, and an API failure that escaped the row it belonged to.
+  INVALID_TOKEN: STOPPED_A_JOB,
+  MAX_ERRORS: STOPPED_A_JOB,
+  RATE_LIMITER_LOST: STOPPED_A_JOB,
+  STATE_WRITE_FAILED: STOPPED_A_JOB,
+  API_UNAVAILABLE: STOPPED_A_JOB,
+  RATE_LIMITED: STOPPED_A_JOB,
+  METHOD_NOT_ALLOWED: STOPPED_A_JOB,
+  UNMATCHED_FILE_TYPE: STOPPED_A_JOB,
+  NO_SUCH_CONTACT: STOPPED_A_JOB,
+  FORBIDDEN: STOPPED_A_JOB,
+  SERVER_ERROR: STOPPED_A_JOB,
+  UNEXPECTED_STATUS: STOPPED_A_JOB,
+  NETWORK: STOPPED_A_JOB,
+  TIMEOUT: STOPPED_A_JOB,
+  MALFORMED_RESPONSE: STOPPED_A_JOB,
+  OUTCOME_UNKNOWN: STOPPED_A_JOB,
+  REQUEST_INVALID: STOPPED_A_JOB,
+  PAGE_LIMIT: STOPPED_A_JOB,
+  SEND_REFUSED: STOPPED_A_JOB,
+  UNEXPECTED: STOPPED_A_JOB,
+};
 
 export interface Failure {
-  exitCode: number;
-  code: string;
+  exitCode: ExitCode;
+  code: FailureCode;
   message: string;
   /** Print the command's usage before the message. */
   showUsage: boolean;
 }
 
 export function describeFailure(error: unknown): Failure {
-  if (error instanceof ReportWriteError) {
-    return { exitCode: EXIT.aborted, code: 'REPORT_WRITE_FAILED', message: `${error.message}; free space on its disk or choose another folder with --report-dir, then run again`, showUsage: false };
-  }
-  if (error instanceof LockHeldError) return { exitCode: EXIT.locked, code: error.code, message: error.message, showUsage: false };
-  if (error instanceof UsageErrorFromYargs) return { exitCode: EXIT.usage, code: 'USAGE', message: error.message, showUsage: true };
-  if (error instanceof UsageError || error instanceof ConfigError || error instanceof SourceError || error instanceof StateStoreError) {
-    return { exitCode: EXIT.usage, code: error.code, message: error.message, showUsage: false };
-  }
-  // Unreachable at the start is exit 2 (no row taken); lost later, it stopped a job: exit 3.
-  if (error instanceof RateLimiterUnavailableError) {
-    return { exitCode: error.phase === 'start' ? EXIT.usage : EXIT.aborted, code: error.code, message: error.message, showUsage: false };
+  if (error instanceof ContactSyncError && error.code in EXIT_OF) {
+    const code = error.code as FailureCode;
+    const failure: Failure = { exitCode: EXIT_OF[code], code, message: error.message, showUsage: error instanceof UsageErrorFromYargs };
+    if (error instanceof ReportWriteError) return { ...failure, message: `${error.message}; ${REPORT_WRITE_FIX}` };
+    if (error instanceof RateLimiterUnavailableError && error.phase === 'start') return { ...failure, exitCode: BEFORE_ANY_ROW };
+    return failure;
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { exitCode: EXIT.aborted, code: 'UNEXPECTED', message, showUsage: false };
+  return { exitCode: STOPPED_A_JOB, code: 'UNEXPECTED', message, showUsage: false };
 }

@@ -5,7 +5,6 @@
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiCallStats } from '../api/call-stats.js';
-import { ApiClient, type ApiLimiters } from '../api/client.js';
 import { LimiterRegistry } from '../api/limiter.js';
 import { StateStore } from '../state/state-store.js';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -17,7 +16,8 @@ import { runJob } from '../pipeline/run-job.js';
 import { parseShard, type Shard } from '../pipeline/shard.js';
 import type { CliIo } from './cli-io.js';
 import type { EmbeddedEmulator } from './embedded-emulator.js';
-import { EXIT, worstExit } from './exit-codes.js';
+import { EXIT, worstExit } from '../exit-codes.js';
+import { apiLimiters, connectionClient } from './connection.js';
 import { countLines } from './line-count.js';
 import { loadJobs } from './load-jobs.js';
 import { UsageError } from './usage-error.js';
@@ -225,18 +225,7 @@ async function runOneJob(
 ): Promise<number> {
   const { connection } = job;
   const stats = new ApiCallStats();
-  const api = new ApiClient({
-    baseUrl: connection.baseUrl,
-    token: connection.token,
-    channelType: connection.channelType,
-    limiters: apiLimiters(job, limiters),
-    timeoutMs: connection.timeouts.requestMs,
-    maxPages: connection.timeouts.maxPages,
-    retry: { maxRetryAfterMs: connection.timeouts.maxRetryAfterMs },
-    unavailableAfter: { attempts: connection.timeouts.unavailableAfterAttempts, ms: connection.timeouts.unavailableAfterMs },
-    stats,
-    logger: logger.child({ job: job.name }),
-  });
+  const api = connectionClient(job, limiters, { stats, logger: logger.child({ job: job.name }) });
   // Progress is info: --quiet and --log-level warn or above leave it out; JSON logs carry it as events.
   // Jobs side by side print labelled lines: two bars cannot share a terminal.
   const progressMode = !logger.isLevelEnabled('info') ? 'off' : args.logFormat === 'json' ? 'log' : io.isTTY && !timing.labelled ? 'bar' : 'lines';
@@ -269,6 +258,7 @@ async function runOneJob(
         if (reason === 'deadline') logger.warn({ job: job.name }, `--max-duration: taking no more rows; ${finishing}; the next run goes on where this one stopped`);
         else logger.warn({ job: job.name }, `${finishing}; a second signal stops at once`);
       },
+      onPrefetch: ({ use, reason }) => logger.info({ job: job.name, prefetch: use }, use ? `match.prefetch: paging through the marked contacts (${reason})` : `match.prefetch: not paging (${reason})`),
       onRow: (tally, result) => progress.update(tally, result),
       full: args.full,
       productVersion: packageVersion(),
@@ -292,17 +282,6 @@ async function runOneJob(
     progress.stop();
     state?.close();
   }
-}
-
-/** The job's limiters, shared through `rateLimits.redis` when the connection names one. */
-export function apiLimiters(job: Job, limiters: LimiterRegistry): ApiLimiters {
-  const { connection } = job;
-  const { redis } = connection.rateLimits;
-  const shared = redis === undefined ? {} : { redis, redisWhere: `connections.${connection.name}.rateLimits.redis` };
-  return {
-    contacts: limiters.get(connection.baseUrl, connection.token, 'contacts', connection.rateLimits.contacts, shared),
-    messages: limiters.get(connection.baseUrl, connection.token, 'messages', connection.rateLimits.messages, shared),
-  };
 }
 
 /** The run as the state store's journal records it: the flags, never a secret. */

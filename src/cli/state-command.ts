@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
 import { StateStore, type RunRecord, type StateSummary } from '../state/state-store.js';
 import type { CliIo } from './cli-io.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
 import { UsageError } from './usage-error.js';
 

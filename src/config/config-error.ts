@@ -2,6 +2,7 @@
  * The one error the configuration loader throws. Like csv-parse's CsvError, the context (file,
  * YAML path, line) travels on the error as data; `message` is the same thing rendered for a user.
  */
+import { ContactSyncError } from '../failure/contact-sync-error.js';
 
 /**
  * `CONFIG_UNREADABLE`: the jobs file is missing, a directory or unreadable.
@@ -22,7 +23,7 @@ export interface ConfigIssue {
   column?: number;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends ContactSyncError<ConfigErrorCode> {
   override readonly name = 'ConfigError';
   readonly code: ConfigErrorCode;
   /** The jobs file as the user named it. */
@@ -35,6 +36,10 @@ export class ConfigError extends Error {
     this.code = code;
     this.file = file;
     this.issues = issues;
+  }
+
+  get context(): Readonly<Record<string, unknown>> {
+    return { file: this.file, issues: this.issues };
   }
 }
 

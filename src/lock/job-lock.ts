@@ -15,7 +15,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqliteDatabase, SqliteBindingError } from '../state/sqlite-database.js';
+import { ContactSyncError } from '../failure/contact-sync-error.js';
 
 /** Who holds a lock, as the refused run and `state show` name it. */
 export interface LockHolder {
@@ -42,9 +44,14 @@ export interface HeldLock {
   release(): void;
 }
 
-export class LockHeldError extends Error {
+export class LockHeldError extends ContactSyncError<'LOCK_HELD'> {
   override readonly name = 'LockHeldError';
   readonly code = 'LOCK_HELD';
+
+  get context(): Readonly<Record<string, unknown>> {
+    return { what: this.what, holder: this.holder };
+  }
+
   constructor(
     readonly holder: LockHolder | undefined,
     readonly what: string,
@@ -87,7 +94,7 @@ export interface AcquireOptions {
 export function acquireJobLock(identity: LockIdentity, options: AcquireOptions): HeldLock {
   const path = lockPath(identity);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const db = new Database(path, { timeout: 0 });
+  const db = openSqliteDatabase(path, { timeout: 0 });
   try {
     // The rollback journal, not WAL: an EXCLUSIVE lock in WAL mode would let readers in.
     db.pragma('journal_mode = DELETE');
@@ -129,8 +136,9 @@ export function runningHolder(identity: LockIdentity): LockHolder | undefined {
   const path = lockPath(identity);
   let db: Database.Database;
   try {
-    db = new Database(path, { timeout: 0, fileMustExist: true });
-  } catch {
+    db = openSqliteDatabase(path, { timeout: 0, fileMustExist: true });
+  } catch (error) {
+    if (error instanceof SqliteBindingError) throw error;
     return undefined;
   }
   try {

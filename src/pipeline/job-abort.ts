@@ -2,6 +2,8 @@
  * An exception that stops a whole job (exit 3): row failures are data, this is not. It names the
  * connection, never the token.
  */
+import { ContactSyncError } from '../failure/contact-sync-error.js';
+
 export const JOB_ABORT_CODES = [
   /** The platform refused the channel token (401). */
   'INVALID_TOKEN',
@@ -23,14 +25,18 @@ export const JOB_ABORT_CODES = [
 
 export type JobAbortCode = (typeof JOB_ABORT_CODES)[number];
 
-export class JobAbortError extends Error {
+export class JobAbortError extends ContactSyncError<JobAbortCode> {
   override readonly name = 'JobAbortError';
   constructor(
-    readonly code: JobAbortCode,
+    override readonly code: JobAbortCode,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
+  }
+
+  get context(): Readonly<Record<string, unknown>> {
+    return {};
   }
 }
 

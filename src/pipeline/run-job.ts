@@ -1,81 +1,98 @@
 /**
- * One job, as the pipeline reads: source -> map -> match -> plan -> write -> report. The stages
- * live in their own files; this one only wires them, bounds the rows in flight and keeps the
- * tally that decides the exit code.
+ * One job, as the pipeline reads: source -> map -> match -> plan -> write -> report. This file
+ * only wires the stages, each in its own file:
+ * - before any call: the first read of the input (onDuplicateRows, and the unknown keys
+ *   match.prefetch's choice counts), the reports opened, the run journalled, the prefetch pages;
+ * - the intake (`row-intake.ts`) classifies each record: another shard's, ended here with no call
+ *   (unreadable, settled by its row hash, failed in mapping, decided by onDuplicateRows, needing
+ *   no call), or to dispatch;
+ * - the dispatcher (`row-dispatcher.ts`) runs the rows that need the API (`row/sync-row.ts`) in
+ *   their key's lane through one queue, holding the reader back while enough wait;
+ * - the tally (`run-tally.ts`) counts the rows as they finish, applies the error threshold, and
+ *   gives the status, the exit code and the summary;
+ * - after the rows: the departed step (`onMissing`) when the run read its whole input, the
+ *   journal and the reports closed.
+ * What stops taking rows is here: an abort, a signal, `--limit`, the deadline.
+ * A future `reconcile` or `undo` shares the intake, the dispatcher and the tally, with its own
+ * row work in place of `syncRow` (docs/architecture.md).
  */
-import PQueue from 'p-queue';
 import type { ContactsApi } from '../api/contacts-api.js';
 import type { Job } from '../config/job-types.js';
-import { describeMaxErrors, type MaxErrors } from '../config/max-errors.js';
+import type { MaxErrors } from '../config/max-errors.js';
 import type { RunStatus, StateStore } from '../state/state-store.js';
-import { prefetchContacts, type ContactIndex } from './row/contact-index.js';
+import { PrefetchStep } from './prefetch-step.js';
+import type { PrefetchChoice } from './row/prefetch-choice.js';
 import { openCheckedSource } from './source/checked-source.js';
 import { isSqliteError, JobAbortError, stateWriteFailed } from './job-abort.js';
-import { KeyLanes } from './key-lanes.js';
 import { DuplicateRowsStage } from './duplicate-rows-stage.js';
 import { pastTakingTime, timeToFinishMs } from './deadline.js';
-import { mapKey, mapRow } from './map/map.js';
+import { mapRow } from './map/map.js';
 import { KeySighting } from './key-sighting.js';
 import { settleDeparted, type DepartedSummary } from './departed/settle-departed.js';
 import { departedPath } from './report/departed-report.js';
 import type { MatchedContact } from './row/plan.js';
-import { ReportWriteError, ReportWriter, type JobSummary } from './report/report.js';
+import { REPORT_WRITE_FIX, ReportWriteError, ReportWriter } from './report/report.js';
+import type { JobSummary } from './report/job-summary.js';
 import { shardOf, type Shard } from './shard.js';
 import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
 import { mappingFingerprint } from './map/row-hash.js';
-import { failedResult, settleWithoutCalls, syncRow, unchangedResult, type RowSync } from './row/sync-row.js';
-import type { ContactDraft, MalformedRow, RowOutcome, RowResult, SourceRow } from './types.js';
+import { syncRow, type RowSync } from './row/sync-row.js';
+import { notSentResult } from './row/row-result.js';
+import { RowDispatcher } from './row-dispatcher.js';
+import { RowIntake } from './row-intake.js';
+import { exitCodeOf, RunTally, statusOf, summarize, type RowTally, type RunExitCode, type StopReason } from './run-tally.js';
+import type { RowResult } from './types.js';
 
-
-/** Rows a percentage threshold waits for before it may abort: 1 failure in 3 rows is no trend. */
-export const MAX_ERRORS_PERCENT_MIN_ROWS = 100;
-
+/** What a run of one job is given. Every I/O dependency is here, so tests pass their own. */
 export interface RunJobOptions {
-  job: Job;
-  api: ContactsApi;
-  /** Folder of `<job>.results.csv`, `<job>.rejected.csv`, `<job>.summary.json`. */
-  reportDir: string;
-  dryRun: boolean;
-  /** Take at most this many data rows. */
-  limit?: number;
-  /** Overrides `job.maxErrors`. */
-  maxErrors?: MaxErrors;
-  /** Aborting it stops taking rows; rows in flight finish and the reports are written. */
-  signal?: AbortSignal;
+  readonly job: Job;
+  /** The platform, through the ContactsApi port (the API client, or a test's). */
+  readonly api: ContactsApi;
+  /** Folder of `<job>.results.csv`, `<job>.rejected.csv`, `<job>.summary.json`, `<job>.report.html`. */
+  readonly reportDir: string;
+  /** Search and plan, write nothing: outcomes say what would happen. */
+  readonly dryRun: boolean;
+  /** Take at most this many data rows (`--limit`). @default every row */
+  readonly limit?: number;
+  /** Overrides `job.maxErrors` (`--max-errors`). @default job.maxErrors */
+  readonly maxErrors?: MaxErrors;
+  /** Aborting it stops taking rows; rows in flight finish and the reports are written. @default none */
+  readonly signal?: AbortSignal;
   /**
    * `--max-duration`: the time (ms since the epoch, on `now`'s clock) by which the run must be
-   * done. It stops taking rows early enough for the rows in flight to finish by then.
+   * done. It stops taking rows early enough for the rows in flight to finish by then. @default none
    */
-  deadline?: number;
+  readonly deadline?: number;
   /** Told once when the run stops taking rows early (a signal or the deadline): rows in flight and about how long they need. */
-  onStopping?: (info: { reason: 'signal' | 'deadline'; inFlight: number; finishMs: number }) => void;
-  /** The job's state store; the caller opens and closes it. */
-  state?: StateStore;
-  /** `--full`: ignore the state's hashes and compare every row with the platform. */
-  full?: boolean;
-  /** The command line without secrets, for the state store's journal of runs. */
-  argv?: string;
-  /** Handle only the rows whose key belongs to this shard. */
-  shard?: Shard;
-  /** `--max-missing`: `onMissing.maxShare` for this run, percent. */
-  maxMissingPercent?: number;
+  readonly onStopping?: (info: { reason: 'signal' | 'deadline'; inFlight: number; finishMs: number }) => void;
+  /** The job's state store; the caller opens and closes it. @default none (`state: false`, or a dry run before any) */
+  readonly state?: StateStore;
+  /** `--full`: ignore the state's hashes and compare every row with the platform. @default false */
+  readonly full?: boolean;
+  /** The command line without secrets, for the state store's journal of runs. @default '' */
+  readonly argv?: string;
+  /** Handle only the rows whose key belongs to this shard (`--shard I/N`). @default every row */
+  readonly shard?: Shard;
+  /** `--max-missing`: `onMissing.maxShare` for this run, percent. @default job.onMissing.maxShare */
+  readonly maxMissingPercent?: number;
   /**
    * The version of contact-sync, part of the row hashes' mapping fingerprint: another version may
    * map a row otherwise, so its first run maps every row again (`map/row-hash.ts`). @default ''
    */
-  productVersion?: string;
+  readonly productVersion?: string;
+  /** Told once, before the rows, whether `match.prefetch` pages and why. */
+  readonly onPrefetch?: (choice: PrefetchChoice) => void;
   /** Called after each row with the running tally (progress display). */
-  onRow?: (tally: Readonly<RowTally>, result: RowResult) => void;
-  now?: () => Date;
+  readonly onRow?: (tally: Readonly<RowTally>, result: RowResult) => void;
+  /** The clock. @default () => new Date() */
+  readonly now?: () => Date;
 }
-
-export type RowTally = Record<'total' | RowOutcome, number>;
 
 export interface JobRun {
   summary: JobSummary;
   reportPaths: ReportWriter['paths'];
-  /** 0 every row ended well, 1 some rows failed, 3 aborted mid-run, 4 stopped at the deadline, 130 / 143 interrupted. */
-  exitCode: 0 | 1 | 3 | 4 | 130 | 143;
+  /** Every row ended well, some rows failed, aborted mid-run, stopped at the deadline, or interrupted (SIGINT / SIGTERM). */
+  exitCode: RunExitCode;
   /** File-level advice about the input (it looks like windows-1252), said once, not per row. */
   inputHint?: string;
   /** `<job>.departed.csv`, when the departed step ran. */
@@ -89,15 +106,19 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const now = options.now ?? (() => new Date());
   const startedAt = now();
   const maxErrors = options.maxErrors ?? job.maxErrors;
+  const { shard } = options;
+  const mine = (key: string): boolean => shard === undefined || shardOf(key, shard.count) === shard.index;
 
-  // onDuplicateRows: a first read of the input finds the keys on several rows, before any call.
-  const duplicates = await DuplicateRowsStage.open(job);
+  // Before any call: match.prefetch's choice counts the unknown keys in onDuplicateRows' first
+  // read of the input, which finds the keys on several rows.
+  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full: options.full === true, mine });
+  const duplicates = await DuplicateRowsStage.open(job, prefetch?.see);
   const source = await openCheckedSource(job);
 
   // Shards of one job often share a report folder: each writes its own files. The reports are
   // opened before the run is journalled or any call made: a folder that cannot take them stops
   // the job before it did anything.
-  const reportName = options.shard === undefined ? job.name : `${job.name}.shard-${options.shard.index}-of-${options.shard.count}`;
+  const reportName = shard === undefined ? job.name : `${job.name}.shard-${shard.index}-of-${shard.count}`;
   let report: ReportWriter;
   try {
     report = new ReportWriter(options.reportDir, reportName, source.header);
@@ -116,19 +137,31 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     // Nothing done yet: no row is taken, the reports say why.
     abort = stateWriteFailed(statePath, 'when the run was journalled', error);
   }
-  const index = job.match.prefetch === undefined || abort !== undefined ? undefined : await prefetchContacts(api, job.match.prefetch, job.key.field);
+  const prefetchChoice = abort === undefined ? prefetch?.choice() : undefined;
+  if (prefetchChoice !== undefined) options.onPrefetch?.(prefetchChoice);
+  const prefetched = prefetch === undefined || prefetchChoice === undefined ? undefined : await prefetch.run(api, prefetchChoice);
+  const index = prefetched?.index;
   const context = { api, job, dryRun: options.dryRun, dryRunContacts: new Map<string, MatchedContact>(), full: options.full === true, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) };
-  const tally: RowTally = { total: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
-  const messages = { sent: 0, skipped: 0, failed: 0, unknown: 0 };
-  const queue = new PQueue({ concurrency: job.concurrency });
-  const lanes = new KeyLanes();
-  let inFlight = 0;
-  let wakeReader: (() => void) | undefined;
+
+  // The three stages: the tally counts, the dispatcher runs the rows that need the API, the
+  // intake classifies every record.
+  const tally = new RunTally();
+  const dispatcher = new RowDispatcher(job.concurrency);
+  // onMissing: the keys of this input, 8 bytes each, for the departed step after the rows.
+  const seen = job.onMissing !== undefined && options.state !== undefined ? new KeySighting() : undefined;
+  const ahead = new RowLookahead({
+    job,
+    state: context.state,
+    mine,
+    busy: (key) => dispatcher.busy(key),
+    ...(options.dryRun ? {} : { fingerprint: mappingFingerprint(job, source.header, options.productVersion ?? '') }),
+    quick: settlesByRowHash(job, { dryRun: options.dryRun, full: options.full === true }),
+    alone: (key) => duplicates.alone(key),
+  });
+  const intake = new RowIntake({ job, ahead, duplicates, context, mine, seen, header: source.header });
 
   const finish = (result: RowResult): void => {
-    tally.total++;
-    tally[result.outcome]++;
-    if (result.messageStatus !== '') messages[result.messageStatus]++;
+    tally.add(result);
     try {
       report.add(result);
     } catch (error) {
@@ -136,47 +169,31 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       // Stop taking rows at once: every further row would be lost from the reports.
       abort ??= reportWriteFailed(error);
     }
-    options.onRow?.(tally, result);
-    if (abort === undefined && crossed(maxErrors, tally, false)) {
-      abort = maxErrorsCrossed(tally, maxErrors, report.paths.rejected);
-    }
+    options.onRow?.(tally.rows, result);
+    abort ??= tally.thresholdAbort(maxErrors, false, report.paths.rejected);
   };
 
   let rowsTaken = 0;
   // Data rows of the input the run did not take (summary.json rows.notReached): after an abort,
   // a signal, the deadline or --limit, the rest is read to count them (docs/reports.md).
   let notReached = 0;
-  let stopped: 'signal' | 'deadline' | 'limit' | undefined;
+  let stopped: StopReason | undefined;
   const { contacts: contactRate } = job.connection.rateLimits;
   const spacingMs = contactRate.periodMs / contactRate.limit;
   let finishedCalls = 0;
   let slowestRowMs = 0;
   const finishEstimate = (extra: number) => ({
-    inFlight: inFlight + extra,
-    callsPerRow: tally.total === 0 ? 2 : finishedCalls / tally.total,
+    inFlight: dispatcher.inFlight + extra,
+    callsPerRow: tally.rows.total === 0 ? 2 : finishedCalls / tally.rows.total,
     spacingMs,
     slowestRowMs,
   });
-  const stopTaking = (reason: 'signal' | 'deadline' | 'limit'): void => {
+  const stopTaking = (reason: StopReason): void => {
     stopped = reason;
-    if (reason !== 'limit') options.onStopping?.({ reason, inFlight, finishMs: timeToFinishMs(finishEstimate(0)) });
+    if (reason !== 'limit') options.onStopping?.({ reason, inFlight: dispatcher.inFlight, finishMs: timeToFinishMs(finishEstimate(0)) });
   };
-  const { shard } = options;
-  const mine = (key: string): boolean => shard === undefined || shardOf(key, shard.count) === shard.index;
-  // onMissing: the keys of this input, 8 bytes each, for the departed step after the rows.
-  const seen = job.onMissing !== undefined && options.state !== undefined ? new KeySighting() : undefined;
-  const keyColumn = source.header.indexOf(job.key.column);
   let departed: DepartedSummary | undefined;
   let departedReport: string | undefined;
-  const ahead = new RowLookahead({
-    job,
-    state: context.state,
-    mine,
-    busy: (key) => lanes.has(key),
-    ...(options.dryRun ? {} : { fingerprint: mappingFingerprint(job, source.header, options.productVersion ?? '') }),
-    quick: settlesByRowHash(job, { dryRun: options.dryRun, full: options.full === true }),
-    alone: (key) => duplicates.alone(key),
-  });
   let summary: JobSummary;
   let status: RunStatus = 'completed';
   try {
@@ -191,78 +208,32 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         notReached += countsAsMine(record, job, mine) ? 1 : 0;
         continue;
       }
-      // onMissing: every key read counts as still in the file, even a failed row's.
-      if (record.kind === 'malformed') {
-        if (seen !== undefined) seeKey(seen, malformedKey(record, keyColumn));
-        if (!mine('')) continue;
-        rowsTaken++;
-        finish(failedResult(record.line, '', record.cells, record.code, record.message));
-        continue;
-      }
-      // An unchanged row of a re-run, known by its row hash, is settled without being mapped,
-      // even while other rows are in flight (their keys were not read ahead, so none is settled
-      // here; results.csv is in the order rows finish, docs/reports.md).
-      const quick = ahead.quick(record);
-      if (quick !== undefined) {
-        if (seen !== undefined) seeKey(seen, quick.key);
-        rowsTaken++;
-        finish(unchangedResult(record.line, quick.key, record.cells, quick.contactId));
-        continue;
-      }
-      const mapped = ahead.mapped(record);
-      if (seen !== undefined) seeKey(seen, mapped.ok ? mapped.draft.key : unmappedKey(record, job));
-      if (!mapped.ok) {
-        const key = (record.values[job.key.column] ?? '').trim();
-        if (!mine(key)) continue;
-        rowsTaken++;
-        finish(failedResult(record.line, key, record.cells, mapped.error.code, mapped.error.message));
-        continue;
-      }
-      if (!mine(mapped.draft.key)) continue;
+      const row = intake.classify(record, dispatcher.inFlight === 0);
+      if (row.kind === 'not-mine') continue;
       rowsTaken++;
-      // A row that another line of its key wins (or takes in) ends here, with no call.
-      const taken = duplicates.take(mapped.draft, record.cells);
-      if (taken.kind === 'done') {
-        finish(taken.result);
+      if (row.kind === 'ended') {
+        if (row.abort !== undefined) abort ??= row.abort;
+        finish(row.result);
         continue;
       }
-      const { draft } = taken;
-      // A row that needs no call (unchanged on a re-run) is settled here, without a promise, when
-      // no row is in flight (so the reports keep the order they had).
-      const known = ahead.take(draft.key);
-      const settled = known !== undefined && inFlight === 0 ? settleWithoutCalls(draft, record.cells, context, known.state) : undefined;
-      if (settled !== undefined) {
-        if (settled.abort !== undefined) abort ??= settled.abort;
-        finish(settled.result);
-        continue;
-      }
+      const { draft, cells } = row;
       // Backpressure: stop reading while enough rows are waiting for the API.
-      while (inFlight >= job.concurrency * 2) await new Promise<void>((resolve) => (wakeReader = resolve));
-      inFlight++;
+      await dispatcher.room();
       const takenAt = now().getTime();
-      void lanes
-        .run(draft.key, () =>
-          queue.add(() =>
-            // Rows queued before an abort do not call: after a 401 every call would be refused too.
-            abort === undefined ? syncRow(draft, record.cells, context) : Promise.resolve<RowSync>({ result: notSent(draft, record.cells, abort) }),
-          ),
-        )
-        .then((row) => {
-          if (row.abort !== undefined) abort ??= row.abort;
-          finishedCalls += row.result.apiCalls;
+      dispatcher.dispatch(
+        draft.key,
+        // Rows queued before an abort do not call: after a 401 every call would be refused too.
+        () => (abort === undefined ? syncRow(draft, cells, context) : Promise.resolve<RowSync>({ result: notSentResult(draft, cells, abort) })),
+        (sync) => {
+          if (sync.abort !== undefined) abort ??= sync.abort;
+          finishedCalls += sync.result.apiCalls;
           slowestRowMs = Math.max(slowestRowMs, now().getTime() - takenAt);
-          finish(row.result);
-        })
-        .finally(() => {
-          inFlight--;
-          wakeReader?.();
-          wakeReader = undefined;
-        });
+          finish(sync.result);
+        },
+      );
     }
-    while (inFlight > 0) await new Promise<void>((resolve) => (wakeReader = resolve));
-    if (abort === undefined && crossed(maxErrors, tally, true)) {
-      abort = maxErrorsCrossed(tally, maxErrors, report.paths.rejected);
-    }
+    await dispatcher.drain();
+    abort ??= tally.thresholdAbort(maxErrors, true, report.paths.rejected);
     // The departed step needs the whole input: a run that stopped early has not seen every key.
     const { onMissing } = job;
     const keyStore = options.state;
@@ -291,15 +262,15 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     const rowsFailure = report.closeRows();
     if (rowsFailure !== undefined) abort ??= reportWriteFailed(rowsFailure);
     status = statusOf(abort, options.signal, stopped);
-    const journalFailure = runId === undefined ? undefined : finishJournal(state, runId, { rows: tally, exitCode: exitCodeOf(status, options.signal, tally, messages, departed), status });
+    const journalFailure = runId === undefined ? undefined : finishJournal(state, runId, { rows: tally.rows, exitCode: exitCodeOf(status, options.signal, tally.rows, tally.messages, departed), status });
     if (journalFailure !== undefined) {
       abort ??= stateWriteFailed(statePath, 'when the run was journalled', journalFailure);
       status = 'aborted';
     }
-    summary = summarize(job, options, api, tally, startedAt, now(), abort, index);
+    summary = summarize(options, api, tally.rows, startedAt, now(), abort, prefetched?.summarize());
     summary.status = status;
     summary.rows.notReached = notReached;
-    if (job.message !== undefined) summary.messages = messages;
+    if (job.message !== undefined) summary.messages = tally.messages;
     if (job.onMissing !== undefined) {
       const reason =
         options.state === undefined
@@ -317,30 +288,15 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       summary.aborted ??= { code: abort.code, message: abort.message };
     }
   }
-  const inputHint = tally.failed > 0 ? source.encodingHint() : undefined;
+  const inputHint = tally.rows.failed > 0 ? source.encodingHint() : undefined;
   return {
     summary,
     reportPaths: report.paths,
-    exitCode: exitCodeOf(status, options.signal, tally, messages, departed),
+    exitCode: exitCodeOf(status, options.signal, tally.rows, tally.messages, departed),
     ...(inputHint === undefined ? {} : { inputHint }),
     ...(departedReport === undefined ? {} : { departedReport }),
     rowsByRowHash: ahead.quickRows,
   };
-}
-
-function seeKey(seen: KeySighting, key: string): void {
-  if (key !== '') seen.seenBefore(key);
-}
-
-/** The key of a row that did not map: as the mapper makes it (an email key lowercased...) when the key itself is fine, else the cell. */
-function unmappedKey(record: SourceRow, job: Job): string {
-  const key = mapKey(record, job);
-  return key.ok ? key.value : (record.values[job.key.column] ?? '').trim();
-}
-
-/** The key cell of a row the reader could not split, when it got that far. */
-function malformedKey(record: MalformedRow, keyColumn: number): string {
-  return (keyColumn < 0 ? undefined : record.cells[keyColumn])?.trim() ?? '';
 }
 
 /** The departed step, with the local failures that stop the job turned into its abort. */
@@ -361,11 +317,6 @@ function countsAsMine(record: { kind: string }, job: Job, mine: (key: string) =>
   return mine(mapped.ok ? mapped.draft.key : '');
 }
 
-/** A row the job did not send because it had stopped: `ABORTED`, naming the reason. */
-function notSent(draft: ContactDraft, cells: string[], abort: JobAbortError): RowResult {
-  return failedResult(draft.line, draft.key, cells, 'ABORTED', `not sent: the job stopped (${abort.code}): ${abort.message}`);
-}
-
 /** Journals the run's end; a state store that cannot be written is returned, anything else thrown. */
 function finishJournal(state: StateStore | undefined, runId: number, finish: Parameters<StateStore['finishRun']>[1]): Error | undefined {
   try {
@@ -381,79 +332,7 @@ function finishJournal(state: StateStore | undefined, runId: number, finish: Par
 function reportWriteFailed(error: ReportWriteError): JobAbortError {
   return new JobAbortError(
     'REPORT_WRITE_FAILED',
-    `${error.message}; no row was left half written, and the rows after it were not taken: free space on the report folder's disk (or choose another with --report-dir), then run again`,
+    `${error.message}; no row was left half written, and the rows after it were not taken: ${REPORT_WRITE_FIX}`,
     { cause: error },
   );
-}
-
-/** How the run ended (summary.json `status`, the state store's journal). */
-function statusOf(abort: JobAbortError | undefined, signal: AbortSignal | undefined, stopped: 'signal' | 'deadline' | 'limit' | undefined): RunStatus {
-  if (abort !== undefined) return 'aborted';
-  if (signal?.aborted === true) return 'interrupted';
-  return stopped === 'deadline' ? 'deadline' : 'completed';
-}
-
-function exitCodeOf(
-  status: RunStatus,
-  signal: AbortSignal | undefined,
-  tally: RowTally,
-  messages: { failed: number; unknown: number },
-  departed: DepartedSummary | undefined,
-): JobRun['exitCode'] {
-  if (status === 'aborted') return 3;
-  if (status === 'interrupted') return signal?.reason === 'SIGTERM' ? 143 : 130;
-  if (status === 'deadline') return 4;
-  // A message that failed or may not have arrived needs a look as much as a failed row does, and
-  // so does a departed step that was refused or could not act on a key.
-  const departedNeedsLook = departed !== undefined && (departed.refused || departed.failed > 0);
-  return tally.failed > 0 || messages.failed > 0 || messages.unknown > 0 || departedNeedsLook ? 1 : 0;
-}
-
-function crossed(maxErrors: MaxErrors | undefined, tally: RowTally, atEnd: boolean): boolean {
-  if (maxErrors === undefined) return false;
-  if ('count' in maxErrors) return tally.failed > maxErrors.count;
-  if (!atEnd && tally.total < MAX_ERRORS_PERCENT_MIN_ROWS) return false;
-  return tally.total > 0 && (tally.failed / tally.total) * 100 > maxErrors.percent;
-}
-
-function maxErrorsCrossed(tally: RowTally, maxErrors: MaxErrors | undefined, rejected: string): JobAbortError {
-  return new JobAbortError(
-    'MAX_ERRORS',
-    `${tally.failed} of the ${tally.total} rows finished so far failed, over --max-errors ${maxErrors === undefined ? '' : describeMaxErrors(maxErrors)}; see the failed rows in ${rejected}, fix them and run again`,
-  );
-}
-
-function summarize(
-  job: Job,
-  options: RunJobOptions,
-  api: ContactsApi,
-  tally: RowTally,
-  startedAt: Date,
-  finishedAt: Date,
-  abort: JobAbortError | undefined,
-  index: ContactIndex | undefined,
-): JobSummary {
-  const byOperation: Record<string, number> = {};
-  let retries = 0;
-  let rateLimited = 0;
-  for (const [operation, count] of Object.entries(api.stats.byOperation)) {
-    byOperation[operation] = count.requests;
-    retries += count.retries;
-    rateLimited += count.rateLimited;
-  }
-  return {
-    job: job.name,
-    dryRun: options.dryRun,
-    startedAt: startedAt.toISOString(),
-    finishedAt: finishedAt.toISOString(),
-    durationMs: finishedAt.getTime() - startedAt.getTime(),
-    rows: { ...tally },
-    apiCalls: { total: api.stats.total(), byOperation },
-    retries,
-    rateLimited,
-    ...(options.shard !== undefined ? { shard: `${options.shard.index}/${options.shard.count}` } : {}),
-    ...(index !== undefined ? { prefetch: { contacts: index.size, calls: index.calls, searchesSaved: index.hits } } : {}),
-    ...(abort !== undefined ? { aborted: { code: abort.code, message: abort.message } } : {}),
-    ...(options.signal?.aborted === true ? { interrupted: String(options.signal.reason ?? 'signal') } : {}),
-  };
 }

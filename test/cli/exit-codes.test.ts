@@ -1,5 +1,5 @@
 /** Several jobs in one command: the worst exit code, in the contract's order 2 > 3 > 75 > 130/143 > 4 > 1 > 0. */
-import { worstExit } from '../../src/cli/exit-codes.js';
+import { worstExit } from '../../src/exit-codes.js';
 
 describe('worstExit', () => {
   it.each([

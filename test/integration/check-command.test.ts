@@ -49,6 +49,20 @@ describe('contact-sync check', () => {
     expect(emulator.counters(TOKEN).total.received).toBe(2);
   });
 
+  it("check waits only as long as the connection's timeouts.request, as run does", async () => {
+    // The platform answers after 20 s; the connection gives up after 1 s (the default is 30 s,
+    // past this test's own limit).
+    emulator = await fastEmulator({ faults: { latency: { minMs: 20_000, maxMs: 20_000 } } });
+    const ws = workspace();
+    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: CUSTOMERS_JOB, connectionExtra: '    timeouts: { request: 1s }' }));
+
+    const run = await ws.run(['check', 'jobs.yaml']);
+
+    expect(run.exitCode).toBe(3);
+    expect(run.stdout).toMatch(/connection main \(http:\/\/127\.0\.0\.1:\d+\/api\): FAILED: /);
+    expect(emulator.counters(TOKEN).total.received).toBe(1);
+  }, 15_000);
+
   it('a base URL where nothing answers: exit 3, connection refused', async () => {
     emulator = await fastEmulator();
     const ws = workspace();

@@ -3,14 +3,13 @@
  * at the end, and a lock whose holder was killed free at once for the next run, which says so.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireJobLock, lockPath, LockHeldError, runningHolder, type LockIdentity } from '../../src/lock/job-lock.js';
 import { REPO_ROOT, waitUntil } from '../helpers/cli-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function identity(extra: Partial<LockIdentity> = {}): LockIdentity {
-  return { jobsFile: join(mkdtempSync(join(tmpdir(), 'lock-')), 'jobs.yaml'), job: 'crm', ...extra };
+  return { jobsFile: join(tempDir('lock-'), 'jobs.yaml'), job: 'crm', ...extra };
 }
 
 describe('job lock', () => {
@@ -68,4 +67,5 @@ describe('job lock', () => {
     expect(next.tookOverFrom).toMatchObject({ pid: child.pid, command: 'run (to be killed)' });
     next.release();
   });
+
 });

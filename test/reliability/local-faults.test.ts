@@ -11,6 +11,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
 import { CAN_MOUNT_SMALL_DISK, SMALL_DISK_SKIP_REASON, smallDisk, type SmallDisk } from './support/small-disk.js';
+import { REPORT_WRITE_FIX } from '../../src/pipeline/report/report.js';
 
 const withSmallDisk = CAN_MOUNT_SMALL_DISK ? it : it.skip;
 if (!CAN_MOUNT_SMALL_DISK) console.warn(`local-faults: the full-disk tests are skipped: ${SMALL_DISK_SKIP_REASON}`);
@@ -37,6 +38,7 @@ describe('local failures', () => {
 
     expect(run.exitCode).toBe(3);
     expect(run.stdout + run.stderr).toMatch(new RegExp(`REPORT_WRITE_FAILED.*the report ${disk.dir}/import\\.\\w+\\.\\w+ could not be written \\(ENOSPC\\)`));
+    expect(run.stdout + run.stderr).toContain(`the rows after it were not taken: ${REPORT_WRITE_FIX}`);
     expect(run.stdout + run.stderr).not.toMatch(/^\s+at /m);
     // What is on the disk parses, and every row in it is whole.
     const results = parse(readFileSync(join(disk.dir, 'import.results.csv'), 'utf8'), { relaxColumnCount: true, columns: false });

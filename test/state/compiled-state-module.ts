@@ -9,19 +9,24 @@ import ts from 'typescript';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Writes `<dir>/state/*.js` and a node_modules link; returns the path of state-store.js. */
+/** The rooms of src/ the state store's modules import (its own, and the failure base). */
+const ROOMS = ['state', 'failure'];
+
+/** Writes `<dir>/<room>/*.js` for ROOMS and a node_modules link; returns the path of state-store.js. */
 export function compileStateModule(dir: string): string {
-  const source = join(repoRoot, 'src', 'state');
-  const target = join(dir, 'state');
-  mkdirSync(target, { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
   symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  for (const file of readdirSync(source).filter((name) => name.endsWith('.ts'))) {
-    const output = ts.transpileModule(readFileSync(join(source, file), 'utf8'), {
-      fileName: file,
-      compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
-    });
-    writeFileSync(join(target, file.replace(/\.ts$/, '.js')), output.outputText);
+  for (const room of ROOMS) {
+    const source = join(repoRoot, 'src', room);
+    const target = join(dir, room);
+    mkdirSync(target, { recursive: true });
+    for (const file of readdirSync(source).filter((name) => name.endsWith('.ts'))) {
+      const output = ts.transpileModule(readFileSync(join(source, file), 'utf8'), {
+        fileName: file,
+        compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+      });
+      writeFileSync(join(target, file.replace(/\.ts$/, '.js')), output.outputText);
+    }
   }
-  return join(target, 'state-store.js');
+  return join(dir, 'state', 'state-store.js');
 }

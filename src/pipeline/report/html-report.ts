@@ -7,7 +7,7 @@
 import { basename } from 'node:path';
 import { CODE_HELP } from './code-help.js';
 import { formatDuration } from './duration.js';
-import type { JobSummary, ReportPaths } from './report.js';
+import type { JobSummary, ReportPaths } from './job-summary.js';
 import type { RunDigest } from './run-digest.js';
 
 export interface HtmlReportInput {

@@ -4,12 +4,13 @@
  * readable by their owner only, since they hold customer data.
  */
 import { closeSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
 import { csvLine } from './csv-line.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
-import type { RowOutcome, RowResult } from '../types.js';
+import type { RowResult } from '../types.js';
 import { renderHtmlReport } from './html-report.js';
 import { RunDigest } from './run-digest.js';
+import { reportPaths, type JobSummary, type ReportPaths } from './job-summary.js';
+import { ContactSyncError } from '../../failure/contact-sync-error.js';
 
 /** What the run report shows beyond the summary: the pace of the calls. */
 export interface RunPace {
@@ -39,56 +40,27 @@ const FLUSH_BYTES = 32 * 1024;
 const FLUSH_INTERVAL_MS = 250;
 const OWNER_ONLY = 0o600;
 
-export interface ReportPaths {
-  results: string;
-  rejected: string;
-  summary: string;
-  /** The run report for a person: docs/reports.md. */
-  html: string;
-}
-
-export function reportPaths(dir: string, job: string): ReportPaths {
-  return {
-    results: join(dir, `${job}.results.csv`),
-    rejected: join(dir, `${job}.rejected.csv`),
-    summary: join(dir, `${job}.summary.json`),
-    html: join(dir, `${job}.report.html`),
-  };
-}
-
-export interface JobSummary {
-  job: string;
-  dryRun: boolean;
-  startedAt: string;
-  finishedAt: string;
-  durationMs: number;
-  /** `notReached`: data rows of the input a job that stopped did not take. */
-  rows: Record<'total' | RowOutcome, number> & { notReached?: number };
-  apiCalls: { total: number; byOperation: Record<string, number> };
-  retries: number;
-  rateLimited: number;
-  /** Rows' messages by status, when the job sends one. */
-  messages?: Record<'sent' | 'skipped' | 'failed' | 'unknown', number>;
-  /** With `match.prefetch`: contacts read, calls made, searches saved. */
-  prefetch?: { contacts: number; calls: number; searchesSaved: number };
-  /** Why the job stopped before the end of the input, if it did. */
-  aborted?: { code: string; message: string };
-  /** Set when the run was interrupted by a signal. */
-  interrupted?: string;
-  /** How the run ended: completed, interrupted (a signal), aborted, deadline (--max-duration). */
-  status?: 'completed' | 'interrupted' | 'aborted' | 'deadline';
-  [extra: string]: unknown;
-}
+/**
+ * What to do when a report file cannot be written, in one place for every message that says it
+ * (the job's abort, the CLI's failure); docs/reports.md's `REPORT_WRITE_FAILED` line says the same
+ * (`code-help.ts`).
+ */
+export const REPORT_WRITE_FIX = "free space on the report folder's disk (or choose another with --report-dir), then run again";
 
 /** A report file could not be written (a full disk, a lost mount): the job stops (REPORT_WRITE_FAILED). */
-export class ReportWriteError extends Error {
+export class ReportWriteError extends ContactSyncError<'REPORT_WRITE_FAILED'> {
   override readonly name = 'ReportWriteError';
+  readonly code = 'REPORT_WRITE_FAILED';
   constructor(
     readonly path: string,
     readonly systemCode: string,
     options?: { cause?: unknown },
   ) {
     super(`the report ${path} could not be written (${systemCode})`, options);
+  }
+
+  get context(): Readonly<Record<string, unknown>> {
+    return { path: this.path, systemCode: this.systemCode };
   }
 }
 

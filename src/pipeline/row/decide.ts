@@ -13,18 +13,7 @@ import type { JobMode, MessageSpec, OnDuplicate, TagOwnership } from '../../conf
 import { messageWanted } from '../message/message-render.js';
 import type { ContactDraft, RowOutcome } from '../types.js';
 import { oldestFirst } from './contact-order.js';
-import {
-  applyPlan,
-  decideMatch,
-  duplicateContactsReason,
-  planCreate,
-  planUpdate,
-  type ContactPlan,
-  type ContactTarget,
-  type KnownContact,
-  type MatchDecision,
-  type MatchedContact,
-} from './plan.js';
+import { applyPlan, planCreate, planUpdate, type ContactPlan, type ContactTarget, type KnownContact, type MatchedContact } from './plan.js';
 
 /** What the job's state store knows of the row's key. */
 export type KeyState =
@@ -143,6 +132,21 @@ export interface RowPlan {
    * store notes this one, so the next run settles the row without mapping it.
    */
   readonly noteRowHash: { readonly draftHash: string; readonly rowHash: string } | undefined;
+  /**
+   * Journal the row's message as owed before the writes that earn it, so a run killed between
+   * them still owes it next time (docs/reliability.md, "Messages journalled when they leave").
+   */
+  readonly markMessageDue: boolean;
+  /** Once the row's message left, was already sent, or may have: it is no longer owed. A failed send stays owed. */
+  readonly clearMessageDueWhenSent: boolean;
+  /**
+   * A write answered "no such contact": `forget-and-decide-again` when the contact came from the
+   * state store (deleted on the platform since: the store forgets the key, and the row is decided
+   * again with the key `stale`); `fail` otherwise (the row fails with the API's code).
+   */
+  readonly onVanished: 'forget-and-decide-again' | 'fail';
+  /** No call and no message: the row is settled in the row loop, with no promise (`settleWithoutCalls`). */
+  readonly callFree: boolean;
 }
 
 export type RowDecision = { readonly kind: 'search' } | { readonly kind: 'plan'; readonly plan: RowPlan };
@@ -177,7 +181,20 @@ export function decideRow(facts: RowFacts): RowDecision {
     idColumn === undefined ? contactsOfKey(facts) : found('contact-id', contactById(facts.draft.templateValues[idColumn] ?? ''));
   if (keyContacts.kind === 'search') return { kind: 'search' };
   const plan = facts.mode === 'message' ? decideMessageOnly(facts, keyContacts, idColumn) : decideWrite(facts, keyContacts);
-  return { kind: 'plan', plan };
+  return { kind: 'plan', plan: withExecutionRules(facts, plan) };
+}
+
+/** What the executor must do around the plan's calls, decided here so the table test sees it. */
+function withExecutionRules(facts: RowFacts, plan: RowPlan): RowPlan {
+  const journal = facts.state !== undefined && !facts.dryRun;
+  const messaged = plan.message !== undefined;
+  return {
+    ...plan,
+    markMessageDue: journal && messaged && plan.writes.length > 0,
+    clearMessageDueWhenSent: journal && messaged,
+    onVanished: plan.matchedBy === 'state' && facts.state !== undefined ? 'forget-and-decide-again' : 'fail',
+    callFree: plan.writes.length === 0 && plan.outcome !== 'failed' && !(messaged && facts.message !== undefined),
+  };
 }
 
 function contactById(id: string): MatchedContact[] {
@@ -199,6 +216,11 @@ const NOTHING: Omit<RowPlan, 'outcome' | 'matchedBy'> = {
   tagsRemoved: [],
   clearDeparted: false,
   noteRowHash: undefined,
+  // Set for every plan by withExecutionRules.
+  markMessageDue: false,
+  clearMessageDueWhenSent: false,
+  onVanished: 'fail',
+  callFree: false,
 };
 
 /** `mode: message`: no contact is written; the row's message goes to the key's contacts. */
@@ -375,4 +397,46 @@ function withMessage(facts: RowFacts, plan: RowPlan): RowPlan {
   const owed = facts.messageDue === true && plan.outcome !== 'failed' && plan.outcome !== 'skipped';
   if (!owed && !messageWanted(when, plan.outcome)) return plan;
   return { ...plan, message: plan.contacts.length > 0 ? plan.contacts : ['created'] };
+}
+
+/** The contact a plan should act on after the match, by `mode` and `onDuplicate`. */
+export type MatchDecision =
+  | { kind: 'create' }
+  | { kind: 'update'; contacts: MatchedContact[] }
+  | { kind: 'skip'; reason: string }
+  | { kind: 'ambiguous'; ids: string[] };
+
+/** Why a row whose key several contacts hold failed under `onDuplicate: fail`, and the fix. */
+export function duplicateContactsReason(keyField: string, key: string, ids: readonly string[]): string {
+  return `${ids.length} contacts have ${keyField}=${key} (${ids.join(', ')}); set onDuplicate to oldest, newest or all to pick, or merge them on the platform`;
+}
+
+
+/**
+ * Decides what to do with a row from the contacts its key matched, in the one order of
+ * contact-order.ts (oldest first, ties broken by id), so the choice is the same on every run.
+ */
+export function decideMatch(
+  matches: readonly MatchedContact[],
+  mode: 'upsert' | 'create' | 'update',
+  onDuplicate: 'fail' | 'oldest' | 'newest' | 'all',
+): MatchDecision {
+  if (matches.length === 0) {
+    return mode === 'update' ? { kind: 'skip', reason: 'no contact has this key (mode: update)' } : { kind: 'create' };
+  }
+  const byAge = oldestFirst(matches);
+  if (mode === 'create') {
+    return { kind: 'skip', reason: `a contact with this key exists (${byAge.map((c) => c.id).join(', ')}; mode: create)` };
+  }
+  if (matches.length === 1) return { kind: 'update', contacts: [...matches] };
+  switch (onDuplicate) {
+    case 'fail':
+      return { kind: 'ambiguous', ids: byAge.map((c) => c.id) };
+    case 'oldest':
+      return { kind: 'update', contacts: byAge.slice(0, 1) };
+    case 'newest':
+      return { kind: 'update', contacts: byAge.slice(-1) };
+    case 'all':
+      return { kind: 'update', contacts: byAge };
+  }
 }

@@ -1,10 +1,10 @@
 /**
- * The planner: a pure function from what a row wants (ContactDraft) and what the platform holds
- * (the matched contact, or nothing) to the fewest write calls that make them agree. No I/O here:
- * the writer executes the plan, so every decision about "what to send" is testable as a table.
+ * Building the calls: a pure function from what a row wants (ContactDraft) and the contact the
+ * decision chose (`decide.ts`: which contact, if any) to the fewest write calls that make them
+ * agree, chunked by the API's limits. No I/O and no policy here: the decision picks the contact,
+ * this file only says which calls bring it to the row.
  */
 import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
-import { oldestFirst } from './contact-order.js';
 import type { ContactDraft } from '../types.js';
 
 /** What the platform is known to hold for a contact: from a search, or from the state store. */
@@ -109,50 +109,9 @@ export function planUpdate(draft: ContactDraft, existing: KnownContact, dropped:
   };
 }
 
-/** The contact a plan should act on after the match, by `mode` and `onDuplicate`. */
-export type MatchDecision =
-  | { kind: 'create' }
-  | { kind: 'update'; contacts: MatchedContact[] }
-  | { kind: 'skip'; reason: string }
-  | { kind: 'ambiguous'; ids: string[] };
-
-/** Why a row whose key several contacts hold failed under `onDuplicate: fail`, and the fix. */
-export function duplicateContactsReason(keyField: string, key: string, ids: readonly string[]): string {
-  return `${ids.length} contacts have ${keyField}=${key} (${ids.join(', ')}); set onDuplicate to oldest, newest or all to pick, or merge them on the platform`;
-}
-
 export interface MatchedContact extends KnownContact {
   /** Unix seconds; orders duplicates for `oldest` / `newest`. */
   created_at: number;
-}
-
-/**
- * Decides what to do with a row from the contacts its key matched, in the one order of
- * contact-order.ts (oldest first, ties broken by id), so the choice is the same on every run.
- */
-export function decideMatch(
-  matches: readonly MatchedContact[],
-  mode: 'upsert' | 'create' | 'update',
-  onDuplicate: 'fail' | 'oldest' | 'newest' | 'all',
-): MatchDecision {
-  if (matches.length === 0) {
-    return mode === 'update' ? { kind: 'skip', reason: 'no contact has this key (mode: update)' } : { kind: 'create' };
-  }
-  const byAge = oldestFirst(matches);
-  if (mode === 'create') {
-    return { kind: 'skip', reason: `a contact with this key exists (${byAge.map((c) => c.id).join(', ')}; mode: create)` };
-  }
-  if (matches.length === 1) return { kind: 'update', contacts: [...matches] };
-  switch (onDuplicate) {
-    case 'fail':
-      return { kind: 'ambiguous', ids: byAge.map((c) => c.id) };
-    case 'oldest':
-      return { kind: 'update', contacts: byAge.slice(0, 1) };
-    case 'newest':
-      return { kind: 'update', contacts: byAge.slice(-1) };
-    case 'all':
-      return { kind: 'update', contacts: byAge };
-  }
 }
 
 /**

@@ -25,6 +25,7 @@ import { decideRow, type KeyState, type RowFacts, type RowPlan } from './decide.
 import { findContactsByKey } from './match.js';
 import type { ContactTarget, MatchedContact } from './plan.js';
 import { executePlan, type WriteProgress } from './write.js';
+import { pendingResult, planResult } from './row-result.js';
 
 export interface RowSyncContext {
   readonly api: ContactsApi;
@@ -50,32 +51,13 @@ export interface RowSync {
   readonly abort?: JobAbortError;
 }
 
-/** A row that failed before any call (unreadable, unmappable), or was not sent after an abort. */
-export function failedResult(line: number, key: string, cells: string[], code: RowResult['errorCode'], message: string): RowResult {
-  return {
-    line,
-    key,
-    outcome: 'failed',
-    contactId: '',
-    fieldsChanged: [],
-    tagsAdded: [],
-    tagsRemoved: [],
-    apiCalls: 0,
-    errorCode: code,
-    errorMessage: message,
-    messageStatus: '',
-    messageError: '',
-    cells,
-  };
-}
-
 /** A stale state answered "no such contact" at most this often for one row before it is searched. */
 const MAX_DECISIONS = 4;
 
 export async function syncRow(draft: ContactDraft, cells: string[], context: RowSyncContext): Promise<RowSync> {
   const api = new CountedApi(context.api);
   const progress: WriteProgress = { contactId: '' };
-  const row = failedResult(draft.line, draft.key, cells, '', '');
+  const row = pendingResult(draft.line, draft.key, cells);
   let plan: RowPlan | undefined;
   let written = false;
   try {
@@ -89,14 +71,12 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
       }
       plan = decision.plan;
       if (plan.matchedBy === 'index') context.index?.recordHit();
-      // The message is owed before the writes that earn it: a kill in between leaves it due.
-      if (plan.message !== undefined && plan.writes.length > 0 && !context.dryRun) context.state?.markMessageDue(draft.key);
+      if (plan.markMessageDue) context.state?.markMessageDue(draft.key);
       try {
         await runWrites(plan, draft, api, context, progress);
       } catch (error) {
-        // Deleted on the platform since the last run: forget the key and match it afresh.
-        if (error instanceof NoSuchContactError && plan.matchedBy === 'state' && context.state !== undefined) {
-          context.state.forget(draft.key);
+        if (error instanceof NoSuchContactError && plan.onVanished === 'forget-and-decide-again') {
+          context.state?.forget(draft.key);
           progress.contactId = '';
           facts = { ...facts, state: { kind: 'stale' } };
           continue;
@@ -109,15 +89,14 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
     const contactIds = plan.contacts.map((target) => resolve(target, progress.contactId));
     recordState(plan, draft.key, contactIds[0] ?? '', context.state);
     if (plan.simulate !== undefined) context.dryRunContacts?.set(draft.key, plan.simulate);
-    const result: RowResult = { ...row, ...fromPlan(plan), contactId: contactIds.join(';') };
+    const result: RowResult = { ...row, ...planResult(plan), contactId: contactIds.join(';') };
     const spec = context.job.message;
     if (plan.message === undefined || spec === undefined) return { result: { ...result, apiCalls: api.calls } };
     // A dry run has no id for a contact it would create; the send is reported all the same.
     const recipients = plan.message.map((target) => resolve(target, progress.contactId) || '(new)');
     const sent = await sendRowMessage(recipients, draft.templateValues, { api, spec, state: context.state, dryRun: context.dryRun });
-    // Left, skipped as already sent, or unknown: the message journal has it now. A failed send
-    // stays due, so a re-run tries it again.
-    if (sent.status !== 'failed' && !context.dryRun) context.state?.clearMessageDue(draft.key);
+    // Left, skipped as already sent, or unknown: the message journal has it now.
+    if (sent.status !== 'failed' && plan.clearMessageDueWhenSent) context.state?.clearMessageDue(draft.key);
     return { result: { ...result, messageStatus: sent.status, messageError: sent.error, apiCalls: api.calls } };
   } catch (error) {
     return failedSync(error, { draft, context, row, plan: written ? plan : undefined, contactId: progress.contactId, calls: api.calls });
@@ -141,14 +120,14 @@ export function settleWithoutCalls(draft: ContactDraft, cells: string[], context
     // A fact that could not be read (the message journal): the row runs as usual and meets it.
     return undefined;
   }
-  if (plan.writes.length > 0 || plan.outcome === 'failed' || (plan.message !== undefined && context.job.message !== undefined)) return undefined;
-  const row = failedResult(draft.line, draft.key, cells, '', '');
+  if (!plan.callFree) return undefined;
+  const row = pendingResult(draft.line, draft.key, cells);
   try {
     if (plan.matchedBy === 'index') context.index?.recordHit();
     const contactIds = plan.contacts.map((target) => resolve(target, ''));
     recordState(plan, draft.key, contactIds[0] ?? '', context.state);
     if (plan.simulate !== undefined) context.dryRunContacts?.set(draft.key, plan.simulate);
-    return { result: { ...row, ...fromPlan(plan), contactId: contactIds.join(';'), apiCalls: 0 } };
+    return { result: { ...row, ...planResult(plan), contactId: contactIds.join(';'), apiCalls: 0 } };
   } catch (error) {
     return failedSync(error, { draft, context, row, plan, contactId: '', calls: 0 });
   }
@@ -160,7 +139,7 @@ export function settleWithoutCalls(draft: ContactDraft, cells: string[], context
  */
 function failedSync(error: unknown, at: { draft: ContactDraft; context: RowSyncContext; row: RowResult; plan: RowPlan | undefined; contactId: string; calls: number }): RowSync {
   const { row, plan, contactId, calls } = at;
-  const base = plan !== undefined ? { ...row, ...fromPlan(plan), contactId } : { ...row, contactId };
+  const base = plan !== undefined ? { ...row, ...planResult(plan), contactId } : { ...row, contactId };
   const abort = abortReason(error, at.context.job, `at line ${at.draft.line}`);
   if (abort !== undefined) {
     const failed = plan !== undefined ? base : { ...base, outcome: 'failed' as const };
@@ -239,23 +218,4 @@ function recordState(plan: RowPlan, key: string, contactId: string, state: State
     const id = record.contact === 'created' ? contactId : record.contact.id;
     state.recordObserved(key, { contactId: id, fields: record.fields, tags: record.tags, tagsAdded, tagsRemoved, draftHash: record.draftHash, rowHash });
   }
-}
-
-/**
- * The result of an unchanged row settled by its row hash (`row-lookahead.ts`): what `syncRow`
- * and `settleWithoutCalls` give such a row, without mapping it.
- */
-export function unchangedResult(line: number, key: string, cells: string[], contactId: string): RowResult {
-  return { ...failedResult(line, key, cells, '', ''), outcome: 'unchanged', contactId };
-}
-
-function fromPlan(plan: RowPlan): Pick<RowResult, 'outcome' | 'fieldsChanged' | 'tagsAdded' | 'tagsRemoved' | 'errorCode' | 'errorMessage'> {
-  return {
-    outcome: plan.outcome,
-    fieldsChanged: [...plan.fieldsChanged],
-    tagsAdded: [...plan.tagsAdded],
-    tagsRemoved: [...plan.tagsRemoved],
-    errorCode: plan.errorCode,
-    errorMessage: plan.reason,
-  };
 }

@@ -4,6 +4,7 @@
  * Like csv-parse's CsvError, the context travels as data (`code`, `file`); `message` is that
  * context rendered for a user, with the fix.
  */
+import { ContactSyncError } from '../../failure/contact-sync-error.js';
 
 /**
  * `INPUT_NOT_FOUND`: no file at the path.
@@ -27,7 +28,7 @@ export type SourceErrorCode =
   /** A spreadsheet (xlsx, xls, zip) named like a CSV. */
   | 'INPUT_NOT_CSV';
 
-export class SourceError extends Error {
+export class SourceError extends ContactSyncError<SourceErrorCode> {
   override name = 'SourceError';
   readonly code: SourceErrorCode;
   /** The input file as the job names it. */
@@ -37,5 +38,9 @@ export class SourceError extends Error {
     super(message, options);
     this.code = code;
     this.file = file;
+  }
+
+  get context(): Readonly<Record<string, unknown>> {
+    return { file: this.file };
   }
 }

@@ -1,4 +1,5 @@
-import { applyPlan, chunk, decideMatch, planCreate, planUpdate, type MatchedContact } from '../../../src/pipeline/row/plan.js';
+import { decideMatch } from '../../../src/pipeline/row/decide.js';
+import { applyPlan, chunk, planCreate, planUpdate, type MatchedContact } from '../../../src/pipeline/row/plan.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 
 function draft(overrides: Partial<ContactDraft> = {}): ContactDraft {

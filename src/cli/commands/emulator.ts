@@ -1,0 +1,26 @@
+/** `contact-sync emulator`: its options; the server is `../emulator-command.ts` and `src/emulator/`. */
+import { commandModule, wholeNumber, type CommandContext } from './command-context.js';
+
+export const emulatorDefinition = (context: CommandContext) =>
+  commandModule({
+    command: 'emulator',
+    describe: 'serve the local emulator of the Contacts and Messaging API v1 until interrupted',
+    builder: (y) =>
+      y
+        .option('port', { type: 'string', default: '4010', coerce: wholeNumber('port', 'a TCP port', 4010), describe: 'the port to listen on (0: any free port)' })
+        .option('host', { type: 'string', default: '127.0.0.1', describe: 'the address to listen on (0.0.0.0 for every interface)' })
+        .option('token', { type: 'string', array: true, default: ['demo-token'], describe: 'a channel token, TOKEN or TOKEN:viber (repeatable)' })
+        .option('contacts-rate', { type: 'string', default: '100/min', describe: 'contacts API limit per channel, e.g. 100/min, or off' })
+        .option('messages-rate', { type: 'string', default: '25/s', describe: 'messages API limit per channel, or off' })
+        .option('admin-key', { type: 'string', describe: 'key of the admin API (x-admin-key); random and printed by default' }),
+    handler: async (args) => {
+      const { emulatorCommand } = await import('../emulator-command.js');
+      context.exit(
+        await emulatorCommand(
+          { port: args.port ?? 4010, host: args.host, token: args.token, contactsRate: args.contactsRate, messagesRate: args.messagesRate, adminKey: args.adminKey },
+          context.io,
+          context.logger(args),
+        ),
+      );
+    },
+  });

@@ -1,0 +1,16 @@
+/** `contact-sync validate`: its options; the check itself is `../validate-command.ts`. */
+import { commandModule, type CommandContext } from './command-context.js';
+
+export const validateDefinition = (context: CommandContext) =>
+  commandModule({
+    command: 'validate <jobsFile>',
+    describe: 'check the config and every row through the mapper, with no API call',
+    builder: (y) =>
+      y
+        .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
+        .option('job', { type: 'string', array: true, default: [] as string[], describe: 'check only this job (repeatable)' }),
+    handler: async (args) => {
+      const { validateCommand } = await import('../validate-command.js');
+      context.exit(await validateCommand({ jobsFile: args.jobsFile, job: args.job }, context.io, context.logger(args)));
+    },
+  });

@@ -1,0 +1,46 @@
+/**
+ * A job's API client and its limiters, built one way for every command that calls the platform
+ * (`run`, `check`), so each gets the connection's timeouts, limits and shared rate limiter alike.
+ */
+import type { Logger } from 'pino';
+import type { ApiCallStats } from '../api/call-stats.js';
+import { ApiClient, type ApiLimiters, type ApiClientOptions } from '../api/client.js';
+import type { LimiterRegistry } from '../api/limiter.js';
+import type { Job } from '../config/job-types.js';
+
+/** The job's limiters, shared through `rateLimits.redis` when the connection names one. */
+export function apiLimiters(job: Job, limiters: LimiterRegistry): ApiLimiters {
+  const { connection } = job;
+  const { redis } = connection.rateLimits;
+  const shared = redis === undefined ? {} : { redis, redisWhere: `connections.${connection.name}.rateLimits.redis` };
+  return {
+    contacts: limiters.get(connection.baseUrl, connection.token, 'contacts', connection.rateLimits.contacts, shared),
+    messages: limiters.get(connection.baseUrl, connection.token, 'messages', connection.rateLimits.messages, shared),
+  };
+}
+
+export interface ConnectionClientOptions {
+  readonly stats?: ApiCallStats;
+  readonly logger?: Logger;
+  /** Retries to allow; `check` allows none (a 429 or a failure is its answer). @default the connection's */
+  readonly retryLimit?: number;
+}
+
+/** The API client of `job`'s connection: its URL, token, channel type, limiters and timeouts. */
+export function connectionClient(job: Job, limiters: LimiterRegistry, options: ConnectionClientOptions = {}): ApiClient {
+  const { connection } = job;
+  const { timeouts } = connection;
+  const clientOptions: ApiClientOptions = {
+    baseUrl: connection.baseUrl,
+    token: connection.token,
+    channelType: connection.channelType,
+    limiters: apiLimiters(job, limiters),
+    timeoutMs: timeouts.requestMs,
+    maxPages: timeouts.maxPages,
+    retry: { maxRetryAfterMs: timeouts.maxRetryAfterMs, ...(options.retryLimit === undefined ? {} : { limit: options.retryLimit }) },
+    unavailableAfter: { attempts: timeouts.unavailableAfterAttempts, ms: timeouts.unavailableAfterMs },
+    ...(options.stats === undefined ? {} : { stats: options.stats }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  };
+  return new ApiClient(clientOptions);
+}

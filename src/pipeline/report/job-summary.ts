@@ -1,0 +1,54 @@
+/**
+ * What a run reports, as data: summary.json's shape (`JobSummary`, the contract in docs/reports.md)
+ * and the report files' paths. Apart from the writer (`report.ts`) and the HTML page
+ * (`html-report.ts`), which both read it, so that neither imports the other's module for it.
+ */
+import { join } from 'node:path';
+import type { RowOutcome } from '../types.js';
+
+/** The files of one job's run (a shard's are named `<job>.shard-I-of-N.*`). */
+export interface ReportPaths {
+  results: string;
+  rejected: string;
+  summary: string;
+  /** The run report for a person: docs/reports.md. */
+  html: string;
+}
+
+/** The report files of `job` (or a shard's report name) in `dir`. */
+export function reportPaths(dir: string, job: string): ReportPaths {
+  return {
+    results: join(dir, `${job}.results.csv`),
+    rejected: join(dir, `${job}.rejected.csv`),
+    summary: join(dir, `${job}.summary.json`),
+    html: join(dir, `${job}.report.html`),
+  };
+}
+
+/** summary.json: the contract of docs/reports.md, which cron scripts read. */
+export interface JobSummary {
+  job: string;
+  dryRun: boolean;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** `notReached`: data rows of the input a job that stopped did not take. */
+  rows: Record<'total' | RowOutcome, number> & { notReached?: number };
+  apiCalls: { total: number; byOperation: Record<string, number> };
+  retries: number;
+  rateLimited: number;
+  /** Rows' messages by status, when the job sends one. */
+  messages?: Record<'sent' | 'skipped' | 'failed' | 'unknown', number>;
+  /**
+   * With `match.prefetch`: whether the run paged and why (it pages only when that can save calls),
+   * contacts read, calls made, searches saved (all 0 when it did not page).
+   */
+  prefetch?: { used: boolean; reason: string; contacts: number; calls: number; searchesSaved: number };
+  /** Why the job stopped before the end of the input, if it did. */
+  aborted?: { code: string; message: string };
+  /** Set when the run was interrupted by a signal. */
+  interrupted?: string;
+  /** How the run ended: completed, interrupted (a signal), aborted, deadline (--max-duration). */
+  status?: 'completed' | 'interrupted' | 'aborted' | 'deadline';
+  [extra: string]: unknown;
+}

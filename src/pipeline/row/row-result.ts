@@ -1,0 +1,59 @@
+/**
+ * Every `RowResult` is built here: the line a row gets in results.csv (docs/reports.md), from the
+ * reader's fault, the mapper's, the onDuplicateRows stage, the row hash, a plan, or an abort. One
+ * place, so that each outcome's fields are set alike wherever the row ended.
+ */
+import type { JobAbortError } from '../job-abort.js';
+import type { ContactDraft, RowResult } from '../types.js';
+import type { RowPlan } from './decide.js';
+
+/** A row that has not ended well yet: `failed` with no code, until its plan or its error says more. */
+export function pendingResult(line: number, key: string, cells: string[]): RowResult {
+  return {
+    line,
+    key,
+    outcome: 'failed',
+    contactId: '',
+    fieldsChanged: [],
+    tagsAdded: [],
+    tagsRemoved: [],
+    apiCalls: 0,
+    errorCode: '',
+    errorMessage: '',
+    messageStatus: '',
+    messageError: '',
+    cells,
+  };
+}
+
+/** A row that failed before any call (unreadable, unmappable, a duplicate row refused). */
+export function failedResult(line: number, key: string, cells: string[], code: RowResult['errorCode'], message: string): RowResult {
+  return { ...pendingResult(line, key, cells), errorCode: code, errorMessage: message };
+}
+
+/** An unchanged row settled by its row hash (`row-lookahead.ts`), without being mapped. */
+export function unchangedResult(line: number, key: string, cells: string[], contactId: string): RowResult {
+  return { ...pendingResult(line, key, cells), outcome: 'unchanged', contactId };
+}
+
+/** A row another line of its key wins (or takes in) under onDuplicateRows: `message` names it. */
+export function skippedResult(draft: ContactDraft, cells: string[], message: string): RowResult {
+  return { ...pendingResult(draft.line, draft.key, cells), outcome: 'skipped', errorMessage: message };
+}
+
+/** A row the job did not send because it had stopped: `ABORTED`, naming the reason. */
+export function notSentResult(draft: ContactDraft, cells: string[], abort: JobAbortError): RowResult {
+  return failedResult(draft.line, draft.key, cells, 'ABORTED', `not sent: the job stopped (${abort.code}): ${abort.message}`);
+}
+
+/** What a row's plan says of it: its outcome, what changed, and its reason. */
+export function planResult(plan: RowPlan): Pick<RowResult, 'outcome' | 'fieldsChanged' | 'tagsAdded' | 'tagsRemoved' | 'errorCode' | 'errorMessage'> {
+  return {
+    outcome: plan.outcome,
+    fieldsChanged: [...plan.fieldsChanged],
+    tagsAdded: [...plan.tagsAdded],
+    tagsRemoved: [...plan.tagsRemoved],
+    errorCode: plan.errorCode,
+    errorMessage: plan.reason,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The tally of a run: the rows by outcome and the messages by status as rows finish, the error
+ * threshold (`--max-errors`), how the run ended, its exit code and summary.json. Pure rules over
+ * the counts (test/pipeline/run-tally.test.ts is their table); `run-job.ts` only feeds it.
+ */
+import type { ContactsApi } from '../api/contacts-api.js';
+import type { Job } from '../config/job-types.js';
+import { describeMaxErrors, type MaxErrors } from '../config/max-errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { RunStatus } from '../state/state-store.js';
+import type { DepartedSummary } from './departed/settle-departed.js';
+import { JobAbortError } from './job-abort.js';
+import type { JobSummary } from './report/job-summary.js';
+import type { RowOutcome, RowResult } from './types.js';
+
+/** Rows a percentage threshold waits for before it may abort: 1 failure in 3 rows is no trend. */
+export const MAX_ERRORS_PERCENT_MIN_ROWS = 100;
+
+export type RowTally = Record<'total' | RowOutcome, number>;
+export type MessageTally = Record<'sent' | 'skipped' | 'failed' | 'unknown', number>;
+
+/** Why a run stopped taking rows before the end of its input. */
+export type StopReason = 'signal' | 'deadline' | 'limit';
+
+/** The exit codes a run of one job ends with. */
+export type RunExitCode = (typeof EXIT)['ok' | 'rowsFailed' | 'aborted' | 'deadline' | 'sigint' | 'sigterm'];
+
+export class RunTally {
+  readonly rows: RowTally = { total: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
+  readonly messages: MessageTally = { sent: 0, skipped: 0, failed: 0, unknown: 0 };
+
+  /** Counts a finished row. */
+  add(result: RowResult): void {
+    this.rows.total++;
+    this.rows[result.outcome]++;
+    if (result.messageStatus !== '') this.messages[result.messageStatus]++;
+  }
+
+  /** The job's abort when the failed rows crossed `maxErrors` (a share waits for enough rows, until the end). */
+  thresholdAbort(maxErrors: MaxErrors | undefined, atEnd: boolean, rejected: string): JobAbortError | undefined {
+    return crossed(maxErrors, this.rows, atEnd) ? maxErrorsCrossed(this.rows, maxErrors, rejected) : undefined;
+  }
+}
+
+export function crossed(maxErrors: MaxErrors | undefined, tally: RowTally, atEnd: boolean): boolean {
+  if (maxErrors === undefined) return false;
+  if ('count' in maxErrors) return tally.failed > maxErrors.count;
+  if (!atEnd && tally.total < MAX_ERRORS_PERCENT_MIN_ROWS) return false;
+  return tally.total > 0 && (tally.failed / tally.total) * 100 > maxErrors.percent;
+}
+
+function maxErrorsCrossed(tally: RowTally, maxErrors: MaxErrors | undefined, rejected: string): JobAbortError {
+  return new JobAbortError(
+    'MAX_ERRORS',
+    `${tally.failed} of the ${tally.total} rows finished so far failed, over --max-errors ${maxErrors === undefined ? '' : describeMaxErrors(maxErrors)}; see the failed rows in ${rejected}, fix them and run again`,
+  );
+}
+
+/** How the run ended (summary.json `status`, the state store's journal). */
+export function statusOf(abort: JobAbortError | undefined, signal: AbortSignal | undefined, stopped: StopReason | undefined): RunStatus {
+  if (abort !== undefined) return 'aborted';
+  if (signal?.aborted === true) return 'interrupted';
+  return stopped === 'deadline' ? 'deadline' : 'completed';
+}
+
+export function exitCodeOf(
+  status: RunStatus,
+  signal: AbortSignal | undefined,
+  tally: RowTally,
+  messages: Pick<MessageTally, 'failed' | 'unknown'>,
+  departed: DepartedSummary | undefined,
+): RunExitCode {
+  if (status === 'aborted') return EXIT.aborted;
+  if (status === 'interrupted') return signal?.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
+  if (status === 'deadline') return EXIT.deadline;
+  // A message that failed or may not have arrived needs a look as much as a failed row does, and
+  // so does a departed step that was refused or could not act on a key.
+  const departedNeedsLook = departed !== undefined && (departed.refused || departed.failed > 0);
+  return tally.failed > 0 || messages.failed > 0 || messages.unknown > 0 || departedNeedsLook ? EXIT.rowsFailed : EXIT.ok;
+}
+
+/** summary.json's figures of the run (its status and the rest are set by the caller). */
+export function summarize(
+  run: { readonly job: Job; readonly dryRun: boolean; readonly shard?: { index: number; count: number } | undefined; readonly signal?: AbortSignal | undefined },
+  api: ContactsApi,
+  tally: RowTally,
+  startedAt: Date,
+  finishedAt: Date,
+  abort: JobAbortError | undefined,
+  prefetch: JobSummary['prefetch'],
+): JobSummary {
+  const byOperation: Record<string, number> = {};
+  let retries = 0;
+  let rateLimited = 0;
+  for (const [operation, count] of Object.entries(api.stats.byOperation)) {
+    byOperation[operation] = count.requests;
+    retries += count.retries;
+    rateLimited += count.rateLimited;
+  }
+  return {
+    job: run.job.name,
+    dryRun: run.dryRun,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: finishedAt.getTime() - startedAt.getTime(),
+    rows: { ...tally },
+    apiCalls: { total: api.stats.total(), byOperation },
+    retries,
+    rateLimited,
+    ...(run.shard !== undefined ? { shard: `${run.shard.index}/${run.shard.count}` } : {}),
+    ...(prefetch !== undefined ? { prefetch } : {}),
+    ...(abort !== undefined ? { aborted: { code: abort.code, message: abort.message } } : {}),
+    ...(run.signal?.aborted === true ? { interrupted: String(run.signal.reason ?? 'signal') } : {}),
+  };
+}
