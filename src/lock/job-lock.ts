@@ -85,6 +85,19 @@ export interface AcquireOptions {
   now?: () => Date;
   pid?: number;
   host?: string;
+  /** Blocks for the given milliseconds; injected by tests. @default Atomics.wait on a private buffer */
+  sleepSync?: (ms: number) => void;
+}
+
+/**
+ * How long a refused run waits for the holder to name itself. The holder writes its sidecar just
+ * after it takes the lock; a run refused in between (two cron entries firing together on a busy
+ * machine) would otherwise say "already running" without saying who.
+ */
+const HOLDER_WAIT = { attempts: 40, intervalMs: 25 } as const;
+
+function atomicsSleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /**
@@ -101,7 +114,7 @@ export function acquireJobLock(identity: LockIdentity, options: AcquireOptions):
     db.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     db.close();
-    if (isBusy(error)) throw new LockHeldError(readHolder(path), describeLock(identity));
+    if (isBusy(error)) throw new LockHeldError(awaitHolder(path, options.sleepSync ?? atomicsSleep), describeLock(identity));
     throw error;
   }
   // The lock was free, yet a holder is named: that run ended without releasing it (killed).
@@ -171,6 +184,30 @@ function writeHolder(path: string, holder: LockHolder): void {
   const temporary = `${sidecar}.${holder.id}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
   renameSync(temporary, sidecar);
+}
+
+/**
+ * The holder of a lock found busy. Its sidecar may not be written yet, or may still name the dead
+ * run it took over from (a process of this host that is gone): then it is read again, a bounded
+ * number of times, and undefined when the holder never names itself.
+ */
+function awaitHolder(path: string, sleepSync: (ms: number) => void): LockHolder | undefined {
+  for (let attempt = 1; ; attempt += 1) {
+    const holder = readHolder(path);
+    if (holder !== undefined && !isGoneFromThisHost(holder)) return holder;
+    if (attempt === HOLDER_WAIT.attempts) return undefined;
+    sleepSync(HOLDER_WAIT.intervalMs);
+  }
+}
+
+function isGoneFromThisHost(holder: LockHolder): boolean {
+  if (holder.host !== hostname() || !Number.isInteger(holder.pid) || holder.pid <= 0) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 function isBusy(error: unknown): boolean {

@@ -2,8 +2,11 @@
  * The job lock: one holder at a time, the holder named to the run refused, shards apart, released
  * at the end, and a lock whose holder was killed free at once for the next run, which says so.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { acquireJobLock, lockPath, LockHeldError, runningHolder, type LockIdentity } from '../../src/lock/job-lock.js';
 import { REPO_ROOT, waitUntil } from '../helpers/cli-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -68,4 +71,78 @@ describe('job lock', () => {
     next.release();
   });
 
+  describe('a run refused while the holder has not yet named itself', () => {
+    // The holder writes its sidecar just after it takes the lock: hold the lock file the way a
+    // holder does, and write the sidecar from the refused run's own (injected) sleep.
+    function holdWithoutSidecar(id: LockIdentity): { sidecar: string; release(): void } {
+      const path = lockPath(id);
+      mkdirSync(dirname(path), { recursive: true });
+      const db = new Database(path, { timeout: 0 });
+      db.pragma('journal_mode = DELETE');
+      db.exec('BEGIN EXCLUSIVE');
+      return {
+        sidecar: path.replace(/\.lock$/, '.holder.json'),
+        release: () => {
+          db.exec('ROLLBACK');
+          db.close();
+        },
+      };
+    }
+    const holder = { host: 'cron-2', pid: 5151, startedAt: '2026-11-25T02:00:00.000Z', command: 'run jobs.yaml', id: 'h' };
+
+    it('reads the sidecar again until the holder names itself', () => {
+      const id = identity();
+      const held = holdWithoutSidecar(id);
+      const sleeps: number[] = [];
+      const sleepSync = (ms: number): void => {
+        sleeps.push(ms);
+        if (sleeps.length === 3) writeFileSync(held.sidecar, JSON.stringify(holder));
+      };
+      let refused: unknown;
+      try {
+        acquireJobLock(id, { command: 'run jobs.yaml', sleepSync });
+      } catch (error) {
+        refused = error;
+      }
+      held.release();
+      expect(refused).toBeInstanceOf(LockHeldError);
+      expect((refused as LockHeldError).holder).toEqual(holder);
+      expect((refused as Error).message).toContain(': pid 5151 on cron-2, started 2026-11-25T02:00:00.000Z (run jobs.yaml); nothing was done');
+      expect(sleeps).toHaveLength(3);
+    });
+
+    it('a sidecar that names a process of this host that is gone is the dead holder, not this one', () => {
+      const id = identity();
+      const held = holdWithoutSidecar(id);
+      const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+      writeFileSync(held.sidecar, JSON.stringify({ ...holder, host: hostname(), pid: gone }));
+      let sleeps = 0;
+      const sleepSync = (): void => {
+        sleeps += 1;
+        if (sleeps === 2) writeFileSync(held.sidecar, JSON.stringify(holder));
+      };
+      expect(() => acquireJobLock(id, { command: 'run jobs.yaml', sleepSync })).toThrow(/: pid 5151 on cron-2/);
+      held.release();
+      expect(sleeps).toBe(2);
+    });
+
+    it('gives up after a bounded wait and is still refused, without a name', () => {
+      const id = identity();
+      const held = holdWithoutSidecar(id);
+      let sleeps = 0;
+      let refused: unknown;
+      try {
+        acquireJobLock(id, { command: 'run jobs.yaml', sleepSync: () => (sleeps += 1) });
+      } catch (error) {
+        refused = error;
+      }
+      held.release();
+      expect(refused).toBeInstanceOf(LockHeldError);
+      expect((refused as LockHeldError).holder).toBeUndefined();
+      expect((refused as Error).message).toBe(
+        `job "crm" of ${id.jobsFile} is already running; nothing was done: let that run finish, or stop it, then run again`,
+      );
+      expect(sleeps).toBe(39);
+    });
+  });
 });
