@@ -18,6 +18,7 @@ import { UsageError, UsageErrorFromYargs } from './usage-error.js';
 import type { CommandContext } from './commands/command-context.js';
 import { checkDefinition } from './commands/check.js';
 import { emulatorDefinition } from './commands/emulator.js';
+import { reconcileDefinition } from './commands/reconcile.js';
 import { runDefinition } from './commands/run.js';
 import { schemaDefinition } from './commands/schema.js';
 import { stateDefinition } from './commands/state.js';
@@ -50,6 +51,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
     .option('log-level', { choices: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info', describe: 'the least severe log lines shown' })
     .option('quiet', { type: 'boolean', default: false, describe: 'for cron: only warnings, errors and the final summary (no progress)' })
     .command(runDefinition(context))
+    .command(reconcileDefinition(context))
     .command(validateDefinition(context))
     .command(checkDefinition(context))
     .command(emulatorDefinition(context))

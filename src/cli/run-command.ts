@@ -24,10 +24,12 @@ import { UsageError } from './usage-error.js';
 import { packageVersion } from './package-version.js';
 import { JobLocks } from './job-locks.js';
 import { createProgressDisplay } from './progress-display.js';
-import { formatSummary } from './summary-table.js';
+import { formatReconcile, formatSummary } from './summary-table.js';
 import { formatDuration } from '../pipeline/report/duration.js';
 
 export interface RunArgs {
+  /** `reconcile` compares each job's file with the platform and writes only its reports and the state (docs/reconcile.md). @default 'run' */
+  command?: 'run' | 'reconcile';
   jobsFile: string;
   job: string[];
   dryRun: boolean;
@@ -99,6 +101,14 @@ function timestampFolder(now: Date): string {
 
 export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Promise<number> {
   let jobs: Job[] = await loadJobs(args.jobsFile, args.job, io, logger);
+  if (args.command === 'reconcile') {
+    const senders = jobs.filter((job) => job.mode === 'message').map((job) => job.name);
+    if (senders.length > 0) {
+      throw new UsageError(
+        `${args.jobsFile}: job(s) ${senders.join(', ')} have mode: message, which writes no field, so there is nothing to reconcile; name the other jobs with --job; nothing was done`,
+      );
+    }
+  }
   let embedded: EmbeddedEmulator | undefined;
   if (args.emulator) {
     // Loaded only here: a real run never pays for the emulator's server (fastify) in memory or start-up.
@@ -242,7 +252,8 @@ async function runOneJob(
     stream: io.stderr,
     log: (fields, message) => logger.info({ job: job.name, ...fields }, message),
   });
-  logger.info({ job: job.name, input: job.input.path, dryRun: args.dryRun }, 'job started');
+  const reconciling = args.command === 'reconcile';
+  logger.info({ job: job.name, input: job.input.path, dryRun: args.dryRun, ...(reconciling ? { reconcile: true } : {}) }, reconciling ? 'reconcile started' : 'job started');
   // A dry run reads the state when there is one and never creates or writes it.
   const state = job.state === false || (args.dryRun && !existsSync(job.state)) ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
   try {
@@ -261,6 +272,7 @@ async function runOneJob(
       onPrefetch: ({ use, reason }) => logger.info({ job: job.name, prefetch: use }, use ? `match.prefetch: paging through the marked contacts (${reason})` : `match.prefetch: not paging (${reason})`),
       onRow: (tally, result) => progress.update(tally, result),
       full: args.full,
+      work: reconciling ? 'reconcile' : 'sync',
       productVersion: packageVersion(),
       argv: describeRun(args),
       ...(args.shard === undefined ? {} : { shard: args.shard }),
@@ -270,13 +282,11 @@ async function runOneJob(
       ...(args.maxMissing === undefined ? {} : { maxMissingPercent: args.maxMissing }),
     });
     progress.stop();
-    const { results, rejected, summary, html } = run.reportPaths;
-    const reportFiles = [results, rejected, summary, html];
-    if (run.departedReport !== undefined) reportFiles.push(run.departedReport);
-    io.stdout.write(formatSummary(run.summary, reportFiles));
+    io.stdout.write(run.reconcile === undefined ? formatSummary(run.summary, run.reportFiles) : formatReconcile(run.reconcile, run.reportFiles));
     if (run.inputHint !== undefined) logger.warn({ job: job.name }, run.inputHint);
     if (run.summary.aborted !== undefined) logger.error({ job: job.name, code: run.summary.aborted.code }, `job aborted: ${run.summary.aborted.message}`);
-    logger.info({ job: job.name, rows: run.summary.rows, apiCalls: run.summary.apiCalls.total, exitCode: run.exitCode }, 'job finished');
+    if (run.reconcile !== undefined) logger.info({ job: job.name, keys: run.reconcile.keys, apiCalls: run.reconcile.apiCalls.total, exitCode: run.exitCode }, 'reconcile finished');
+    else logger.info({ job: job.name, rows: run.summary.rows, apiCalls: run.summary.apiCalls.total, exitCode: run.exitCode }, 'job finished');
     return run.exitCode;
   } finally {
     progress.stop();
@@ -295,5 +305,5 @@ function describeRun(args: RunArgs): string {
     args.maxDuration !== undefined && `--max-duration ${formatDuration(args.maxDuration)}`,
     args.maxMissing !== undefined && `--max-missing ${args.maxMissing}%`,
   ];
-  return ['run', args.jobsFile, ...flags.filter((flag): flag is string => typeof flag === 'string')].join(' ');
+  return [args.command ?? 'run', args.jobsFile, ...flags.filter((flag): flag is string => typeof flag === 'string')].join(' ');
 }

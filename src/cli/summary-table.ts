@@ -1,6 +1,7 @@
 /** The table printed when a job ends: rows by outcome, calls by operation, 429s, retries, time. */
 import type { DepartedSummary } from '../pipeline/departed/settle-departed.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
+import type { ReconcileSummary } from '../pipeline/report/reconcile-summary.js';
 import { formatDuration } from './progress-display.js';
 
 export function formatSummary(summary: JobSummary, reportFiles: readonly string[]): string {
@@ -75,4 +76,31 @@ export function whatNext(summary: JobSummary, reportFiles: readonly string[]): s
 function departedRefused(summary: JobSummary): boolean {
   const departed = summary.departed as Partial<DepartedSummary> | undefined;
   return departed?.refused === true;
+}
+
+/** The table printed when a reconcile of a job ends: keys by how they stand, the calls, the files. */
+export function formatReconcile(summary: ReconcileSummary, reportFiles: readonly string[]): string {
+  const title = `Reconcile ${summary.job} (nothing was written to the platform)`;
+  const width = 24;
+  const line = (name: string, n: number) => `${name.padEnd(width)}${String(n).padStart(8)}`;
+  const { keys } = summary;
+  const lines = ['', title, '-'.repeat(title.length)];
+  lines.push(line('keys in the file', keys.inFile), line('agree', keys.same), line('differ', keys.differs), line('missing on the platform', keys.missing));
+  lines.push(summary.extra.listed ? line('on the platform only', keys.extra) : `on the platform only: not listed (${summary.extra.reason ?? ''})`);
+  lines.push(line('several contacts', keys.duplicate), line('rows not compared', keys.failed));
+  if (summary.notReached > 0) lines.push(line('rows not reached', summary.notReached));
+  const fields = Object.entries(summary.fields);
+  if (fields.length > 0) lines.push('', `fields that differ: ${fields.slice(0, 8).map(([field, n]) => `${field} ${n}`).join(', ')}${fields.length > 8 ? ', ...' : ''}`);
+  lines.push('', line('API calls', summary.apiCalls.total));
+  if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
+  lines.push('', 'Reports:', ...reportFiles.map((file) => `  ${file}`));
+  const differences = keys.differs + keys.missing + keys.extra + keys.duplicate;
+  const next =
+    summary.status !== 'completed' || summary.notReached > 0
+      ? 'Stopped before the end of the file: run the same command again for a complete answer.'
+      : differences === 0
+        ? 'The file and the platform agree.'
+        : `The file and the platform differ on ${differences} key(s): see the diff; \`contact-sync run\` repairs the fields, tags and missing contacts (the state store now knows what differs).`;
+  lines.push('', next);
+  return `${lines.join('\n')}\n`;
 }

@@ -41,6 +41,8 @@ export class RowIntake {
       /** With `onMissing`: every key read, a failed row's included. */
       readonly seen: KeySighting | undefined;
       readonly header: readonly string[];
+      /** Whether a row needing no call may end here (`run`); a reconcile reads every row's key. @default true */
+      readonly settles?: boolean;
     },
   ) {
     this.#keyColumn = stages.header.indexOf(stages.job.key.column);
@@ -77,7 +79,7 @@ export class RowIntake {
     // A row that needs no call (unchanged on a re-run) is settled here, without a promise, when
     // no row is in flight (so the reports keep the order they had).
     const known = ahead.take(draft.key);
-    const settled = known !== undefined && idle ? settleWithoutCalls(draft, record.cells, context, known.state) : undefined;
+    const settled = known !== undefined && idle && this.stages.settles !== false ? settleWithoutCalls(draft, record.cells, context, known.state) : undefined;
     if (settled !== undefined) return { kind: 'ended', result: settled.result, ...(settled.abort === undefined ? {} : { abort: settled.abort }) };
     return { kind: 'dispatch', draft, cells: record.cells };
   }

@@ -13,8 +13,10 @@
  * - after the rows: the departed step (`onMissing`) when the run read its whole input, the
  *   journal and the reports closed.
  * What stops taking rows is here: an abort, a signal, `--limit`, the deadline.
- * A future `reconcile` or `undo` shares the intake, the dispatcher and the tally, with its own
- * row work in place of `syncRow` (docs/architecture.md).
+ * `reconcile` (`work: 'reconcile'`, docs/reconcile.md) is the same run with its own row work in
+ * place of `syncRow` (`row/reconcile-row.ts`: read, compare, refresh the state; never a write), its
+ * own reports (`report/reconcile-report.ts`) and, after the rows, the marked contacts the file
+ * lacks in place of the departed step (docs/architecture.md).
  */
 import type { ContactsApi } from '../api/contacts-api.js';
 import type { Job } from '../config/job-types.js';
@@ -37,6 +39,11 @@ import { shardOf, type Shard } from './shard.js';
 import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
 import { mappingFingerprint } from './map/row-hash.js';
 import { syncRow, type RowSync } from './row/sync-row.js';
+import { reconcileRow } from './row/reconcile-row.js';
+import type { KeyComparison } from './row/compare.js';
+import { ReconcileReport } from './report/reconcile-report.js';
+import type { ReconcileSummary } from './report/reconcile-summary.js';
+import type { ContactIndex } from './row/contact-index.js';
 import { notSentResult } from './row/row-result.js';
 import { RowDispatcher } from './row-dispatcher.js';
 import { RowIntake } from './row-intake.js';
@@ -86,11 +93,24 @@ export interface RunJobOptions {
   readonly onRow?: (tally: Readonly<RowTally>, result: RowResult) => void;
   /** The clock. @default () => new Date() */
   readonly now?: () => Date;
+  /**
+   * `sync` makes the platform match the file (`run`); `reconcile` compares them and writes only
+   * its reports and the state store (`reconcile`, docs/reconcile.md). @default 'sync'
+   */
+  readonly work?: 'sync' | 'reconcile';
 }
 
+/** Why a reconcile without `match.prefetch` cannot list the contacts the file lacks (reconcile.json, docs/reconcile.md). */
+export const NO_EXTRA_WITHOUT_PREFETCH =
+  'the job has no match.prefetch: only a marker field shared by the job\'s contacts lets them be listed; add one (docs/configuration.md, match.prefetch)';
+
 export interface JobRun {
+  /** summary.json's content (a reconcile writes none: its counts are `reconcile`). */
   summary: JobSummary;
-  reportPaths: ReportWriter['paths'];
+  /** The files the run wrote, for the console. */
+  reportFiles: string[];
+  /** `work: 'reconcile'`: reconcile.json's content. */
+  reconcile?: ReconcileSummary;
   /** Every row ended well, some rows failed, aborted mid-run, stopped at the deadline, or interrupted (SIGINT / SIGTERM). */
   exitCode: RunExitCode;
   /** File-level advice about the input (it looks like windows-1252), said once, not per row. */
@@ -111,7 +131,10 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
 
   // Before any call: match.prefetch's choice counts the unknown keys in onDuplicateRows' first
   // read of the input, which finds the keys on several rows.
-  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full: options.full === true, mine });
+  const reconciling = options.work === 'reconcile';
+  // A reconcile reads the platform for every key, whatever the state store believes.
+  const full = options.full === true || reconciling;
+  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine });
   const duplicates = await DuplicateRowsStage.open(job, prefetch?.see);
   const source = await openCheckedSource(job);
 
@@ -119,58 +142,63 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   // opened before the run is journalled or any call made: a folder that cannot take them stops
   // the job before it did anything.
   const reportName = shard === undefined ? job.name : `${job.name}.shard-${shard.index}-of-${shard.count}`;
-  let report: ReportWriter;
+  let report: ReportWriter | ReconcileReport;
   try {
-    report = new ReportWriter(options.reportDir, reportName, source.header);
+    report = reconciling ? new ReconcileReport(options.reportDir, reportName) : new ReportWriter(options.reportDir, reportName, source.header);
   } catch (error) {
     await source.close();
     throw error;
   }
+  const failedRowsFile = report instanceof ReportWriter ? report.paths.rejected : report.paths.diff;
   const state = options.dryRun ? undefined : options.state;
   const statePath = job.state === false ? '' : job.state;
   let abort: JobAbortError | undefined;
   let runId: number | undefined;
   try {
-    runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full: options.full === true });
+    runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full });
   } catch (error) {
     if (!isSqliteError(error)) throw error;
     // Nothing done yet: no row is taken, the reports say why.
     abort = stateWriteFailed(statePath, 'when the run was journalled', error);
   }
-  const prefetchChoice = abort === undefined ? prefetch?.choice() : undefined;
+  // A reconcile pages whenever the job has a marker: only the pages list the contacts the file lacks.
+  const prefetchChoice = abort === undefined ? (reconciling && prefetch !== undefined ? RECONCILE_PAGES : prefetch?.choice()) : undefined;
   if (prefetchChoice !== undefined) options.onPrefetch?.(prefetchChoice);
   const prefetched = prefetch === undefined || prefetchChoice === undefined ? undefined : await prefetch.run(api, prefetchChoice);
   const index = prefetched?.index;
-  const context = { api, job, dryRun: options.dryRun, dryRunContacts: new Map<string, MatchedContact>(), full: options.full === true, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) };
+  const context = { api, job, dryRun: options.dryRun, dryRunContacts: new Map<string, MatchedContact>(), full, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) };
 
   // The three stages: the tally counts, the dispatcher runs the rows that need the API, the
   // intake classifies every record.
   const tally = new RunTally();
   const dispatcher = new RowDispatcher(job.concurrency);
-  // onMissing: the keys of this input, 8 bytes each, for the departed step after the rows.
-  const seen = job.onMissing !== undefined && options.state !== undefined ? new KeySighting() : undefined;
+  // onMissing: the keys of this input, 8 bytes each, for the departed step after the rows; a
+  // reconcile's, for the marked contacts the file lacks.
+  const seen = (job.onMissing !== undefined && options.state !== undefined && !reconciling) || (reconciling && index !== undefined) ? new KeySighting() : undefined;
   const ahead = new RowLookahead({
     job,
     state: context.state,
     mine,
     busy: (key) => dispatcher.busy(key),
     ...(options.dryRun ? {} : { fingerprint: mappingFingerprint(job, source.header, options.productVersion ?? '') }),
-    quick: settlesByRowHash(job, { dryRun: options.dryRun, full: options.full === true }),
+    quick: settlesByRowHash(job, { dryRun: options.dryRun, full }),
     alone: (key) => duplicates.alone(key),
   });
-  const intake = new RowIntake({ job, ahead, duplicates, context, mine, seen, header: source.header });
+  const intake = new RowIntake({ job, ahead, duplicates, context, mine, seen, header: source.header, settles: !reconciling });
+  const work = reconciling ? reconcileRow : syncRow;
 
-  const finish = (result: RowResult): void => {
+  const finish = (result: RowResult, comparison?: KeyComparison): void => {
     tally.add(result);
     try {
-      report.add(result);
+      if (report instanceof ReportWriter) report.add(result);
+      else report.add(result, comparison);
     } catch (error) {
       if (!(error instanceof ReportWriteError)) throw error;
       // Stop taking rows at once: every further row would be lost from the reports.
       abort ??= reportWriteFailed(error);
     }
     options.onRow?.(tally.rows, result);
-    abort ??= tally.thresholdAbort(maxErrors, false, report.paths.rejected);
+    abort ??= tally.thresholdAbort(maxErrors, false, failedRowsFile);
   };
 
   let rowsTaken = 0;
@@ -195,6 +223,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   let departed: DepartedSummary | undefined;
   let departedReport: string | undefined;
   let summary: JobSummary;
+  let reconciled: ReconcileSummary | undefined;
+  let extraListed = false;
   let status: RunStatus = 'completed';
   try {
     for await (const record of ahead.records(source.records)) {
@@ -223,21 +253,31 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       dispatcher.dispatch(
         draft.key,
         // Rows queued before an abort do not call: after a 401 every call would be refused too.
-        () => (abort === undefined ? syncRow(draft, cells, context) : Promise.resolve<RowSync>({ result: notSentResult(draft, cells, abort) })),
+        () => (abort === undefined ? work(draft, cells, context) : Promise.resolve<RowSync>({ result: notSentResult(draft, cells, abort) })),
         (sync) => {
           if (sync.abort !== undefined) abort ??= sync.abort;
           finishedCalls += sync.result.apiCalls;
           slowestRowMs = Math.max(slowestRowMs, now().getTime() - takenAt);
-          finish(sync.result);
+          finish(sync.result, sync.comparison);
         },
       );
     }
     await dispatcher.drain();
-    abort ??= tally.thresholdAbort(maxErrors, true, report.paths.rejected);
+    abort ??= tally.thresholdAbort(maxErrors, true, failedRowsFile);
+    // reconcile: the marked contacts whose key the file lacks, once every key of the file was read.
+    if (report instanceof ReconcileReport && index !== undefined && seen !== undefined && abort === undefined && stopped === undefined && options.signal?.aborted !== true) {
+      try {
+        listExtra(index, seen, mine, report);
+        extraListed = true;
+      } catch (error) {
+        if (!(error instanceof ReportWriteError)) throw error;
+        abort ??= reportWriteFailed(error);
+      }
+    }
     // The departed step needs the whole input: a run that stopped early has not seen every key.
     const { onMissing } = job;
     const keyStore = options.state;
-    if (seen !== undefined && onMissing !== undefined && keyStore !== undefined && abort === undefined && stopped === undefined && options.signal?.aborted !== true) {
+    if (!reconciling && seen !== undefined && onMissing !== undefined && keyStore !== undefined && abort === undefined && stopped === undefined && options.signal?.aborted !== true) {
       const reportPath = departedPath(options.reportDir, reportName);
       departedReport = reportPath;
       const step = await runDepartedStep(
@@ -270,6 +310,16 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     summary = summarize(options, api, tally.rows, startedAt, now(), abort, prefetched?.summarize());
     summary.status = status;
     summary.rows.notReached = notReached;
+    if (report instanceof ReconcileReport) {
+      reconciled = reconcileSummary(report, summary, { runId, extraListed, prefetched: prefetch !== undefined });
+      const failure = report.writeSummary(reconciled);
+      if (failure !== undefined) {
+        abort ??= reportWriteFailed(failure);
+        status = 'aborted';
+        reconciled.status = status;
+        reconciled.aborted ??= { code: abort.code, message: abort.message };
+      }
+    }
     if (job.message !== undefined) summary.messages = tally.messages;
     if (job.onMissing !== undefined) {
       const reason =
@@ -279,7 +329,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       summary.departed = departed ?? { applied: false, reason };
     }
     const { contacts } = job.connection.rateLimits;
-    const summaryFailure = report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
+    const summaryFailure = !(report instanceof ReportWriter) ? undefined : report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
     if (summaryFailure !== undefined) {
       // summary.json could not be written: the console summary (from this object) says so.
       abort ??= reportWriteFailed(summaryFailure);
@@ -289,10 +339,18 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     }
   }
   const inputHint = tally.rows.failed > 0 ? source.encodingHint() : undefined;
+  const reportFiles =
+    report instanceof ReportWriter
+      ? [report.paths.results, report.paths.rejected, report.paths.summary, report.paths.html]
+      : [report.paths.diff, report.paths.summary, report.paths.html];
+  if (departedReport !== undefined) reportFiles.push(departedReport);
+  const exitCode = exitCodeOf(status, options.signal, tally.rows, tally.messages, departed);
   return {
     summary,
-    reportPaths: report.paths,
-    exitCode: exitCodeOf(status, options.signal, tally.rows, tally.messages, departed),
+    reportFiles,
+    ...(reconciled === undefined ? {} : { reconcile: reconciled }),
+    // reconcile follows diff(1): 1 when the file and the platform differ, as when a row failed.
+    exitCode: exitCode === 0 && report instanceof ReconcileReport && report.differences > 0 ? 1 : exitCode,
     ...(inputHint === undefined ? {} : { inputHint }),
     ...(departedReport === undefined ? {} : { departedReport }),
     rowsByRowHash: ahead.quickRows,
@@ -335,4 +393,34 @@ function reportWriteFailed(error: ReportWriteError): JobAbortError {
     `${error.message}; no row was left half written, and the rows after it were not taken: ${REPORT_WRITE_FIX}`,
     { cause: error },
   );
+}
+
+const RECONCILE_PAGES: PrefetchChoice = { use: true, reason: 'reconcile: only the pages list the marked contacts the file lacks' };
+
+/** The marked contacts (prefetch index) whose key no row of this run had, in the index's order. */
+function listExtra(index: ContactIndex, seen: KeySighting, mine: (key: string) => boolean, report: ReconcileReport): void {
+  for (const [key, contacts] of index.entries()) {
+    if (mine(key) && !seen.has(key)) report.addExtra(key, contacts);
+  }
+}
+
+/** reconcile.json, from the report's counts and the run's summary (its times, calls and stop). */
+function reconcileSummary(report: ReconcileReport, summary: JobSummary, run: { runId: number | undefined; extraListed: boolean; prefetched: boolean }): ReconcileSummary {
+  const { keys } = report;
+  return {
+    job: summary.job,
+    runId: run.runId === undefined ? null : String(run.runId),
+    startedAt: summary.startedAt,
+    finishedAt: summary.finishedAt,
+    durationMs: summary.durationMs,
+    status: summary.status ?? 'completed',
+    keys: { inFile: keys.same + keys.differs + keys.missing + keys.duplicate + keys.failed, ...keys },
+    fields: report.fieldCounts(),
+    extra: run.extraListed
+      ? { listed: true }
+      : { listed: false, reason: run.prefetched ? 'the reconcile did not read its whole input (stopped early, --limit or an abort)' : NO_EXTRA_WITHOUT_PREFETCH },
+    apiCalls: summary.apiCalls,
+    notReached: summary.rows.notReached ?? 0,
+    ...(summary.aborted === undefined ? {} : { aborted: summary.aborted }),
+  };
 }

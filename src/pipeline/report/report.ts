@@ -222,7 +222,8 @@ export class ReportWriter {
   }
 }
 
-function writeWhole(path: string, text: string): void {
+/** Writes a whole report file through a rename (never half written), or throws ReportWriteError. */
+export function writeWhole(path: string, text: string): void {
   const temporary = `${path}.tmp`;
   try {
     writeFileSync(temporary, text, { mode: OWNER_ONLY });

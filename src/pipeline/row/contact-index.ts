@@ -9,6 +9,8 @@ import type { MatchedContact } from './plan.js';
 export interface ContactIndex {
   /** The contacts holding the key, or undefined when none of the prefetched ones does. */
   lookup(key: string): MatchedContact[] | undefined;
+  /** Every key of the index with its contacts, in the order the pages gave them. */
+  entries(): IterableIterator<[string, MatchedContact[]]>;
   /** A row was matched from the index: a search saved. */
   recordHit(): void;
   /** Contacts read. */
@@ -38,6 +40,9 @@ export async function prefetchContacts(api: ContactsApi, marker: { field: string
   return {
     lookup(key) {
       return byKey.get(key);
+    },
+    entries() {
+      return byKey.entries();
     },
     recordHit() {
       hits++;

@@ -21,6 +21,7 @@ import type { JobAbortError } from '../job-abort.js';
 import type { ContactDraft, RowResult } from '../types.js';
 import type { ContactIndex } from './contact-index.js';
 import { CountedApi } from './counted-api.js';
+import type { KeyComparison } from './compare.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from './decide.js';
 import { findContactsByKey } from './match.js';
 import type { ContactTarget, MatchedContact } from './plan.js';
@@ -49,6 +50,8 @@ export interface RowSyncContext {
 export interface RowSync {
   readonly result: RowResult;
   readonly abort?: JobAbortError;
+  /** `reconcile`: how the key stands against the platform (`reconcile-row.ts`); absent when it could not be read. */
+  readonly comparison?: KeyComparison;
 }
 
 /** A stale state answered "no such contact" at most this often for one row before it is searched. */
@@ -137,7 +140,7 @@ export function settleWithoutCalls(draft: ContactDraft, cells: string[], context
  * The result of a row that met `error`. `plan` is given when its writes were all confirmed: they
  * are what they are (a created contact is reported created).
  */
-function failedSync(error: unknown, at: { draft: ContactDraft; context: RowSyncContext; row: RowResult; plan: RowPlan | undefined; contactId: string; calls: number }): RowSync {
+export function failedSync(error: unknown, at: { draft: ContactDraft; context: RowSyncContext; row: RowResult; plan: RowPlan | undefined; contactId: string; calls: number }): RowSync {
   const { row, plan, contactId, calls } = at;
   const base = plan !== undefined ? { ...row, ...planResult(plan), contactId } : { ...row, contactId };
   const abort = abortReason(error, at.context.job, `at line ${at.draft.line}`);
@@ -150,7 +153,7 @@ function failedSync(error: unknown, at: { draft: ContactDraft; context: RowSyncC
 }
 
 /** `state`: what the store knows of the key, read now unless given (read ahead). */
-function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : keyState(context.state, draft.key)): RowFacts {
+export function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : keyState(context.state, draft.key)): RowFacts {
   const { job } = context;
   const simulated = context.dryRun ? context.dryRunContacts?.get(draft.key) : undefined;
   const indexed = context.index?.lookup(draft.key);

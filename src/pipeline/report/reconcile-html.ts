@@ -1,0 +1,106 @@
+/**
+ * `<job>.reconcile.html`: where the file and the platform disagree, for a person, without opening
+ * a spreadsheet: the counts, the fields that differ most, and the first lines of each kind. One
+ * self-contained file like the run report (`html-report.ts`): no script, no request of any kind.
+ */
+import { basename } from 'node:path';
+import { formatDuration } from './duration.js';
+import type { DiffLine, DiffStatus, ReconcilePaths, ReconcileSummary } from './reconcile-summary.js';
+
+export interface ReconcileHtmlInput {
+  summary: ReconcileSummary;
+  /** The first lines of each status, in the order written. */
+  first: ReadonlyMap<DiffStatus, readonly DiffLine[]>;
+  perStatus: number;
+  paths: ReconcilePaths;
+}
+
+const KINDS: ReadonlyArray<{ status: DiffStatus; title: string; what: string }> = [
+  { status: 'differs', title: 'Fields that differ', what: 'the file and the platform hold different values (tags: the file wants the first, the job would remove the second)' },
+  { status: 'missing', title: 'Missing on the platform', what: 'no contact holds the key: the next run creates it' },
+  { status: 'extra', title: 'On the platform, not in the file', what: 'contacts with the job\u2019s prefetch marker whose key the file lacks' },
+  { status: 'duplicate', title: 'Several contacts for one key', what: 'merge them on the platform, or set onDuplicate' },
+  { status: 'failed', title: 'Rows not compared', what: 'unreadable, not mapped, or the platform\u2019s answer failed' },
+];
+
+function escape(text: unknown): string {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export function renderReconcileHtml(input: ReconcileHtmlInput): string {
+  const { summary } = input;
+  const title = `contact-sync reconcile: ${summary.job}`;
+  const agree = summary.keys.differs + summary.keys.missing + summary.keys.extra + summary.keys.duplicate === 0;
+  const badge =
+    summary.aborted !== undefined
+      ? `<span class="status" style="background:#c62828">stopped: ${escape(summary.aborted.code)}</span> ${escape(summary.aborted.message)}`
+      : `<span class="status" style="background:${agree ? '#2e7d32' : '#1565c0'}">${agree ? 'the file and the platform agree' : 'the file and the platform differ'}</span>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)}</title>
+<style>
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #212121; background: #fff; }
+h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: .5rem 0; } th, td { text-align: left; padding: .25rem .75rem .25rem 0; vertical-align: top; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+.status { display: inline-block; padding: .1rem .5rem; border-radius: 3px; color: #fff; }
+code { background: #f5f5f5; padding: 0 .2rem; } .meta { color: #616161; }
+</style>
+</head>
+<body>
+<h1>${escape(title)}</h1>
+<p class="meta">${escape(summary.startedAt)} to ${escape(summary.finishedAt)} (${escape(formatDuration(summary.durationMs))}), ${summary.apiCalls.total} calls, nothing written to the platform. ${badge}</p>
+${countsSection(summary)}
+${fieldsSection(summary)}
+${KINDS.map((kind) => linesSection(kind, input)).join('\n')}
+<h2 id="files">Files</h2>
+<ul><li><a href="${escape(encodeURIComponent(basename(input.paths.diff)))}">${escape(basename(input.paths.diff))}</a>: every difference, one line each</li>
+<li><a href="${escape(encodeURIComponent(basename(input.paths.summary)))}">${escape(basename(input.paths.summary))}</a>: the counts, for scripts</li></ul>
+</body>
+</html>
+`;
+}
+
+function countsSection(summary: ReconcileSummary): string {
+  const { keys } = summary;
+  const rows: Array<[string, number]> = [
+    ['keys in the file', keys.inFile],
+    ['agree', keys.same],
+    ['differ', keys.differs],
+    ['missing on the platform', keys.missing],
+    ['on the platform only', keys.extra],
+    ['several contacts', keys.duplicate],
+    ['rows not compared', keys.failed],
+    ['rows not reached', summary.notReached],
+  ];
+  const note = summary.extra.listed ? '' : `<p class="meta">Contacts the file lacks were not listed: ${escape(summary.extra.reason ?? '')}</p>`;
+  return `<h2 id="counts">Keys</h2>\n<table>${rows.map(([name, n]) => `<tr><td>${escape(name)}</td><td class="n">${n}</td></tr>`).join('')}</table>${note}`;
+}
+
+function fieldsSection(summary: ReconcileSummary): string {
+  const entries = Object.entries(summary.fields);
+  if (entries.length === 0) return '';
+  return `<h2 id="fields">The fields that differ most</h2>\n<table><tr><th>field</th><th class="n">keys</th></tr>${entries
+    .slice(0, 20)
+    .map(([field, n]) => `<tr><td><code>${escape(field)}</code></td><td class="n">${n}</td></tr>`)
+    .join('')}</table>`;
+}
+
+function linesSection(kind: (typeof KINDS)[number], input: ReconcileHtmlInput): string {
+  const lines = input.first.get(kind.status) ?? [];
+  if (lines.length === 0) return '';
+  const head = kind.status === 'failed' ? '<th>key</th><th>error</th><th>message</th>' : '<th>key</th><th>contact</th><th>field</th><th>file</th><th>platform</th>';
+  const body = lines
+    .map((line) =>
+      kind.status === 'failed'
+        ? `<tr><td>${escape(line.key)}</td><td><code>${escape(line.errorCode)}</code></td><td>${escape(line.errorMessage)}</td></tr>`
+        : `<tr><td>${escape(line.key)}</td><td>${escape(line.contactId)}</td><td>${escape(line.field)}</td><td>${escape(line.fileValue)}</td><td>${escape(line.platformValue)}</td></tr>`,
+    )
+    .join('');
+  const more = lines.length >= input.perStatus ? `<p class="meta">The first ${input.perStatus} lines; ${escape(basename(input.paths.diff))} has them all.</p>` : '';
+  return `<h2 id="${kind.status}">${escape(kind.title)}</h2>\n<p class="meta">${escape(kind.what)}</p>\n<table><tr>${head}</tr>${body}</table>${more}`;
+}

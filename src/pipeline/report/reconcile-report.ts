@@ -1,0 +1,130 @@
+/**
+ * The reports of `reconcile` (docs/reconcile.md): `<job>.diff.csv`, one line per difference, as
+ * the keys are compared; `<job>.reconcile.json`, the counts; `<job>.reconcile.html`, the same for a
+ * person. Written like run's reports (`report.ts`): the CSV appended and flushed in whole lines,
+ * owner-readable only, the JSON and the page each through a rename. Their own names, so a
+ * reconcile into the nightly run's report folder never overwrites the run's files.
+ */
+import { mkdirSync } from 'node:fs';
+import type { KeyComparison } from '../row/compare.js';
+import type { MatchedContact } from '../row/plan.js';
+import type { RowResult } from '../types.js';
+import { CsvFile, ReportWriteError, writeWhole } from './report.js';
+import { renderReconcileHtml } from './reconcile-html.js';
+import { reconcilePaths, type DiffLine, type DiffStatus, type ReconcilePaths, type ReconcileSummary } from './reconcile-summary.js';
+
+/** diff.csv's columns: the contract's six, then why a row of the file could not be compared. */
+export const DIFF_COLUMNS = ['key', 'contact_id', 'status', 'field', 'file_value', 'platform_value', 'error_code', 'error_message'] as const;
+
+/** Lines of each status the page shows. */
+const FIRST_LINES = 10;
+
+type Counted = Exclude<keyof ReconcileSummary['keys'], 'inFile'>;
+
+export class ReconcileReport {
+  readonly paths: ReconcilePaths;
+  readonly #diff: CsvFile;
+  readonly #keys: Record<Counted, number> = { same: 0, differs: 0, missing: 0, extra: 0, duplicate: 0, failed: 0 };
+  readonly #fields = new Map<string, number>();
+  readonly #first = new Map<DiffStatus, DiffLine[]>();
+
+  constructor(dir: string, name: string) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.paths = reconcilePaths(dir, name);
+    this.#diff = new CsvFile(this.paths.diff, DIFF_COLUMNS, true);
+  }
+
+  /** A row of the file: its comparison's lines, or a `failed` line when it has none. Throws ReportWriteError. */
+  add(result: RowResult, comparison: KeyComparison | undefined): void {
+    if (result.outcome === 'skipped') return; // another line of its key speaks for it (onDuplicateRows)
+    if (comparison === undefined || result.outcome === 'failed') {
+      this.#keys.failed++;
+      this.#write({ key: result.key, contactId: result.contactId, status: 'failed', field: '', fileValue: '', platformValue: '', errorCode: result.errorCode, errorMessage: result.errorMessage });
+      return;
+    }
+    this.#keys[comparison.status]++;
+    for (const line of diffLines(result.key, comparison)) this.#write(line);
+    if (comparison.status === 'differs') {
+      const names = comparison.fields.map((field) => field.field);
+      if (comparison.tagsToAdd.length + comparison.tagsToRemove.length > 0) names.push('tags');
+      for (const name of names) this.#fields.set(name, (this.#fields.get(name) ?? 0) + 1);
+    }
+  }
+
+  /** A contact holding the prefetch marker whose key is not in the file. */
+  addExtra(key: string, contacts: readonly MatchedContact[]): void {
+    this.#keys.extra++;
+    this.#write({ key, contactId: contacts.map((contact) => contact.id).join(';'), status: 'extra', field: '', fileValue: '', platformValue: '', errorCode: '', errorMessage: '' });
+  }
+
+  /** How many keys of each status so far. */
+  get keys(): Readonly<Record<Counted, number>> {
+    return this.#keys;
+  }
+
+  /** Keys whose file and platform disagree in any way (a failed row is not one: it was not compared). */
+  get differences(): number {
+    return this.#keys.differs + this.#keys.missing + this.#keys.extra + this.#keys.duplicate;
+  }
+
+  /** Per field, the keys that differ in it, most first. */
+  fieldCounts(): Record<string, number> {
+    return Object.fromEntries([...this.#fields].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
+  }
+
+  /** Flushes and closes diff.csv; the write failure, if any. */
+  closeRows(): ReportWriteError | undefined {
+    try {
+      this.#diff.close();
+      return undefined;
+    } catch (error) {
+      if (error instanceof ReportWriteError) return error;
+      throw error;
+    }
+  }
+
+  /** The page, then reconcile.json last; the first write failure, if any. */
+  writeSummary(summary: ReconcileSummary): ReportWriteError | undefined {
+    try {
+      writeWhole(this.paths.html, renderReconcileHtml({ summary, first: this.#first, paths: this.paths, perStatus: FIRST_LINES }));
+      writeWhole(this.paths.summary, `${JSON.stringify(summary, null, 2)}\n`);
+      return undefined;
+    } catch (error) {
+      if (error instanceof ReportWriteError) return error;
+      throw error;
+    }
+  }
+
+  #write(line: DiffLine): void {
+    const first = this.#first.get(line.status) ?? [];
+    if (first.length < FIRST_LINES) this.#first.set(line.status, [...first, line]);
+    this.#diff.append([line.key, line.contactId, line.status, line.field, line.fileValue, line.platformValue, line.errorCode, line.errorMessage]);
+  }
+}
+
+/** The diff.csv lines of a compared key: none when it agrees. */
+export function diffLines(key: string, comparison: KeyComparison): DiffLine[] {
+  const line = { key, contactId: '', field: '', fileValue: '', platformValue: '', errorCode: '', errorMessage: '' };
+  switch (comparison.status) {
+    case 'same':
+      return [];
+    case 'missing':
+      return [{ ...line, status: 'missing' }];
+    case 'duplicate':
+      return [{ ...line, status: 'duplicate', contactId: comparison.contactIds.join(';') }];
+    case 'differs': {
+      const lines: DiffLine[] = comparison.fields.map((field) => ({
+        ...line,
+        status: 'differs',
+        contactId: comparison.contactId,
+        field: field.field,
+        fileValue: field.fileValue,
+        platformValue: field.platformValue,
+      }));
+      if (comparison.tagsToAdd.length + comparison.tagsToRemove.length > 0) {
+        lines.push({ ...line, status: 'differs', contactId: comparison.contactId, field: 'tags', fileValue: comparison.tagsToAdd.join(';'), platformValue: comparison.tagsToRemove.join(';') });
+      }
+      return lines;
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The reconcile decision (`row/compare.ts`, issue 21): a table of a row, what the state store
+ * knows and what the platform holds, and how the key stands; then the property that keeps it from
+ * drifting from the row decision: a key agrees exactly when `run --full` would settle its row
+ * `unchanged` against the same contacts.
+ */
+import { compareKey, type KeyComparison } from '../../../src/pipeline/row/compare.js';
+import { decideRow, type KeyState, type RowFacts } from '../../../src/pipeline/row/decide.js';
+import type { MatchedContact } from '../../../src/pipeline/row/plan.js';
+import type { ContactDraft } from '../../../src/pipeline/types.js';
+import { draftHash } from '../../../src/state/draft-hash.js';
+
+const draft: ContactDraft = {
+  line: 2,
+  key: 'C-1',
+  keyField: 'customerid',
+  fields: { firstName: 'Ada', email: 'ada@example.com', city: '' },
+  tagsToAdd: ['crm', 'vip'],
+  tagsToRemove: ['lead'],
+  templateValues: {},
+};
+const contact = (over: Partial<MatchedContact> = {}): MatchedContact => ({
+  id: '100',
+  custom_fields: { customerid: 'C-1', firstName: 'Ada', email: 'ada@example.com' },
+  tags: ['crm', 'vip'],
+  created_at: 1000,
+  ...over,
+});
+const fieldsWith = (extra: Record<string, string>) => ({ customerid: 'C-1', firstName: 'Ada', email: 'ada@example.com', ...extra });
+
+interface Case {
+  platform: MatchedContact[];
+  state?: KeyState;
+  prune?: RowFacts['prune'];
+}
+
+function facts(c: Case): RowFacts {
+  return {
+    draft,
+    draftHash: draftHash(draft),
+    mode: 'upsert',
+    onDuplicate: 'fail',
+    dryRun: true,
+    full: true,
+    state: c.state,
+    ...(c.prune === undefined ? {} : { prune: c.prune }),
+  };
+}
+
+const KNOWN_SEG: KeyState = { kind: 'known', contact: { id: '100', custom_fields: {}, tags: [] }, draftHash: null, jobTags: ['seg:old'] };
+
+const TABLE: Array<[string, Case, KeyComparison]> = [
+  ['the one contact holds what the row asks', { platform: [contact()] }, { status: 'same', contactId: '100' }],
+  ['a field the contact lacks and the row leaves empty is the same ("" both ways)', { platform: [contact()] }, { status: 'same', contactId: '100' }],
+  ['no contact holds the key', { platform: [] }, { status: 'missing' }],
+  ['several contacts hold the key: oldest first', { platform: [contact({ id: '7', created_at: 2000 }), contact({ id: '3', created_at: 500 })] }, { status: 'duplicate', contactIds: ['3', '7'] }],
+  [
+    'a field differs: both values',
+    { platform: [contact({ custom_fields: fieldsWith({ firstName: 'Edited' }) })] },
+    { status: 'differs', contactId: '100', fields: [{ field: 'firstName', fileValue: 'Ada', platformValue: 'Edited' }], tagsToAdd: [], tagsToRemove: [] },
+  ],
+  [
+    'the row clears a field the contact holds',
+    { platform: [contact({ custom_fields: fieldsWith({ city: 'Oslo' }) })] },
+    { status: 'differs', contactId: '100', fields: [{ field: 'city', fileValue: '', platformValue: 'Oslo' }], tagsToAdd: [], tagsToRemove: [] },
+  ],
+  [
+    'a tag the file wants is missing, a tag of tags.remove is there',
+    { platform: [contact({ tags: ['crm', 'lead'] })] },
+    { status: 'differs', contactId: '100', fields: [], tagsToAdd: ['vip'], tagsToRemove: ['lead'] },
+  ],
+  [
+    'tags.prune: a tag the state knows the job set, that the row no longer carries',
+    { platform: [contact({ tags: ['crm', 'vip', 'seg:old'] })], state: KNOWN_SEG, prune: {} },
+    { status: 'differs', contactId: '100', fields: [], tagsToAdd: [], tagsToRemove: ['seg:old'] },
+  ],
+  ['without tags.prune, a tag the job once set stays and agrees', { platform: [contact({ tags: ['crm', 'vip', 'seg:old'] })], state: KNOWN_SEG }, { status: 'same', contactId: '100' }],
+  [
+    'a tag the job never set is never the job\'s to remove',
+    { platform: [contact({ tags: ['crm', 'vip', 'agent-note'] })], state: KNOWN_SEG, prune: {} },
+    { status: 'same', contactId: '100' },
+  ],
+];
+
+describe('compareKey: how a key of the file stands against the platform', () => {
+  it.each(TABLE)('%s', (_name, c, expected) => {
+    expect(compareKey(facts(c), c.platform)).toEqual(expected);
+  });
+});
+
+describe('compareKey cannot drift from the row decision', () => {
+  // Every one-contact case of the table, and more: a key agrees exactly when run --full settles
+  // its row unchanged with the same contact, and differs exactly when run would update it, with
+  // the same fields and tags.
+  const variants: Case[] = [
+    ...TABLE.map(([, c]) => c).filter((c) => c.platform.length === 1),
+    { platform: [contact({ custom_fields: {} })] },
+    { platform: [contact({ tags: [] })] },
+    { platform: [contact({ custom_fields: fieldsWith({ email: 'ADA@example.com' }) })] },
+    { platform: [contact({ tags: ['crm', 'vip', 'lead', 'seg:old'] })], state: KNOWN_SEG, prune: { owned: { kind: 'prefix', prefix: 'seg:' } } },
+    { platform: [contact({ tags: ['crm', 'vip', 'seg:new'] })], prune: { owned: { kind: 'list', tags: ['seg:new'] } } },
+  ];
+  it.each(variants.map((c, i) => [i, c] as const))('case %i', (_i, c) => {
+    const comparison = compareKey(facts(c), c.platform);
+    const decision = decideRow({ ...facts(c), searched: c.platform });
+    if (decision.kind !== 'plan') throw new Error('the decision asked for a search with the platform given');
+    const { plan } = decision;
+    expect(comparison.status === 'same').toBe(plan.outcome === 'unchanged');
+    expect(comparison.status === 'differs').toBe(plan.outcome === 'updated');
+    if (comparison.status === 'differs') {
+      expect(comparison.fields.map((field) => field.field)).toEqual(plan.fieldsChanged);
+      expect(comparison.tagsToAdd).toEqual(plan.tagsAdded);
+      expect(comparison.tagsToRemove).toEqual(plan.tagsRemoved);
+    }
+  });
+
+  it('a key no contact holds is one run would create, and several contacts one run refuses under onDuplicate: fail', () => {
+    const missing = decideRow({ ...facts({ platform: [] }), searched: [] });
+    expect(missing.kind === 'plan' && missing.plan.outcome).toBe('created');
+    const two = [contact({ id: '1' }), contact({ id: '2' })];
+    const duplicate = decideRow({ ...facts({ platform: two }), searched: two });
+    expect(duplicate.kind === 'plan' && duplicate.plan.errorCode).toBe('DUPLICATE_CONTACTS');
+    expect(compareKey(facts({ platform: two }), two).status).toBe('duplicate');
+  });
+});
