@@ -118,6 +118,26 @@ describe('reconcile with match.prefetch: missing, extra and differing keys, both
   }, 60_000);
 });
 
+describe('reconcile stopped before the end of the file', () => {
+  it('--limit compares the rows asked for and does not list extra contacts, saying why', async () => {
+    seedCustomers(100);
+    const ws = workspace();
+    ws.write('customers.csv', crmExport());
+    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: PREFETCH_JOB }));
+
+    const reconcile = await ws.run(['reconcile', 'jobs.yaml', '--limit', '10', '--report-dir', 'part']);
+
+    expect(reconcile.exitCode).toBe(1);
+    const json = reconcileJson(ws, 'part');
+    expect(json.keys).toEqual({ inFile: 10, same: 9, differs: 1, missing: 0, extra: 0, duplicate: 0, failed: 0 });
+    expect(json.notReached).toBe(90);
+    expect(json.extra).toEqual({ listed: false, reason: 'the reconcile did not read its whole input (stopped early, --limit or an abort)' });
+    expect(diff(ws, 'part').map((line) => `${line.key}:${line.field}`)).toEqual(['C0005:email']);
+    expect(reconcile.stdout).toContain('Stopped before the end of the file');
+    expect(writes()).toEqual(NO_WRITES);
+  }, 60_000);
+});
+
 describe('reconcile without match.prefetch', () => {
   it('searches each key once, lists the missing and differing keys, and says once why the contacts the file lacks are not listed', async () => {
     seedCustomers(100);
