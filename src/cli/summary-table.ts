@@ -1,7 +1,7 @@
 /** The table printed when a job ends: rows by outcome, calls by operation, 429s, retries, time. */
 import type { DepartedSummary } from '../pipeline/departed/settle-departed.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
-import type { ReconcileSummary } from '../pipeline/report/reconcile-summary.js';
+import { differingKeys, type ReconcileSummary } from '../pipeline/report/reconcile-summary.js';
 import { formatDuration } from './progress-display.js';
 
 export function formatSummary(summary: JobSummary, reportFiles: readonly string[]): string {
@@ -94,7 +94,7 @@ export function formatReconcile(summary: ReconcileSummary, reportFiles: readonly
   lines.push('', line('API calls', summary.apiCalls.total));
   if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
   lines.push('', 'Reports:', ...reportFiles.map((file) => `  ${file}`));
-  const differences = keys.differs + keys.missing + keys.extra + keys.duplicate;
+  const differences = differingKeys(keys);
   const next =
     summary.status !== 'completed' || summary.notReached > 0
       ? 'Stopped before the end of the file: run the same command again for a complete answer.'

@@ -7,6 +7,7 @@
 import { basename } from 'node:path';
 import { CODE_HELP } from './code-help.js';
 import { formatDuration } from './duration.js';
+import { escapeHtml as escape, pageHead } from './html-page.js';
 import type { JobSummary, ReportPaths } from './job-summary.js';
 import type { RunDigest } from './run-digest.js';
 
@@ -29,10 +30,6 @@ const OUTCOME_COLOURS: Record<(typeof OUTCOMES)[number], string> = {
   failed: '#c62828',
 };
 
-function escape(text: unknown): string {
-  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 /** A docs cell as text: `code` spans become <code>. */
 function withCode(text: string): string {
   return escape(text).replace(/`([^`]*)`/g, '<code>$1</code>');
@@ -41,24 +38,7 @@ function withCode(text: string): string {
 export function renderHtmlReport(input: HtmlReportInput): string {
   const { summary } = input;
   const title = `contact-sync: ${summary.job}${summary.dryRun ? ' (dry run)' : ''}`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)}</title>
-<style>
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #212121; background: #fff; }
-h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: .5rem 0; } th, td { text-align: left; padding: .25rem .75rem .25rem 0; vertical-align: top; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-.bar { display: flex; height: 1.4rem; border-radius: 3px; overflow: hidden; margin: .5rem 0; background: #eee; }
-.status { display: inline-block; padding: .1rem .5rem; border-radius: 3px; color: #fff; }
-code { background: #f5f5f5; padding: 0 .2rem; } .meta { color: #616161; }
-</style>
-</head>
-<body>
+  return `${pageHead(title)}
 <h1>${escape(title)}</h1>
 <p class="meta">${escape(summary.startedAt)} to ${escape(summary.finishedAt)} (${escape(formatDuration(summary.durationMs))}) ${statusBadge(summary)}</p>
 ${outcomesSection(summary)}

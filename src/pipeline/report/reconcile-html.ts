@@ -5,7 +5,8 @@
  */
 import { basename } from 'node:path';
 import { formatDuration } from './duration.js';
-import type { DiffLine, DiffStatus, ReconcilePaths, ReconcileSummary } from './reconcile-summary.js';
+import { escapeHtml as escape, pageHead } from './html-page.js';
+import { differingKeys, type DiffLine, type DiffStatus, type ReconcilePaths, type ReconcileSummary } from './reconcile-summary.js';
 
 export interface ReconcileHtmlInput {
   summary: ReconcileSummary;
@@ -23,35 +24,15 @@ const KINDS: ReadonlyArray<{ status: DiffStatus; title: string; what: string }> 
   { status: 'failed', title: 'Rows not compared', what: 'unreadable, not mapped, or the platform\u2019s answer failed' },
 ];
 
-function escape(text: unknown): string {
-  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 export function renderReconcileHtml(input: ReconcileHtmlInput): string {
   const { summary } = input;
   const title = `contact-sync reconcile: ${summary.job}`;
-  const agree = summary.keys.differs + summary.keys.missing + summary.keys.extra + summary.keys.duplicate === 0;
+  const agree = differingKeys(summary.keys) === 0;
   const badge =
     summary.aborted !== undefined
       ? `<span class="status" style="background:#c62828">stopped: ${escape(summary.aborted.code)}</span> ${escape(summary.aborted.message)}`
       : `<span class="status" style="background:${agree ? '#2e7d32' : '#1565c0'}">${agree ? 'the file and the platform agree' : 'the file and the platform differ'}</span>`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)}</title>
-<style>
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #212121; background: #fff; }
-h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: .5rem 0; } th, td { text-align: left; padding: .25rem .75rem .25rem 0; vertical-align: top; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-.status { display: inline-block; padding: .1rem .5rem; border-radius: 3px; color: #fff; }
-code { background: #f5f5f5; padding: 0 .2rem; } .meta { color: #616161; }
-</style>
-</head>
-<body>
+  return `${pageHead(title)}
 <h1>${escape(title)}</h1>
 <p class="meta">${escape(summary.startedAt)} to ${escape(summary.finishedAt)} (${escape(formatDuration(summary.durationMs))}), ${summary.apiCalls.total} calls, nothing written to the platform. ${badge}</p>
 ${countsSection(summary)}

@@ -11,7 +11,7 @@ import type { MatchedContact } from '../row/plan.js';
 import type { RowResult } from '../types.js';
 import { CsvFile, ReportWriteError, writeWhole } from './report.js';
 import { renderReconcileHtml } from './reconcile-html.js';
-import { reconcilePaths, type DiffLine, type DiffStatus, type ReconcilePaths, type ReconcileSummary } from './reconcile-summary.js';
+import { differingKeys, reconcilePaths, type DiffLine, type DiffStatus, type ReconcilePaths, type ReconcileSummary } from './reconcile-summary.js';
 
 /** diff.csv's columns: the contract's six, then why a row of the file could not be compared. */
 export const DIFF_COLUMNS = ['key', 'contact_id', 'status', 'field', 'file_value', 'platform_value', 'error_code', 'error_message'] as const;
@@ -62,9 +62,9 @@ export class ReconcileReport {
     return this.#keys;
   }
 
-  /** Keys whose file and platform disagree in any way (a failed row is not one: it was not compared). */
+  /** Keys whose file and platform disagree in any way. */
   get differences(): number {
-    return this.#keys.differs + this.#keys.missing + this.#keys.extra + this.#keys.duplicate;
+    return differingKeys(this.#keys);
   }
 
   /** Per field, the keys that differ in it, most first. */

@@ -19,6 +19,11 @@ export interface DiffLine {
   readonly errorMessage: string;
 }
 
+/** Keys whose file and platform disagree in any way (a `failed` row is not one: it was not compared). */
+export function differingKeys(keys: Pick<ReconcileSummary['keys'], 'differs' | 'missing' | 'extra' | 'duplicate'>): number {
+  return keys.differs + keys.missing + keys.extra + keys.duplicate;
+}
+
 export interface ReconcilePaths {
   diff: string;
   summary: string;

@@ -19,9 +19,9 @@ export async function reconcileRow(draft: ContactDraft, cells: string[], context
   const row = pendingResult(draft.line, draft.key, cells);
   try {
     // The index proves a key is there, not that it is not: a key it lacks is searched.
-    const indexed = context.index?.lookup(draft.key);
-    if (indexed !== undefined && indexed.length > 0) context.index?.recordHit();
-    const contacts = indexed !== undefined && indexed.length > 0 ? indexed : await findContactsByKey(api, draft.keyField, draft.key);
+    const indexed = context.index?.lookup(draft.key) ?? [];
+    if (indexed.length > 0) context.index?.recordHit();
+    const contacts = indexed.length > 0 ? indexed : await findContactsByKey(api, draft.keyField, draft.key);
     // The facts `run --full` would decide on (the tags the job owns come from the store).
     const facts = { ...initialFacts(draft, { ...context, full: true, dryRun: true }), full: true };
     const comparison = compareKey(facts, contacts);
