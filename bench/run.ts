@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md. See docs/benchmarks.md.
  *
- *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only] [--sqlite-only]
+ *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only] [--sqlite-only] [--reconcile-only] [--journal-only]
  *
  * `--limiter-only` runs the limiter section alone and prints its figures; with `--out FILE` it
  * replaces that section of FILE (a RESULTS.md), saying when and under what load it was taken.
@@ -13,6 +13,11 @@
  * replaces (or adds) that section of FILE.
  * `--sqlite-only` runs the SQLite engines' section alone (better-sqlite3 against node:sqlite) and
  * prints it; with `--out FILE` it replaces (or adds) that section of FILE.
+ * `--reconcile-only` runs the reconcile section alone (2,000 keys, with and without
+ * `match.prefetch`) and prints it; with `--out FILE` it replaces (or adds) that section of FILE.
+ * `--journal-only` runs the change journal's section alone (a 2,000-row update run, its journal's
+ * bytes and time, the re-run of the unchanged file) and prints it; with `--out FILE` it replaces
+ * (or adds) that section of FILE.
  * `--quick` runs every section at a tenth of the size (a smoke test of the bench itself; its
  * figures are not the committed ones) and writes to a temporary file unless `--out` is given.
  */
@@ -34,6 +39,8 @@ import { runChannels, runZeroCallRerun, unattendedMarkdown } from './unattended.
 import { replaceLimiterSection } from './limiter-markdown.js';
 import { MONTH_PREFETCH_SECTION, MONTH_SECTION, monthMarkdown, runMonthOfNights } from './month-of-nights.js';
 import { runSqliteEngines, SQLITE_SECTION } from './sqlite-engines.js';
+import { RECONCILE_SECTION, reconcileMarkdown, runReconcileBench } from './reconcile.js';
+import { JOURNAL_SECTION, journalMarkdown, runJournalBench } from './change-journal.js';
 
 /**
  * The strict limit of the API scenarios: the platform's 100/min scaled up 60 times, so that a
@@ -92,6 +99,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   const here = dirname(fileURLToPath(import.meta.url));
   const root = resolve(here, '..', '..');
+  const cli: CliPaths = { bin: join(root, 'bin', 'contact-sync.js'), probe: join(here, 'rusage-probe.js') };
   if (argv.includes('--sqlite-only')) {
     // The SQLite engines alone, printed; with --out, its section of that file is replaced (or added).
     const workDir = mkdtempSync(join(tmpdir(), 'contact-sync-bench-'));
@@ -112,7 +120,7 @@ async function main(argv: readonly string[]): Promise<void> {
     // The month of nightly runs alone, printed; with --out, its section of that file is replaced (or added).
     const workDir = mkdtempSync(join(tmpdir(), 'contact-sync-bench-'));
     try {
-      const sections = await runMonth(workDir, { bin: join(root, 'bin', 'contact-sync.js'), probe: join(here, 'rusage-probe.js') }, quick, (line) => console.log(line));
+      const sections = await runMonth(workDir, cli, quick, (line) => console.log(line));
       const note = `\nThis section was measured on its own (\`node dist/bench/run.js --month-only --out bench/RESULTS.md\`) on ${machineInfo(new Date()).date}, load average ${(loadavg()[0] ?? 0).toFixed(2)} at its end.\n`;
       const plain = sections.plain + note;
       const prefetch = sections.prefetch + note;
@@ -128,8 +136,17 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     return;
   }
+  const outFile = outIndex >= 0 && argv[outIndex + 1] !== undefined ? resolve(argv[outIndex + 1]!) : undefined;
+  const log = (line: string): void => console.log(line);
+  if (argv.includes('--reconcile-only')) {
+    await sectionAlone('reconcile-only', RECONCILE_SECTION, (workDir) => runReconcile(workDir, cli, quick, log), outFile);
+    return;
+  }
+  if (argv.includes('--journal-only')) {
+    await sectionAlone('journal-only', JOURNAL_SECTION, (workDir) => runJournal(workDir, cli, quick, log), outFile);
+    return;
+  }
   if (argv.includes('--unattended-only')) {
-    const cli: CliPaths = { bin: join(root, 'bin', 'contact-sync.js'), probe: join(here, 'rusage-probe.js') };
     const workDir = mkdtempSync(join(tmpdir(), 'contact-sync-bench-'));
     const load = (): string => loadavg().map((n) => n.toFixed(2)).join(', ');
     try {
@@ -144,9 +161,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   const out = outIndex >= 0 && argv[outIndex + 1] !== undefined ? resolve(argv[outIndex + 1]!) : quick ? join(tmpdir(), 'contact-sync-bench-quick.md') : join(root, 'bench', 'RESULTS.md');
   const scale = quick ? QUICK : FULL;
-  const cli: CliPaths = { bin: join(root, 'bin', 'contact-sync.js'), probe: join(here, 'rusage-probe.js') };
   const workDir = mkdtempSync(join(tmpdir(), 'contact-sync-bench-'));
-  const log = (line: string): void => console.log(line);
   const started = performance.now();
   const machine = machineInfo(new Date());
   try {
@@ -172,8 +187,12 @@ async function main(argv: readonly string[]): Promise<void> {
     const month = await runMonth(workDir, cli, quick, log);
     log("the state store's SQLite engine (issue 26)");
     const sqlite = runSqliteEngines(workDir, quick ? 100_000 : 1_000_000, log);
+    log('reconcile, with and without match.prefetch (issue 21)');
+    const reconcile = await runReconcile(workDir, cli, quick, log);
+    log("the change journal's cost (issue 22)");
+    const journal = await runJournal(workDir, cli, quick, log);
     const totalMs = performance.now() - started;
-    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month.plain + '\n' + month.prefetch + '\n' + sqlite);
+    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month.plain + '\n' + month.prefetch + '\n' + sqlite + '\n' + reconcile + '\n' + journal);
     log(`wrote ${out} (${(totalMs / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
@@ -211,6 +230,53 @@ async function runMonth(workDir: string, cli: CliPaths, quick: boolean, log: (li
     return { plain, prefetch };
   } finally {
     await emulator.close();
+  }
+}
+
+/**
+ * Issue 21's reconcile, on an emulator of its own at the API scenarios' scaled limit, so that its
+ * wall times are those of the same pace.
+ */
+async function runReconcile(workDir: string, cli: CliPaths, quick: boolean, log: (line: string) => void): Promise<string> {
+  const token = 'bench-reconcile';
+  const emulator = await startEmulator({ channels: [{ token }], rateLimits: { contacts: API_RATE, messages: false } });
+  try {
+    return reconcileMarkdown(await runReconcileBench({ emulator, token, rate: API_RATE, workDir, cli }, quick ? 200 : 2000, log));
+  } finally {
+    await emulator.close();
+  }
+}
+
+/**
+ * Issue 22's change journal, on an emulator of its own, fast enough (like the month's) that the
+ * calls and the journal's writes, not the pace, are measured.
+ */
+async function runJournal(workDir: string, cli: CliPaths, quick: boolean, log: (line: string) => void): Promise<string> {
+  const token = 'bench-journal';
+  const emulator = await startEmulator({ channels: [{ token }], rateLimits: { contacts: { limit: 60_000, periodMs: 60_000 }, messages: false } });
+  try {
+    return journalMarkdown(await runJournalBench({ emulator, token, rate: '60000/min', workDir, cli }, quick ? 200 : 2000, log));
+  } finally {
+    await emulator.close();
+  }
+}
+
+/**
+ * `--<flag>`: one section measured alone in a work folder of its own and printed, noting when and
+ * under what load; with `--out FILE`, that section of FILE is replaced (or added).
+ */
+async function sectionAlone(flag: string, heading: string, measure: (workDir: string) => Promise<string>, out: string | undefined): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), 'contact-sync-bench-'));
+  try {
+    const note = `\nThis section was measured on its own (\`node dist/bench/run.js --${flag} --out bench/RESULTS.md\`) on ${machineInfo(new Date()).date}, load average ${(loadavg()[0] ?? 0).toFixed(2)} at its start.\n`;
+    const section = (await measure(workDir)) + note;
+    console.log(section);
+    if (out !== undefined) {
+      writeFileSync(out, replaceSection(readFileSync(out, 'utf8'), heading, section));
+      console.log(`replaced the section "${heading}" of ${out}`);
+    }
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
   }
 }
 

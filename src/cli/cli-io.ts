@@ -10,6 +10,8 @@ export interface CliIo {
   signals: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
   /** Ends the process at once (a second signal); absent in tests, where the command just returns. */
   exit?: (code: number) => void;
+  /** What `--input -` reads, opened only when asked (the process's stdin by default); absent in tests that pipe nothing. */
+  stdin?: () => NodeJS.ReadableStream & { isTTY?: boolean };
   /** Asks a yes/no question on the terminal; absent when stdin is not one (cron, CI). */
   confirm?: (question: string) => Promise<boolean>;
 }
@@ -23,6 +25,7 @@ export function processIo(): CliIo {
     isTTY: process.stderr.isTTY === true,
     signals: process,
     exit: (code) => process.exit(code),
+    stdin: () => process.stdin,
     ...(process.stdin.isTTY === true ? { confirm: askOnTerminal } : {}),
   };
 }

@@ -22,6 +22,8 @@ import { reconcileDefinition } from './commands/reconcile.js';
 import { runDefinition } from './commands/run.js';
 import { schemaDefinition } from './commands/schema.js';
 import { stateDefinition } from './commands/state.js';
+import { historyDefinition } from './commands/history.js';
+import { undoDefinition } from './commands/undo.js';
 import { validateDefinition } from './commands/validate.js';
 
 export async function main(argv: readonly string[], given: CliIo = processIo()): Promise<number> {
@@ -52,6 +54,8 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
     .option('quiet', { type: 'boolean', default: false, describe: 'for cron: only warnings, errors and the final summary (no progress)' })
     .command(runDefinition(context))
     .command(reconcileDefinition(context))
+    .command(undoDefinition(context))
+    .command(historyDefinition(context))
     .command(validateDefinition(context))
     .command(checkDefinition(context))
     .command(emulatorDefinition(context))

@@ -18,6 +18,8 @@ import type { CliIo } from './cli-io.js';
 import type { EmbeddedEmulator } from './embedded-emulator.js';
 import { EXIT, worstExit } from '../exit-codes.js';
 import { apiLimiters, connectionClient } from './connection.js';
+import { overrideInput } from './input-override.js';
+import { undoJob } from './undo-job.js';
 import { countLines } from './line-count.js';
 import { loadJobs } from './load-jobs.js';
 import { UsageError } from './usage-error.js';
@@ -28,8 +30,13 @@ import { formatReconcile, formatSummary } from './summary-table.js';
 import { formatDuration } from '../pipeline/report/duration.js';
 
 export interface RunArgs {
-  /** `reconcile` compares each job's file with the platform and writes only its reports and the state (docs/reconcile.md). @default 'run' */
-  command?: 'run' | 'reconcile';
+  /**
+   * `reconcile` compares each job's file with the platform and writes only its reports and the
+   * state (docs/reconcile.md); `undo` puts back what run `undo.runId` changed (docs/undo.md). @default 'run'
+   */
+  command?: 'run' | 'reconcile' | 'undo';
+  /** With `command: 'undo'`: the run, and whether fields changed since it are put back too. */
+  undo?: { runId: number; force: boolean };
   jobsFile: string;
   job: string[];
   dryRun: boolean;
@@ -50,6 +57,8 @@ export interface RunArgs {
   check?: boolean;
   /** `--max-missing`, percent: `onMissing.maxShare` for this run. */
   maxMissing?: number;
+  /** `--input FILE|-`: replaces the one selected job's input (`input-override.ts`). */
+  input?: string;
 }
 
 /** `I/N` for --shard. */
@@ -100,7 +109,16 @@ function timestampFolder(now: Date): string {
 }
 
 export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Promise<number> {
-  let jobs: Job[] = await loadJobs(args.jobsFile, args.job, io, logger);
+  const selected = await overrideInput(await loadJobs(args.jobsFile, args.job, io, logger), args.input, io);
+  try {
+    return await runJobs(selected.jobs, args, io, logger);
+  } finally {
+    selected.release();
+  }
+}
+
+async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger): Promise<number> {
+  let jobs = selected;
   if (args.command === 'reconcile') {
     const senders = jobs.filter((job) => job.mode === 'message').map((job) => job.name);
     if (senders.length > 0) {
@@ -236,6 +254,9 @@ async function runOneJob(
   const { connection } = job;
   const stats = new ApiCallStats();
   const api = connectionClient(job, limiters, { stats, logger: logger.child({ job: job.name }) });
+  if (args.command === 'undo' && args.undo !== undefined) {
+    return undoJob(job, { jobsFile: args.jobsFile, ...args.undo, dryRun: args.dryRun }, { api, io, logger, reportDir, signal, deadline: timing.deadline, argv: describeRun(args) });
+  }
   // Progress is info: --quiet and --log-level warn or above leave it out; JSON logs carry it as events.
   // Jobs side by side print labelled lines: two bars cannot share a terminal.
   const progressMode = !logger.isLevelEnabled('info') ? 'off' : args.logFormat === 'json' ? 'log' : io.isTTY && !timing.labelled ? 'bar' : 'lines';
@@ -253,7 +274,7 @@ async function runOneJob(
     log: (fields, message) => logger.info({ job: job.name, ...fields }, message),
   });
   const reconciling = args.command === 'reconcile';
-  logger.info({ job: job.name, input: job.input.path, dryRun: args.dryRun, ...(reconciling ? { reconcile: true } : {}) }, reconciling ? 'reconcile started' : 'job started');
+  logger.info({ job: job.name, input: job.input.label ?? job.input.path, dryRun: args.dryRun, ...(reconciling ? { reconcile: true } : {}) }, reconciling ? 'reconcile started' : 'job started');
   // A dry run reads the state when there is one and never creates or writes it.
   const state = job.state === false || (args.dryRun && !existsSync(job.state)) ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
   try {
@@ -304,6 +325,8 @@ function describeRun(args: RunArgs): string {
     args.shard !== undefined && `--shard ${args.shard.index}/${args.shard.count}`,
     args.maxDuration !== undefined && `--max-duration ${formatDuration(args.maxDuration)}`,
     args.maxMissing !== undefined && `--max-missing ${args.maxMissing}%`,
+    args.input !== undefined && `--input ${args.input}`,
+    args.undo !== undefined && `--run ${args.undo.runId}${args.undo.force ? ' --force' : ''}`,
   ];
   return [args.command ?? 'run', args.jobsFile, ...flags.filter((flag): flag is string => typeof flag === 'string')].join(' ');
 }

@@ -1,20 +1,23 @@
 /**
- * `contact-sync state show|reset <jobs.yaml> --job NAME`: look into a job's state store, or start
- * it afresh. `show` never creates a file (a job that never ran has no state yet); `reset` deletes
- * the file and its SQLite companions, after which the next run searches each key once.
+ * `contact-sync state show|reset|prune <jobs.yaml> --job NAME`: look into a job's state store,
+ * start it afresh, or bound its change journal. `show` never creates a file (a job that never ran
+ * has no state yet); `reset` deletes the file and its SQLite companions, after which the next run
+ * searches each key once; `prune --keep-runs N` drops the change journal of all but the newest N
+ * runs (docs/undo.md).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describeLock, LockHeldError, runningHolder } from '../lock/job-lock.js';
 import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
-import { StateStore, type RunRecord, type StateSummary } from '../state/state-store.js';
+import type { RunRecord } from '../state/run-journal.js';
+import { StateStore, type StateSummary } from '../state/state-store.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
 import { UsageError } from './usage-error.js';
 
-export type StateAction = 'show' | 'reset';
+export type StateAction = 'show' | 'reset' | 'prune';
 
 export interface StateArgs {
   action: StateAction;
@@ -27,6 +30,8 @@ export interface StateArgs {
   yes?: boolean;
   /** `reset` only: forget the contacts but keep the message journal (no message sent twice). */
   keepMessages?: boolean;
+  /** `prune` only: the newest runs whose change journal is kept. */
+  keepRuns?: number;
 }
 
 export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): Promise<number> {
@@ -43,7 +48,8 @@ export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): 
     return show(job, path, args.keys ?? 0, io);
   }
   // Deleting the state under a running job would make it lose track of what it did.
-  if (running !== undefined) throw new LockHeldError(running, `${describeLock(lock)}: cannot reset its state while it`);
+  if (running !== undefined) throw new LockHeldError(running, `${describeLock(lock)}: cannot ${args.action} its state while it`);
+  if (args.action === 'prune') return prune(job, path, args.keepRuns, io);
   return reset(job, path, io, { yes: args.yes === true, keepMessages: args.keepMessages === true });
 }
 
@@ -114,6 +120,23 @@ async function reset(job: Job, path: string, io: CliIo, options: { yes: boolean;
   return EXIT.ok;
 }
 
+/** Drops the change journal of all but the newest `keepRuns` runs; the runs themselves stay listed. */
+function prune(job: Job, path: string, keepRuns: number | undefined, io: CliIo): number {
+  if (keepRuns === undefined) throw new UsageError('state prune: say how many runs keep their change journal with --keep-runs N (older runs can then not be undone)');
+  if (!existsSync(path)) {
+    io.stdout.write(`job "${job.name}": no state at ${path}; nothing to prune\n`);
+    return EXIT.ok;
+  }
+  const store = StateStore.open(path, { job: job.name, keyField: job.key.field });
+  try {
+    const pruned = store.pruneChanges(keepRuns);
+    io.stdout.write(`job "${job.name}": dropped ${pruned.lines} change journal lines of ${pruned.runs} runs; the newest ${keepRuns} runs keep theirs (they can be undone)\n`);
+  } finally {
+    store.close();
+  }
+  return EXIT.ok;
+}
+
 const LABEL_WIDTH = 19;
 /** Runs `state show` lists, newest first. */
 const LAST_RUNS = 5;
@@ -133,6 +156,7 @@ function formatSummary(summary: StateSummary): string {
     line('pending creates', String(summary.pendingCreates)),
     line('messages', String(summary.messages)),
     line('departed keys', String(summary.departed)),
+    line('change journal', `${summary.changes} lines`),
     line('last run', formatRun(summary.lastRun)),
     line('last finished run', formatRun(summary.lastFinishedRun)),
     '',
@@ -141,7 +165,9 @@ function formatSummary(summary: StateSummary): string {
 
 function formatRun(run: RunRecord | undefined): string {
   if (run === undefined) return 'none';
-  const started = `started ${new Date(run.startedAt).toISOString()}${run.full ? ' (--full)' : ''}`;
+  // The id (summary.json's runId, what history and undo take) and the command it was.
+  const command = run.argv.split(' ')[0] ?? '';
+  const started = `run ${run.id} (${command}), started ${new Date(run.startedAt).toISOString()}${run.full ? ' (--full)' : ''}`;
   if (!run.finished || run.finishedAt === null) return `${started}, not finished (still running, or killed)`;
   const rows = run.rows === null ? '' : `: ${Object.entries(run.rows).map(([outcome, count]) => `${outcome} ${count}`).join(', ')}`;
   const status = run.status === null ? '' : `${run.status}, `;

@@ -11,6 +11,7 @@ import { EXIT, worstExit } from '../exit-codes.js';
 import { KeySighting } from '../pipeline/key-sighting.js';
 import type { Job, OnDuplicateRows } from '../config/job-types.js';
 import { describePolicy } from '../pipeline/map/duplicate-rows.js';
+import { overrideInput } from './input-override.js';
 import { loadJobs } from './load-jobs.js';
 
 /** Row problems printed per job; the rest are counted. */
@@ -32,15 +33,23 @@ async function repeatedKeyLines(job: Job, listed: ReadonlySet<string>, repeatedR
   const shown = [...lines].map(([key, at]) => {
     const group = { first: at[0] ?? 0, last: at.at(-1) ?? 0, count: at.length, lines: at };
     const what = policy === undefined ? '' : `: ${describePolicy(policy, group)}`;
-    return `${job.input.path}: key ${JSON.stringify(key)} is on lines ${at.join(', ')}${what}\n`;
+    return `${job.input.label ?? job.input.path}: key ${JSON.stringify(key)} is on lines ${at.join(', ')}${what}\n`;
   });
   const more = listed.size === SHOWN_PROBLEMS && repeatedRows > SHOWN_PROBLEMS ? `... and more repeated keys (${repeatedRows} rows repeat a key in all)\n` : '';
   return shown.join('') + more;
 }
 
-export async function validateCommand(args: { jobsFile: string; job: string[] }, io: CliIo, logger: Logger): Promise<number> {
+export async function validateCommand(args: { jobsFile: string; job: string[]; input?: string }, io: CliIo, logger: Logger): Promise<number> {
   // No call is made: a token that is not set is a warning, so validate runs in CI without secrets.
-  const jobs = await loadJobs(args.jobsFile, args.job, io, logger, { tokenOptional: true });
+  const selected = await overrideInput(await loadJobs(args.jobsFile, args.job, io, logger, { tokenOptional: true }), args.input, io);
+  try {
+    return await validateJobs(selected.jobs, io);
+  } finally {
+    selected.release();
+  }
+}
+
+async function validateJobs(jobs: readonly Job[], io: CliIo): Promise<number> {
   const codes: number[] = [];
   for (const job of jobs) {
     const source = await openCheckedSource(job);
@@ -70,7 +79,7 @@ export async function validateCommand(args: { jobsFile: string; job: string[] },
       }
       if (problem !== undefined) {
         invalid++;
-        if (invalid <= SHOWN_PROBLEMS) io.stdout.write(`${job.input.path}:${record.line}: ${problem}\n`);
+        if (invalid <= SHOWN_PROBLEMS) io.stdout.write(`${job.input.label ?? job.input.path}:${record.line}: ${problem}\n`);
       }
     }
     if (invalid > SHOWN_PROBLEMS) io.stdout.write(`... and ${invalid - SHOWN_PROBLEMS} more rows with problems\n`);

@@ -64,8 +64,10 @@ export type OnDuplicate = 'fail' | 'oldest' | 'newest' | 'all';
 export type OnDuplicateRows = 'last' | 'first' | 'merge' | 'fail';
 
 export interface InputSpec {
-  /** Path of the CSV, resolved against the directory of jobs.yaml. */
+  /** Path of the CSV (plain or gzipped), resolved against the directory of jobs.yaml; `--input` replaces it. */
   path: string;
+  /** How messages name the input when the path would mislead (`standard input` for `--input -`). @default path */
+  label?: string;
   /** One character, or `auto` to detect `,` `;` tab `|` from the header. */
   delimiter: string;
   /** A label iconv-lite knows: utf-8, latin1, windows-1252, utf-16le... */

@@ -16,7 +16,8 @@ export interface ContactSeed {
   created_at?: number;
 }
 
-interface StoredContact {
+/** The emulator's own record of a contact (a Map of fields, a Set of tags); `toContact` gives its wire form. */
+interface EmulatedContact {
   id: string;
   fields: Map<string, string>;
   /** A Set keeps tags unique and in the order they were first added. */
@@ -32,7 +33,7 @@ export interface SearchResult {
 }
 
 export class ContactStore {
-  private readonly byId = new Map<string, StoredContact>();
+  private readonly byId = new Map<string, EmulatedContact>();
   private readonly byFieldValue = new Map<string, Map<string, Set<string>>>();
   private readonly activeSurveys = new Set<string>();
   private seq = 0;
@@ -70,7 +71,7 @@ export class ContactStore {
     }
     const id = seed.id ?? this.ids.allocate((candidate) => this.byId.has(candidate));
     this.ids.observe(id);
-    const stored: StoredContact = {
+    const stored: EmulatedContact = {
       id,
       fields: new Map(),
       tags: new Set(seed.tags ?? []),
@@ -117,7 +118,7 @@ export class ContactStore {
   search(name: string, value: string, offset: number, limit: number): SearchResult {
     const ids = this.byFieldValue.get(name)?.get(value);
     if (ids === undefined) return { total: 0, contacts: [] };
-    const matches = [...ids].map((id) => this.byId.get(id)).filter((c): c is StoredContact => c !== undefined);
+    const matches = [...ids].map((id) => this.byId.get(id)).filter((c): c is EmulatedContact => c !== undefined);
     matches.sort((a, b) => a.seq - b.seq);
     return { total: matches.length, contacts: matches.slice(offset, offset + limit).map(toContact) };
   }
@@ -144,7 +145,7 @@ export class ContactStore {
     this.activeSurveys.clear();
   }
 
-  private setField(stored: StoredContact, name: string, value: string): void {
+  private setField(stored: EmulatedContact, name: string, value: string): void {
     const previous = stored.fields.get(name);
     if (previous === value) return;
     if (previous !== undefined) this.unindex(name, previous, stored.id);
@@ -171,7 +172,7 @@ export class ContactStore {
   }
 }
 
-function toContact(stored: StoredContact): Contact {
+function toContact(stored: EmulatedContact): Contact {
   return {
     id: stored.id,
     custom_fields: Object.fromEntries(stored.fields),

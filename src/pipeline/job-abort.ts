@@ -15,6 +15,8 @@ export const JOB_ABORT_CODES = [
   'STATE_WRITE_FAILED',
   /** A report file could not be written (full disk, a lost mount). */
   'REPORT_WRITE_FAILED',
+  /** The input could not be read to its end (an I/O error, gzip data cut short) after rows were taken. */
+  'INPUT_READ_FAILED',
   /** No call of the connection succeeded for too many attempts or too long (circuit breaker). */
   'API_UNAVAILABLE',
   /** The platform asked (Retry-After) for a pause longer than `timeouts.maxRetryAfter`. */

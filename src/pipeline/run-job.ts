@@ -21,10 +21,12 @@
 import type { ContactsApi } from '../api/contacts-api.js';
 import type { Job } from '../config/job-types.js';
 import type { MaxErrors } from '../config/max-errors.js';
-import type { RunStatus, StateStore } from '../state/state-store.js';
+import type { RunStatus } from '../state/run-journal.js';
+import type { StateStore } from '../state/state-store.js';
 import { PrefetchStep } from './prefetch-step.js';
 import type { PrefetchChoice } from './row/prefetch-choice.js';
 import { openCheckedSource } from './source/checked-source.js';
+import { SourceError } from './source/source-error.js';
 import { isSqliteError, JobAbortError, stateWriteFailed } from './job-abort.js';
 import { DuplicateRowsStage } from './duplicate-rows-stage.js';
 import { pastTakingTime, timeToFinishMs } from './deadline.js';
@@ -33,7 +35,7 @@ import { KeySighting } from './key-sighting.js';
 import { settleDeparted, type DepartedSummary } from './departed/settle-departed.js';
 import { departedPath } from './report/departed-report.js';
 import type { MatchedContact } from './row/plan.js';
-import { REPORT_WRITE_FIX, ReportWriteError, ReportWriter } from './report/report.js';
+import { ReportWriteError, ReportWriter, reportWriteAbort } from './report/report.js';
 import type { JobSummary } from './report/job-summary.js';
 import { shardOf, type Shard } from './shard.js';
 import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
@@ -226,8 +228,10 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   let reconciled: ReconcileSummary | undefined;
   let extraListed = false;
   let status: RunStatus = 'completed';
+  // The input stopped being readable mid-file (an I/O error, gzip data cut short): a local failure.
+  let inputFailure: SourceError | undefined;
   try {
-    for await (const record of ahead.records(source.records)) {
+    for await (const record of ahead.records(untilUnreadable(source.records, (failure) => (inputFailure = failure)))) {
       if (stopped === undefined && abort === undefined) {
         if (options.signal?.aborted === true) stopTaking('signal');
         else if (options.limit !== undefined && rowsTaken >= options.limit) stopTaking('limit');
@@ -263,6 +267,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       );
     }
     await dispatcher.drain();
+    if (inputFailure !== undefined) abort ??= inputReadFailed(inputFailure);
     abort ??= tally.thresholdAbort(maxErrors, true, failedRowsFile);
     // reconcile: the marked contacts whose key the file lacks, once every key of the file was read.
     if (report instanceof ReconcileReport && index !== undefined && seen !== undefined && abort === undefined && stopped === undefined && options.signal?.aborted !== true) {
@@ -307,7 +312,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       abort ??= stateWriteFailed(statePath, 'when the run was journalled', journalFailure);
       status = 'aborted';
     }
-    summary = summarize(options, api, tally.rows, startedAt, now(), abort, prefetched?.summarize());
+    summary = summarize({ ...options, runId }, api, tally.rows, startedAt, now(), abort, prefetched?.summarize());
     summary.status = status;
     summary.rows.notReached = notReached;
     if (report instanceof ReconcileReport) {
@@ -386,13 +391,26 @@ function finishJournal(state: StateStore | undefined, runId: number, finish: Par
   }
 }
 
+/**
+ * The records until the input breaks: a `SourceError` mid-file ends the records and goes to
+ * `onFailure`, so the rows in flight finish and the reports are complete (the job aborts).
+ */
+async function* untilUnreadable<T>(records: AsyncIterable<T>, onFailure: (failure: SourceError) => void): AsyncGenerator<T, void, undefined> {
+  try {
+    yield* records;
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    onFailure(error);
+  }
+}
+
+function inputReadFailed(failure: SourceError): JobAbortError {
+  return new JobAbortError('INPUT_READ_FAILED', `${failure.message}; the rows before the break were taken and are in the reports, the rest were not read`, { cause: failure });
+}
+
 /** A report could not be written: the job stops, naming the file and the error. */
 function reportWriteFailed(error: ReportWriteError): JobAbortError {
-  return new JobAbortError(
-    'REPORT_WRITE_FAILED',
-    `${error.message}; no row was left half written, and the rows after it were not taken: ${REPORT_WRITE_FIX}`,
-    { cause: error },
-  );
+  return reportWriteAbort(error, 'no row was left half written, and the rows after it were not taken');
 }
 
 const RECONCILE_PAGES: PrefetchChoice = { use: true, reason: 'reconcile: only the pages list the marked contacts the file lacks' };

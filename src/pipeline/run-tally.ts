@@ -7,7 +7,7 @@ import type { ContactsApi } from '../api/contacts-api.js';
 import type { Job } from '../config/job-types.js';
 import { describeMaxErrors, type MaxErrors } from '../config/max-errors.js';
 import { EXIT } from '../exit-codes.js';
-import type { RunStatus } from '../state/state-store.js';
+import type { RunStatus } from '../state/run-journal.js';
 import type { DepartedSummary } from './departed/settle-departed.js';
 import { JobAbortError } from './job-abort.js';
 import type { JobSummary } from './report/job-summary.js';
@@ -80,8 +80,13 @@ export function exitCodeOf(
 }
 
 /** summary.json's figures of the run (its status and the rest are set by the caller). */
+/** The requests made, by operation, as summary.json's `apiCalls.byOperation` counts them. */
+export function callsByOperation(api: ContactsApi): Record<string, number> {
+  return Object.fromEntries(Object.entries(api.stats.byOperation).map(([operation, count]) => [operation, count.requests]));
+}
+
 export function summarize(
-  run: { readonly job: Job; readonly dryRun: boolean; readonly shard?: { index: number; count: number } | undefined; readonly signal?: AbortSignal | undefined },
+  run: { readonly job: Job; readonly dryRun: boolean; readonly shard?: { index: number; count: number } | undefined; readonly signal?: AbortSignal | undefined; readonly runId?: number | undefined },
   api: ContactsApi,
   tally: RowTally,
   startedAt: Date,
@@ -89,16 +94,16 @@ export function summarize(
   abort: JobAbortError | undefined,
   prefetch: JobSummary['prefetch'],
 ): JobSummary {
-  const byOperation: Record<string, number> = {};
   let retries = 0;
   let rateLimited = 0;
-  for (const [operation, count] of Object.entries(api.stats.byOperation)) {
-    byOperation[operation] = count.requests;
+  for (const count of Object.values(api.stats.byOperation)) {
     retries += count.retries;
     rateLimited += count.rateLimited;
   }
+  const byOperation = callsByOperation(api);
   return {
     job: run.job.name,
+    runId: run.runId === undefined ? null : String(run.runId),
     dryRun: run.dryRun,
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),

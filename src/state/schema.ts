@@ -116,6 +116,28 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE contacts ADD COLUMN row_hash TEXT;
     `,
   },
+  {
+    version: 6,
+    description: 'change journal',
+    sql: `
+      -- Every write the platform confirmed, under the run that made it (change-journal.ts): the
+      -- contact, the operation, and for a create or an update each field's value before (null:
+      -- the contact had none) and after; for a tags call the tags added or removed. Written in its
+      -- own transaction as each call is confirmed, before the next call leaves. Kept until pruned
+      -- (state prune); undo reads it.
+      CREATE TABLE changes (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id       INTEGER NOT NULL,
+        key          TEXT NOT NULL,
+        contact_id   TEXT NOT NULL,
+        operation    TEXT NOT NULL CHECK (operation IN ('create', 'update', 'add-tags', 'remove-tags')),
+        changes_json TEXT NOT NULL,
+        recorded_at  INTEGER NOT NULL
+      );
+      CREATE INDEX changes_by_run ON changes (run_id, id);
+      CREATE INDEX changes_by_key ON changes (key, id);
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

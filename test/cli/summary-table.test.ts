@@ -4,6 +4,7 @@ import type { JobSummary } from '../../src/pipeline/report/job-summary.js';
 
 const summary: JobSummary = {
   job: 'crm',
+  runId: '7',
   dryRun: false,
   startedAt: '2026-01-01T00:00:00.000Z',
   finishedAt: '2026-01-01T00:01:05.000Z',

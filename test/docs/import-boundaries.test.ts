@@ -32,6 +32,8 @@ describe('import boundaries', () => {
     ['src/pipeline/row/decide.ts', '../../api/contacts-api.js', /the row decision is pure/],
     ['src/pipeline/row/decide.ts', '../../state/state-store.js', /the row decision is pure/],
     ['src/pipeline/row/plan.ts', './sync-row.js', /the row decision is pure/],
+    ['src/pipeline/undo/undo-plan.ts', '../../state/state-store.js', /the row decision is pure/],
+    ['src/pipeline/row/decide.ts', '../../state/contacts-table.js', /the row decision is pure/],
     ['src/pipeline/row/decide.ts', '../../emulator/index.js', /the pipeline never imports the emulator/],
     ['src/emulator/server.ts', '../pipeline/types.js', /the emulator follows the spec/],
     ['src/emulator/server.ts', '../api/client.js', /the emulator follows the spec/],

@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { main } from '../../src/cli/main.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
@@ -30,9 +30,9 @@ class Capture extends Writable {
 export interface Workspace {
   dir: string;
   /** Writes a file in the workspace; returns its path. */
-  write(name: string, text: string): string;
+  write(name: string, text: string | Uint8Array): string;
   /** Runs `contact-sync <argv>` with the workspace as the working folder. */
-  run(argv: string[], options?: { env?: Record<string, string>; signals?: EventEmitter }): Promise<CliRun>;
+  run(argv: string[], options?: { env?: Record<string, string>; signals?: EventEmitter; stdin?: Buffer | string }): Promise<CliRun>;
   /** Rows of a report CSV of the last runs, as objects keyed by header. */
   results(job: string, reportDir?: string): Array<Record<string, string>>;
   rejected(job: string, reportDir?: string): Array<Record<string, string>>;
@@ -60,6 +60,7 @@ export function workspace(): Workspace {
         cwd: dir,
         isTTY: false,
         signals: options.signals ?? new EventEmitter(),
+        ...(options.stdin === undefined ? {} : { stdin: () => Readable.from([Buffer.from(options.stdin as Buffer | string)]) }),
       });
       return { exitCode, stdout: stdout.text, stderr: stderr.text };
     },

@@ -66,8 +66,8 @@ describe('state show | reset <jobs.yaml> --job NAME', () => {
     const show = await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import']);
 
     expect(show.exitCode).toBe(0);
-    expect(show.stdout).toMatch(/^last run: +started .*, not finished \(still running, or killed\)$/m);
-    expect(show.stdout).toMatch(/^last finished run: +started .*, finished .*, exit 0: total 5, created 5,/m);
+    expect(show.stdout).toMatch(/^last run: +run \d+ \(run\), started .*, not finished \(still running, or killed\)$/m);
+    expect(show.stdout).toMatch(/^last finished run: +run \d+ \(run\), started .*, finished .*, exit 0: total 5, created 5,/m);
     expect(show.stdout).toMatch(/^pending creates: +1$/m);
     expect(show.stdout).not.toContain('keys (first');
   });

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { SCHEMA_VERSION } from '../../src/state/schema.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { StateStoreError } from '../../src/state/state-store-error.js';
 import { makeStateTestDir, type StateTestDir } from './state-test-dir.js';
@@ -129,14 +130,31 @@ describe('a state file of an earlier version', () => {
     const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     store.recordConfirmed('C-1', { contactId: '100', fields: { plan: 'pro' }, draftHash: 'h1', rowHash: 'r1' });
     store.close();
-    // What version 4 left: no row_hash column, no migration 5.
+    // What version 4 left: no row_hash column, no change journal, no migration 5 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DELETE FROM schema_version WHERE version = 5;');
+    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; DELETE FROM schema_version WHERE version >= 5;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
-    expect(migrated.summary().schemaVersion).toBe(5);
+    expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
     expect(migrated.get('C-1')).toMatchObject({ contactId: '100', fields: { plan: 'pro' }, draftHash: 'h1', rowHash: null });
+    migrated.close();
+  });
+
+  test('of version 5 gains an empty change journal, and its runs keep their ids', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.close();
+    // What version 5 left: no changes table, no migration 6.
+    const raw = new Database(path);
+    raw.exec('DROP TABLE changes; DELETE FROM schema_version WHERE version >= 6;');
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(migrated.summary()).toMatchObject({ schemaVersion: SCHEMA_VERSION, changes: 0 });
+    expect(migrated.run(runId)).toMatchObject({ id: runId, argv: 'run' });
+    expect(migrated.changesOfRun(runId)).toEqual([]);
     migrated.close();
   });
 });

@@ -14,6 +14,7 @@ export const reconcileDefinition = (context: CommandContext) =>
         .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
         .option('job', { type: 'string', array: true, default: [] as string[], describe: 'reconcile only this job (repeatable); all jobs by default' })
         .option('limit', { type: 'string', coerce: wholeNumber('limit', 'a number of rows', 100), describe: 'compare at most N data rows of each job (the contacts the file lacks are then not listed)' })
+        .option('input', { type: 'string', requiresArg: true, describe: 'FILE, or - for standard input (a pipe): replaces the input of the one job named with --job' })
         .option('report-dir', { type: 'string', describe: 'folder of <job>.diff.csv, <job>.reconcile.json and <job>.reconcile.html; a new reports/<timestamp>/ by default' })
         .option('emulator', { type: 'boolean', default: false, describe: 'reconcile against an emulator of the API started in this process' })
         .option('emulator-seed', { type: 'string', describe: 'with --emulator: JSON file of contacts to load first, keyed by connection' })
@@ -39,6 +40,7 @@ export const reconcileDefinition = (context: CommandContext) =>
             check: args.check,
             ...(args.maxDuration === undefined ? {} : { maxDuration: parseMaxDurationFlag(args.maxDuration) }),
             logFormat: args.logFormat as LogFormat,
+            ...(args.input === undefined ? {} : { input: args.input }),
             shard: undefined,
           },
           context.io,

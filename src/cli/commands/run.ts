@@ -12,6 +12,7 @@ export const runDefinition = (context: CommandContext) =>
         .option('job', { type: 'string', array: true, default: [] as string[], describe: 'run only this job (repeatable); all jobs by default' })
         .option('dry-run', { type: 'boolean', default: false, describe: 'search and plan, write nothing; the reports say what would happen' })
         .option('limit', { type: 'string', coerce: wholeNumber('limit', 'a number of rows', 100), describe: 'take at most N data rows of each job' })
+        .option('input', { type: 'string', requiresArg: true, describe: 'FILE, or - for standard input (a pipe): replaces the input of the one job named with --job' })
         .option('report-dir', { type: 'string', describe: 'folder of the reports; a new reports/<timestamp>/ by default' })
         .option('emulator', { type: 'boolean', default: false, describe: 'run against an emulator of the API started in this process' })
         .option('emulator-seed', { type: 'string', describe: 'with --emulator: JSON file of contacts to load first, keyed by connection' })
@@ -40,6 +41,7 @@ export const runDefinition = (context: CommandContext) =>
             ...(args.maxDuration === undefined ? {} : { maxDuration: parseMaxDurationFlag(args.maxDuration) }),
             ...(args.maxMissing === undefined ? {} : { maxMissing: parseMaxMissingFlag(args.maxMissing) }),
             logFormat: args.logFormat as LogFormat,
+            ...(args.input === undefined ? {} : { input: args.input }),
             shard: args.shard === undefined ? undefined : parseShardFlag(args.shard),
           },
           context.io,

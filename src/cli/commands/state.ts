@@ -1,23 +1,32 @@
-/** `contact-sync state show|reset`: its options; the actions are `../state-command.ts`. */
+/** `contact-sync state show|reset|prune`: its options; the actions are `../state-command.ts`. */
 import { commandModule, wholeNumber, type CommandContext } from './command-context.js';
 
 export const stateDefinition = (context: CommandContext) =>
   commandModule({
     command: 'state <action> <jobsFile>',
-    describe: 'show or reset the state store of a job',
+    describe: 'show, reset or prune the state store of a job',
     builder: (y) =>
       y
-        .positional('action', { choices: ['show', 'reset'] as const, demandOption: true, describe: 'show: what the state holds; reset: delete it' })
+        .positional('action', { choices: ['show', 'reset', 'prune'] as const, demandOption: true, describe: 'show: what the state holds; reset: delete it; prune: drop the change journal of older runs' })
         .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
         .option('job', { type: 'string', demandOption: true, describe: 'the job whose state is meant' })
         .option('keys', { type: 'string', coerce: wholeNumber('keys', 'a number of keys', 20), describe: 'with show: list the first N keys and their contact ids' })
         .option('yes', { type: 'boolean', default: false, describe: 'with reset: reset without asking' })
-        .option('keep-messages', { type: 'boolean', default: false, describe: 'with reset: keep the journal of messages sent, so none is sent twice' }),
+        .option('keep-messages', { type: 'boolean', default: false, describe: 'with reset: keep the journal of messages sent, so none is sent twice' })
+        .option('keep-runs', { type: 'string', coerce: wholeNumber('keep-runs', 'a number of runs', 30), describe: 'with prune: keep the change journal of the newest N runs (older runs can then not be undone)' }),
     handler: async (args) => {
       const { stateCommand } = await import('../state-command.js');
       context.exit(
         await stateCommand(
-          { action: args.action, jobsFile: args.jobsFile, job: args.job, yes: args.yes, keepMessages: args.keepMessages, ...(args.keys === undefined ? {} : { keys: args.keys }) },
+          {
+            action: args.action,
+            jobsFile: args.jobsFile,
+            job: args.job,
+            yes: args.yes,
+            keepMessages: args.keepMessages,
+            ...(args.keys === undefined ? {} : { keys: args.keys }),
+            ...(args.keepRuns === undefined ? {} : { keepRuns: args.keepRuns }),
+          },
           context.io,
           context.logger(args),
         ),

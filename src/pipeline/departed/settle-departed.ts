@@ -148,9 +148,10 @@ async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promis
   const api = new CountedApi(options.api);
   try {
     if (changes) {
-      const write = { action: 'update' as const, contactId: key.contactId, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved] };
-      // No create in a departure: nothing to resolve by key.
-      await executePlan(api, write, key.key, { findByKey: () => Promise.resolve([]) }, { contactId: key.contactId });
+      const before = Object.fromEntries(Object.keys(plan.fields).map((name) => [name, key.fields[name] ?? null]));
+      const write = { action: 'update' as const, contactId: key.contactId, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved], before };
+      // No create in a departure: nothing to resolve by key. Each call is journalled (undo takes a departure back too).
+      await executePlan(api, write, key.key, { findByKey: () => Promise.resolve([]), confirmed: (contactId, change) => state.journalChange(key.key, contactId, change) }, { contactId: key.contactId });
     }
     state.recordDeparture(key.key, { contactId: key.contactId, action: spec.action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
     return row(changes ? 'updated' : 'unchanged', api.calls);

@@ -4,7 +4,7 @@
  * are neutralised.
  */
 import { join } from 'node:path';
-import { CsvFile, ReportWriteError } from './report.js';
+import { CsvFile, reportWriteFailure, type ReportWriteError } from './report.js';
 
 export const DEPARTED_COLUMNS = ['key', 'contact_id', 'action', 'outcome', 'api_calls', 'error_code', 'error_message'] as const;
 
@@ -43,12 +43,6 @@ export class DepartedReport {
 
   /** Flushes and closes; the write failure, if any (the file ends at its last whole row). */
   close(): ReportWriteError | undefined {
-    try {
-      this.#file.close();
-      return undefined;
-    } catch (error) {
-      if (error instanceof ReportWriteError) return error;
-      throw error;
-    }
+    return reportWriteFailure(() => this.#file.close());
   }
 }

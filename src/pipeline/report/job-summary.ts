@@ -28,6 +28,11 @@ export function reportPaths(dir: string, job: string): ReportPaths {
 /** summary.json: the contract of docs/reports.md, which cron scripts read. */
 export interface JobSummary {
   job: string;
+  /**
+   * The run's id in the job's state store (`state show`, `history`, `undo --run`); null for a job
+   * without a state store and for a dry run, which journal nothing.
+   */
+  runId: string | null;
   dryRun: boolean;
   startedAt: string;
   finishedAt: string;

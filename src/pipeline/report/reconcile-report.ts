@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import type { KeyComparison } from '../row/compare.js';
 import type { MatchedContact } from '../row/plan.js';
 import type { RowResult } from '../types.js';
-import { CsvFile, ReportWriteError, writeWhole } from './report.js';
+import { CsvFile, reportWriteFailure, writeWhole, type ReportWriteError } from './report.js';
 import { renderReconcileHtml } from './reconcile-html.js';
 import { differingKeys, reconcilePaths, type DiffLine, type DiffStatus, type ReconcilePaths, type ReconcileSummary } from './reconcile-summary.js';
 
@@ -74,25 +74,15 @@ export class ReconcileReport {
 
   /** Flushes and closes diff.csv; the write failure, if any. */
   closeRows(): ReportWriteError | undefined {
-    try {
-      this.#diff.close();
-      return undefined;
-    } catch (error) {
-      if (error instanceof ReportWriteError) return error;
-      throw error;
-    }
+    return reportWriteFailure(() => this.#diff.close());
   }
 
   /** The page, then reconcile.json last; the first write failure, if any. */
   writeSummary(summary: ReconcileSummary): ReportWriteError | undefined {
-    try {
+    return reportWriteFailure(() => {
       writeWhole(this.paths.html, renderReconcileHtml({ summary, first: this.#first, paths: this.paths, perStatus: FIRST_LINES }));
       writeWhole(this.paths.summary, `${JSON.stringify(summary, null, 2)}\n`);
-      return undefined;
-    } catch (error) {
-      if (error instanceof ReportWriteError) return error;
-      throw error;
-    }
+    });
   }
 
   #write(line: DiffLine): void {

@@ -11,6 +11,7 @@ import { renderHtmlReport } from './html-report.js';
 import { RunDigest } from './run-digest.js';
 import { reportPaths, type JobSummary, type ReportPaths } from './job-summary.js';
 import { ContactSyncError } from '../../failure/contact-sync-error.js';
+import { JobAbortError } from '../job-abort.js';
 
 /** What the run report shows beyond the summary: the pace of the calls. */
 export interface RunPace {
@@ -62,6 +63,28 @@ export class ReportWriteError extends ContactSyncError<'REPORT_WRITE_FAILED'> {
   get context(): Readonly<Record<string, unknown>> {
     return { path: this.path, systemCode: this.systemCode };
   }
+}
+
+/**
+ * Runs a report write; the ReportWriteError it threw, if any, is returned (the caller turns it into
+ * the job's abort), anything else is thrown.
+ */
+export function reportWriteFailure(write: () => void): ReportWriteError | undefined {
+  try {
+    write();
+    return undefined;
+  } catch (error) {
+    if (error instanceof ReportWriteError) return error;
+    throw error;
+  }
+}
+
+/**
+ * A report could not be written: the job stops, naming the file and the error; `left` says what
+ * was kept whole and what was not taken (rows, an undo's contacts).
+ */
+export function reportWriteAbort(error: ReportWriteError, left: string): JobAbortError {
+  return new JobAbortError('REPORT_WRITE_FAILED', `${error.message}; ${left}: ${REPORT_WRITE_FIX}`, { cause: error });
 }
 
 function systemCodeOf(error: unknown): string {
@@ -203,14 +226,10 @@ export class ReportWriter {
    * script that waits for summary.json finds the others done). The first write failure, if any.
    */
   writeSummary(summary: JobSummary, pace: RunPace = { callsPerMinute: [], limitPerMinute: 0 }): ReportWriteError | undefined {
-    try {
+    return reportWriteFailure(() => {
       writeWhole(this.paths.html, renderHtmlReport({ summary, digest: this.digest, ...pace, paths: this.paths }));
       writeWhole(this.paths.summary, `${JSON.stringify(summary, null, 2)}\n`);
-      return undefined;
-    } catch (error) {
-      if (error instanceof ReportWriteError) return error;
-      throw error;
-    }
+    });
   }
 
   /** closeRows, then writeSummary; throws the first failure. */

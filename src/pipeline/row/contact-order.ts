@@ -6,12 +6,16 @@
  */
 export interface Dated {
   readonly id: string;
-  /** Unix seconds. */
-  readonly created_at: number;
+  /**
+   * Unix seconds, as a platform read gives it. A contact known otherwise (the state store, a dry
+   * run, a contact-id column) has none; it is then its key's only contact, so its place decides
+   * nothing, and it compares as time 0.
+   */
+  readonly created_at?: number;
 }
 
 export function compareByAge(a: Dated, b: Dated): number {
-  return a.created_at - b.created_at || a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return (a.created_at ?? 0) - (b.created_at ?? 0) || a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** A sorted copy, oldest first. */

@@ -13,9 +13,9 @@ import type { JobMode, MessageSpec, OnDuplicate, TagOwnership } from '../../conf
 import { messageWanted } from '../message/message-render.js';
 import type { ContactDraft, RowOutcome } from '../types.js';
 import { oldestFirst } from './contact-order.js';
-import { applyPlan, planCreate, planUpdate, type ContactPlan, type ContactTarget, type KnownContact, type MatchedContact } from './plan.js';
+import { applyPlan, planCreate, planUpdate, type ContactPlan, type ContactTarget, type MatchedContact } from './plan.js';
 
-/** What the job's state store knows of the row's key. */
+/** The decision's fact about the row's key: what the job's state store knows of it. */
 export type KeyState =
   /** The store has no record of the key. */
   | { readonly kind: 'unknown' }
@@ -25,7 +25,7 @@ export type KeyState =
    */
   | {
       readonly kind: 'known';
-      readonly contact: KnownContact;
+      readonly contact: MatchedContact;
       readonly draftHash: string | null;
       readonly jobTags: readonly string[] | null;
       /** The row hash stored with `draftHash` (pipeline/map/row-hash.ts); null when none. @default null */
@@ -162,7 +162,7 @@ export type RowDecision = { readonly kind: 'search' } | { readonly kind: 'plan';
 export function contactsOfKey(facts: RowFacts): KeyContacts {
   const { state } = facts;
   if (facts.simulated !== undefined) return found('simulated', [facts.simulated]);
-  if (!facts.full && state?.kind === 'known') return found('state', [{ ...state.contact, created_at: 0 }]);
+  if (!facts.full && state?.kind === 'known') return found('state', [state.contact]);
   if (facts.searched !== undefined) return found('search', facts.searched);
   const pending = state?.kind === 'create-pending';
   if (!pending && facts.indexed !== undefined && facts.indexed.length > 0) return found('index', facts.indexed);
@@ -199,7 +199,7 @@ function withExecutionRules(facts: RowFacts, plan: RowPlan): RowPlan {
 
 function contactById(id: string): MatchedContact[] {
   const trimmed = id.trim();
-  return trimmed === '' ? [] : [{ id: trimmed, custom_fields: {}, tags: [], created_at: 0 }];
+  return trimmed === '' ? [] : [{ id: trimmed, custom_fields: {}, tags: [] }];
 }
 
 const NOTHING: Omit<RowPlan, 'outcome' | 'matchedBy'> = {
@@ -284,7 +284,7 @@ function decideWrite(facts: RowFacts, keyContacts: Extract<KeyContacts, { kind: 
  * names; for a departed key that is back, the tags its departure added. A tag the row carries,
  * or the job never set, stays.
  */
-export function droppedTags(facts: RowFacts, contact: KnownContact): string[] {
+export function droppedTags(facts: RowFacts, contact: MatchedContact): string[] {
   const carried = new Set(facts.draft.tagsToAdd);
   const present = new Set(contact.tags);
   const candidates: string[] = [];
@@ -357,7 +357,7 @@ function single(facts: RowFacts, source: MatchSource, before: MatchedContact | u
     writes: facts.dryRun || plan.operations.length === 0 ? [] : [plan],
     journalCreate: plan.action === 'create' && facts.state !== undefined && !facts.dryRun,
     record,
-    simulate: facts.dryRun ? { ...after, created_at: 0 } : undefined,
+    simulate: facts.dryRun ? after : undefined,
     fieldsChanged: plan.fieldsChanged,
     tagsAdded: plan.tagsAdded,
     tagsRemoved: plan.tagsRemoved,

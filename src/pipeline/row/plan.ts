@@ -7,11 +7,16 @@
 import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
 import type { ContactDraft } from '../types.js';
 
-/** What the platform is known to hold for a contact: from a search, or from the state store. */
-export interface KnownContact {
+/** A contact as known: from a platform read (a search, the prefetch index) or from the state store (or a dry run, a contact-id column). */
+export interface MatchedContact {
   id: string;
   custom_fields: Readonly<Record<string, string>>;
   tags: readonly string[];
+  /**
+   * Unix seconds, only when a platform read supplied it: it orders a key's duplicates
+   * (`contact-order.ts`). A contact known otherwise has none, and is its key's only contact.
+   */
+  created_at?: number;
 }
 
 /** One write call. Calls on a contact created by the same plan target `'created'`. */
@@ -33,6 +38,12 @@ export interface ContactPlan {
   fieldsChanged: string[];
   tagsAdded: string[];
   tagsRemoved: string[];
+  /**
+   * Each field the plan updates, with the value the contact held before it (null: none), as the
+   * plan knew it (a platform read, or the state store): what the change journal records as
+   * "before". Empty for a create, whose fields had no value before.
+   */
+  before: Record<string, string | null>;
 }
 
 /** Splits a list into chunks of at most `size`, keeping order. */
@@ -42,11 +53,13 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
   return chunks;
 }
 
-function fieldChunks(fields: Record<string, string>): Record<string, string>[] {
+/** Custom fields in chunks of 30, the most one create or update takes. */
+export function fieldChunks(fields: Record<string, string>): Record<string, string>[] {
   return chunk(Object.entries(fields), MAX_FIELDS_PER_CALL).map((entries) => Object.fromEntries(entries));
 }
 
-function tagOperations(target: ContactTarget, add: string[], remove: string[]): Operation[] {
+/** The add-tags calls, then the remove-tags calls, 10 tags a call. */
+export function tagOperations(target: ContactTarget, add: string[], remove: string[]): Operation[] {
   return [
     ...chunk(add, MAX_TAGS_PER_CALL).map((tags): Operation => ({ kind: 'addTags', target, tags })),
     ...chunk(remove, MAX_TAGS_PER_CALL).map((tags): Operation => ({ kind: 'removeTags', target, tags })),
@@ -75,6 +88,7 @@ export function planCreate(draft: ContactDraft): ContactPlan {
     fieldsChanged: Object.keys(fields),
     tagsAdded: [...draft.tagsToAdd],
     tagsRemoved: [],
+    before: {},
   };
 }
 
@@ -84,7 +98,7 @@ export function planCreate(draft: ContactDraft): ContactPlan {
  * A field the contact does not hold counts as "" (the platform answers absent fields that way),
  * so `emptyValues: clear` does not rewrite a field that is already empty.
  */
-export function planUpdate(draft: ContactDraft, existing: KnownContact, dropped: readonly string[] = []): ContactPlan {
+export function planUpdate(draft: ContactDraft, existing: MatchedContact, dropped: readonly string[] = []): ContactPlan {
   const changed: Record<string, string> = {};
   for (const [name, value] of Object.entries(draft.fields)) {
     if ((existing.custom_fields[name] ?? '') !== value) changed[name] = value;
@@ -106,19 +120,15 @@ export function planUpdate(draft: ContactDraft, existing: KnownContact, dropped:
     fieldsChanged: Object.keys(changed),
     tagsAdded,
     tagsRemoved,
+    before: Object.fromEntries(Object.keys(changed).map((name) => [name, existing.custom_fields[name] ?? null])),
   };
-}
-
-export interface MatchedContact extends KnownContact {
-  /** Unix seconds; orders duplicates for `oldest` / `newest`. */
-  created_at: number;
 }
 
 /**
  * What the contact holds once the plan is applied: how a dry run carries the effect of one row to
  * the next row of the same key, and how the state store knows what was last written.
  */
-export function applyPlan(contact: KnownContact | undefined, plan: ContactPlan, contactId: string): KnownContact {
+export function applyPlan(contact: MatchedContact | undefined, plan: ContactPlan, contactId: string): MatchedContact {
   const fields: Record<string, string> = { ...(contact?.custom_fields ?? {}) };
   for (const operation of plan.operations) {
     if (operation.kind === 'createContact' || operation.kind === 'updateContact') Object.assign(fields, operation.fields);

@@ -18,7 +18,8 @@
  * same key finds no answer and reads the store itself, as every row did before.
  */
 import type { Job } from '../../config/job-types.js';
-import type { KnownKeyBrief, KnownKeyRecord, StateStore } from '../../state/state-store.js';
+import type { StoredContact, StoredContactBrief } from '../../state/contacts-table.js';
+import type { StateStore } from '../../state/state-store.js';
 import { mapKey, mapRow } from '../map/map.js';
 import { rowHash } from '../map/row-hash.js';
 import type { MapResult, SourceRecord, SourceRow } from '../types.js';
@@ -28,21 +29,23 @@ import { keyStateOf } from './sync-row.js';
 /** Rows read ahead: one store transaction per this many rows. */
 export const LOOKAHEAD_ROWS = 64;
 
-/** What the store knew of a key when the batch was read. */
-export class KnownKey {
+/** The decision's fact about a key (`KeyState`) as read ahead, made only if the row that takes it asks. */
+class KeyStateAhead {
   constructor(
-    /** The store's record of the key; undefined when it knows none (or the job has no store). */
-    readonly record: KnownKeyRecord | undefined,
-    /** A create for the key is pending. */
-    readonly pending: boolean,
-    private readonly withStore: boolean,
+    private readonly contact: StoredContact | undefined,
+    private readonly pending: boolean,
   ) {}
 
-  /** The fact the decision gets; undefined for a job without a store. Parses the record (`take` hands out only whole ones). */
-  get state(): KeyState | undefined {
-    return this.withStore ? keyStateOf(this.pending, this.record?.contact()) : undefined;
+  get state(): KeyState {
+    return keyStateOf(this.pending, this.contact);
   }
 }
+
+/** `take`'s answer for every key of a job without a store: no state. */
+const NO_STORE = { state: undefined } as const;
+
+/** No create pending: before a batch is read, or when its read failed. */
+const NO_KEYS: ReadonlySet<string> = new Set();
 
 export interface RowLookaheadOptions {
   readonly job: Job;
@@ -87,8 +90,13 @@ export class RowLookahead {
   readonly #options: RowLookaheadOptions;
   readonly #size: number;
   #prepared = new Map<SourceRow, Prepared>();
-  /** The store's answer for each key of the current batch, until its first row takes it. */
-  #known = new Map<string, KnownKey>();
+  /**
+   * The store's answer for each key of the current batch, until its first row takes it: the
+   * key's brief row, or null when the store knows none of it (or the job has no store).
+   */
+  #known = new Map<string, StoredContactBrief | null>();
+  /** The keys of the current batch's read with a create pending. */
+  #pending = NO_KEYS;
   /** Rows settled by `quick`. */
   #quickRows = 0;
 
@@ -124,6 +132,7 @@ export class RowLookahead {
     } finally {
       this.#prepared = new Map();
       this.#known = new Map();
+      this.#pending = NO_KEYS;
       await iterator.return?.();
     }
   }
@@ -145,11 +154,11 @@ export class RowLookahead {
   quick(row: SourceRow): { key: string; contactId: string } | undefined {
     const prepared = this.#prepared.get(row);
     if (prepared === undefined || 'failed' in prepared) return undefined;
-    const known = this.#known.get(prepared.key);
-    if (known?.record === undefined || !this.#settles(prepared, known.record, known.pending)) return undefined;
+    const brief = this.#known.get(prepared.key);
+    if (brief === undefined || brief === null || !this.#settles(prepared, brief, this.#pending.has(prepared.key))) return undefined;
     this.#known.delete(prepared.key);
     this.#quickRows++;
-    return { key: prepared.key, contactId: known.record.contactId };
+    return { key: prepared.key, contactId: brief.contactId };
   }
 
   /**
@@ -157,15 +166,19 @@ export class RowLookahead {
    * since: the answer is handed out once. Undefined for any other row, when the read failed, and
    * for a key whose row `quick` was to settle (only its brief was read).
    */
-  take(key: string): KnownKey | undefined {
-    const known = this.#known.get(key);
-    if (known === undefined) return undefined;
+  take(key: string): { readonly state: KeyState | undefined } | undefined {
+    const brief = this.#known.get(key);
+    if (brief === undefined) return undefined;
     this.#known.delete(key);
-    return known.record !== undefined && known.record.contact() === undefined ? undefined : known;
+    if (this.#options.state === undefined) return NO_STORE;
+    if (brief === null) return new KeyStateAhead(undefined, this.#pending.has(key));
+    const contact = brief.contact();
+    // Only the brief was read (its row was one for `quick` to settle): no half answer.
+    return contact === undefined ? undefined : new KeyStateAhead(contact, this.#pending.has(key));
   }
 
   /** Whether the row that `prepared` is, first of its key in the batch, is settled by its row hash. */
-  #settles(prepared: KeyedRow, brief: KnownKeyBrief, pending: boolean): boolean {
+  #settles(prepared: KeyedRow, brief: StoredContactBrief, pending: boolean): boolean {
     const { quick, alone } = this.#options;
     return quick === true && prepared.rowHash !== undefined && brief.rowHash === prepared.rowHash && !brief.departed && !pending && (alone?.(prepared.key) ?? true);
   }
@@ -194,34 +207,31 @@ export class RowLookahead {
       if (!keys.has(key.value) && mine(key.value) && !busy(key.value)) keys.set(key.value, row);
     }
     this.#prepared = prepared;
-    // The whole record of a key is read unless its row will be settled by its row hash.
-    this.#known = readKnown(state, keys, (first, brief, pending) => !this.#settles(first, brief, pending));
+    this.#read(state, keys);
   }
-}
 
-/**
- * The store's answers for `keys` (each with its first row), read at once, the whole record of
- * those `whole` asks for; none when the read fails (each row then reads for itself and meets the
- * failure).
- */
-function readKnown<Row>(
-  state: StateStore | undefined,
-  keys: ReadonlyMap<string, Row>,
-  whole: (first: Row, brief: KnownKeyBrief, pending: boolean) => boolean,
-): Map<string, KnownKey> {
-  const known = new Map<string, KnownKey>();
-  if (keys.size === 0) return known;
-  if (state === undefined) {
-    for (const key of keys.keys()) known.set(key, new KnownKey(undefined, false, false));
-    return known;
+  /**
+   * The store's answers for `keys` (each with its first row), read at once: the brief row of
+   * each, and the whole record unless its row will be settled by its row hash. None when the read
+   * fails (each row then reads for itself and meets the failure).
+   */
+  #read(state: StateStore | undefined, keys: ReadonlyMap<string, KeyedRow>): void {
+    const known = new Map<string, StoredContactBrief | null>();
+    this.#known = known;
+    this.#pending = NO_KEYS;
+    if (keys.size === 0) return;
+    if (state === undefined) {
+      for (const key of keys.keys()) known.set(key, null);
+      return;
+    }
+    try {
+      // Pending creates are few (a create whose answer was lost), so all of them are read.
+      const pending = new Set(state.pendingCreates());
+      const briefs = state.readAhead([...keys.keys()], (brief) => !this.#settles(keys.get(brief.key)!, brief, pending.has(brief.key)));
+      for (const key of keys.keys()) known.set(key, briefs.get(key) ?? null);
+      this.#pending = pending;
+    } catch {
+      known.clear();
+    }
   }
-  try {
-    // Pending creates are few (a create whose answer was lost), so all of them are read.
-    const pending = new Set(state.pendingCreates());
-    const records = state.readAhead([...keys.keys()], (brief) => whole(keys.get(brief.key)!, brief, pending.has(brief.key)));
-    for (const key of keys.keys()) known.set(key, new KnownKey(records.get(key), pending.has(key), true));
-  } catch {
-    known.clear();
-  }
-  return known;
 }

@@ -6,6 +6,7 @@
 import type { JobAbortError } from '../job-abort.js';
 import type { ContactDraft, RowResult } from '../types.js';
 import type { RowPlan } from './decide.js';
+import type { Operation } from './plan.js';
 
 /** A row that has not ended well yet: `failed` with no code, until its plan or its error says more. */
 export function pendingResult(line: number, key: string, cells: string[]): RowResult {
@@ -56,4 +57,21 @@ export function planResult(plan: RowPlan): Pick<RowResult, 'outcome' | 'fieldsCh
     errorCode: plan.errorCode,
     errorMessage: plan.reason,
   };
+}
+
+/**
+ * What the calls the platform confirmed did, when the row stopped after them for a reason of this
+ * machine's (the state store could not journal them): a confirmed create is reported `created`,
+ * with exactly the fields and tags those calls wrote.
+ */
+export function confirmedResult(confirmed: readonly Operation[]): Pick<RowResult, 'outcome' | 'fieldsChanged' | 'tagsAdded' | 'tagsRemoved'> {
+  const fields = new Set<string>();
+  const tagsAdded: string[] = [];
+  const tagsRemoved: string[] = [];
+  for (const operation of confirmed) {
+    if (operation.kind === 'addTags') tagsAdded.push(...operation.tags);
+    else if (operation.kind === 'removeTags') tagsRemoved.push(...operation.tags);
+    else for (const name of Object.keys(operation.fields)) fields.add(name);
+  }
+  return { outcome: confirmed.some((operation) => operation.kind === 'createContact') ? 'created' : 'updated', fieldsChanged: [...fields], tagsAdded, tagsRemoved };
 }

@@ -14,7 +14,8 @@ import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job } from '../../config/job-types.js';
 import { draftHash } from '../../state/draft-hash.js';
-import type { StateStore, StoredContact } from '../../state/state-store.js';
+import type { StoredContact } from '../../state/contacts-table.js';
+import type { StateStore } from '../../state/state-store.js';
 import { sendRowMessage } from '../message/send-message.js';
 import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
@@ -24,9 +25,10 @@ import { CountedApi } from './counted-api.js';
 import type { KeyComparison } from './compare.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from './decide.js';
 import { findContactsByKey } from './match.js';
-import type { ContactTarget, MatchedContact } from './plan.js';
-import { executePlan, type WriteProgress } from './write.js';
-import { pendingResult, planResult } from './row-result.js';
+import type { ContactTarget, MatchedContact, Operation } from './plan.js';
+import { executePlan, type WriteHooks, type WriteProgress } from './write.js';
+import type { ChangeEntry } from '../../state/change-journal.js';
+import { confirmedResult, pendingResult, planResult } from './row-result.js';
 
 export interface RowSyncContext {
   readonly api: ContactsApi;
@@ -59,7 +61,7 @@ const MAX_DECISIONS = 4;
 
 export async function syncRow(draft: ContactDraft, cells: string[], context: RowSyncContext): Promise<RowSync> {
   const api = new CountedApi(context.api);
-  const progress: WriteProgress = { contactId: '' };
+  const progress: WriteProgress = { contactId: '', confirmed: [] };
   const row = pendingResult(draft.line, draft.key, cells);
   let plan: RowPlan | undefined;
   let written = false;
@@ -102,7 +104,7 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
     if (sent.status !== 'failed' && plan.clearMessageDueWhenSent) context.state?.clearMessageDue(draft.key);
     return { result: { ...result, messageStatus: sent.status, messageError: sent.error, apiCalls: api.calls } };
   } catch (error) {
-    return failedSync(error, { draft, context, row, plan: written ? plan : undefined, contactId: progress.contactId, calls: api.calls });
+    return failedSync(error, { draft, context, row, plan: written ? plan : undefined, contactId: progress.contactId, calls: api.calls, confirmed: progress.confirmed });
   }
 }
 
@@ -140,12 +142,17 @@ export function settleWithoutCalls(draft: ContactDraft, cells: string[], context
  * The result of a row that met `error`. `plan` is given when its writes were all confirmed: they
  * are what they are (a created contact is reported created).
  */
-export function failedSync(error: unknown, at: { draft: ContactDraft; context: RowSyncContext; row: RowResult; plan: RowPlan | undefined; contactId: string; calls: number }): RowSync {
+export function failedSync(
+  error: unknown,
+  at: { draft: ContactDraft; context: RowSyncContext; row: RowResult; plan: RowPlan | undefined; contactId: string; calls: number; confirmed?: readonly Operation[] | undefined },
+): RowSync {
   const { row, plan, contactId, calls } = at;
   const base = plan !== undefined ? { ...row, ...planResult(plan), contactId } : { ...row, contactId };
   const abort = abortReason(error, at.context.job, `at line ${at.draft.line}`);
   if (abort !== undefined) {
-    const failed = plan !== undefined ? base : { ...base, outcome: 'failed' as const };
+    // Calls the platform confirmed before the state store failed to journal them are what they are.
+    const journalled = plan === undefined && abort.code === 'STATE_WRITE_FAILED' && at.confirmed !== undefined && at.confirmed.length > 0;
+    const failed = plan !== undefined ? base : journalled ? { ...base, ...confirmedResult(at.confirmed ?? []) } : { ...base, outcome: 'failed' as const };
     return { result: { ...failed, errorCode: abort.code, errorMessage: abort.message, apiCalls: calls }, abort };
   }
   const apiError = error as ApiError;
@@ -194,9 +201,12 @@ export function keyStateOf(pending: boolean, known: StoredContact | undefined): 
 }
 
 async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, context: RowSyncContext, progress: WriteProgress): Promise<void> {
-  const hooks = {
+  const { state } = context;
+  const hooks: WriteHooks = {
     findByKey: (key: string) => findContactsByKey(api, draft.keyField, key),
-    ...(plan.journalCreate && context.state !== undefined ? { beforeCreate: (key: string) => context.state?.markCreatePending(key) } : {}),
+    ...(plan.journalCreate && state !== undefined ? { beforeCreate: (key: string) => state.markCreatePending(key) } : {}),
+    // Every confirmed call is in the change journal of the run (docs/undo.md).
+    ...(state !== undefined ? { confirmed: (contactId: string, change: ChangeEntry) => state.journalChange(draft.key, contactId, change) } : {}),
   };
   for (const write of plan.writes) {
     await executePlan(api, write, draft.key, hooks, progress);

@@ -6,7 +6,8 @@
 import { OutcomeUnknownError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import { oldestFirst } from './contact-order.js';
-import type { ContactPlan, ContactTarget, MatchedContact } from './plan.js';
+import type { ChangeEntry } from '../../state/change-journal.js';
+import type { ContactPlan, ContactTarget, MatchedContact, Operation } from './plan.js';
 
 /** Creates tried for one row when each answer is lost and the search still finds nothing. */
 export const MAX_CREATE_ATTEMPTS = 3;
@@ -16,11 +17,18 @@ export interface WriteHooks {
   beforeCreate?(key: string): void;
   /** The contacts that hold the key now: how an unknown create is resolved. */
   findByKey(key: string): Promise<MatchedContact[]>;
+  /**
+   * Called as each call is confirmed, before the next leaves, with what it changed: the change
+   * journal's line (docs/undo.md). A throw (the store cannot be written) stops the plan there.
+   */
+  confirmed?(contactId: string, change: ChangeEntry): void;
 }
 
 /** Progress of a plan, kept even when a later call fails, for the report. */
 export interface WriteProgress {
   contactId: string;
+  /** The calls the platform confirmed so far, in order (when given, they are appended). */
+  confirmed?: Operation[];
 }
 
 /**
@@ -59,8 +67,29 @@ export async function executePlan(
         await api.removeTags(progress.contactId, operation.tags);
         break;
     }
+    progress.confirmed?.push(operation);
+    hooks.confirmed?.(progress.contactId, changeOf(operation, plan.before));
   }
   return progress.contactId;
+}
+
+/**
+ * What a confirmed call changed, for the change journal: a field's value before is the plan's
+ * (`before`), none for a contact the plan created.
+ */
+export function changeOf(operation: Operation, before: Readonly<Record<string, string | null>>): ChangeEntry {
+  switch (operation.kind) {
+    case 'createContact':
+      return { operation: 'create', fields: Object.fromEntries(Object.entries(operation.fields).map(([name, value]) => [name, [null, value]])) };
+    case 'updateContact': {
+      const created = operation.target === 'created';
+      return { operation: 'update', fields: Object.fromEntries(Object.entries(operation.fields).map(([name, value]) => [name, [created ? null : (before[name] ?? null), value]])) };
+    }
+    case 'addTags':
+      return { operation: 'add-tags', tags: operation.tags };
+    case 'removeTags':
+      return { operation: 'remove-tags', tags: operation.tags };
+  }
 }
 
 /**

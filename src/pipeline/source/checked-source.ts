@@ -9,7 +9,7 @@ import { readSource, type Source } from './source.js';
 export async function openCheckedSource(job: Job): Promise<Source> {
   const source = await readSource(job.input);
   try {
-    assertHeader(job, source.header, job.input.path);
+    assertHeader(job, source.header, job.input.label ?? job.input.path);
   } catch (error) {
     await source.close();
     throw error;

@@ -4,7 +4,6 @@
  * other encodings go through an iconv-lite decoder, one chunk at a time, so memory stays flat.
  */
 import { isUtf8 } from 'node:buffer';
-import type { ReadStream } from 'node:fs';
 import iconv from 'iconv-lite';
 
 const UTF8_LABELS = new Set(['utf-8', 'utf8']);
@@ -71,8 +70,8 @@ export function isKnownEncoding(label: string): boolean {
  * `isKnownEncoding`). The returned generator pulls from the stream only when asked, so the
  * consumer's pace is the file's pace.
  */
-export async function decodeInput(stream: ReadStream, encoding: string): Promise<DecodedInput> {
-  const source = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+export async function decodeInput(stream: AsyncIterable<Buffer>, encoding: string): Promise<DecodedInput> {
+  const source = stream[Symbol.asyncIterator]();
   // Enough bytes to recognise a BOM; a first chunk shorter than that only happens near EOF.
   let head: Buffer = Buffer.alloc(0);
   let ended = false;

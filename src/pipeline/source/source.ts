@@ -14,6 +14,7 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { MalformedRow, SourceRecord, SourceRow } from '../types.js';
 import { readCsvBatches, type CsvRecord } from './csv-records.js';
+import { inputBytes, isGzip, namedGzip } from './input-bytes.js';
 import { decodeInput, isKnownEncoding, type DecodedInput } from './decode.js';
 import { detectDelimiter, firstLine } from './delimiter-detect.js';
 import { SourceError } from './source-error.js';
@@ -30,8 +31,10 @@ const DELIMITER_SAMPLE_BYTES = 1024 * 1024;
 const INVALID_TEXT = /[\u0000\uFFFD]/;
 
 export interface SourceOptions {
-  /** Path of the CSV file (already resolved). Error messages name it as given. */
+  /** Path of the CSV file (already resolved), plain or gzipped. */
   readonly path: string;
+  /** How error messages name the input (`standard input` for `--input -`). @default path */
+  readonly label?: string;
   /** One character, or `auto` to detect `,` `;` tab `|` from the header line. @default 'auto' */
   readonly delimiter?: string;
   /**
@@ -66,16 +69,16 @@ export interface Source {
 }
 
 export async function readSource(options: SourceOptions): Promise<Source> {
-  const file = options.path;
+  const file = options.label ?? options.path;
   const encoding = options.encoding ?? 'utf-8';
   if (!isKnownEncoding(encoding)) {
     throw new SourceError('INPUT_ENCODING', file, `${file}: encoding ${JSON.stringify(encoding)} is not known; set input.encoding to a label such as utf-8, windows-1252, latin1 or utf-16le`);
   }
-  const handle = await openInput(file);
-  await refuseSpreadsheet(file, handle);
+  const handle = await openInput(options.path, file);
+  const gzip = await inspectHead(options.path, file, handle);
   let decoded: DecodedInput;
   try {
-    decoded = await decodeInput(handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES }), encoding);
+    decoded = await decodeInput(inputBytes(handle, gzip, READ_CHUNK_BYTES), encoding);
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw unreadable(file, error);
@@ -113,13 +116,13 @@ export async function readSource(options: SourceOptions): Promise<Source> {
   }
 }
 
-async function openInput(file: string): Promise<FileHandle> {
+async function openInput(path: string, file: string): Promise<FileHandle> {
   try {
-    const stats = await stat(file);
+    const stats = await stat(path);
     if (stats.isDirectory()) {
       throw new SourceError('INPUT_IS_DIRECTORY', file, `${file}: is a folder, not a file; set input.path to the CSV file`);
     }
-    return await open(file, 'r');
+    return await open(path, 'r');
   } catch (error) {
     if (error instanceof SourceError) throw error;
     if (isErrnoException(error) && error.code === 'ENOENT') {
@@ -130,6 +133,10 @@ async function openInput(file: string): Promise<FileHandle> {
 }
 
 function unreadable(file: string, error: unknown): SourceError {
+  // zlib's codes (Z_BUF_ERROR, Z_DATA_ERROR): the gzip data itself is damaged or cut short (a copy that did not finish).
+  if (isErrnoException(error) && error.code?.startsWith('Z_') === true) {
+    return new SourceError('INPUT_UNREADABLE', file, `${file}: the gzip data is damaged or cut short (${error.message}); compress the export again, or check that its copy finished`, { cause: error });
+  }
   const reason = isErrnoException(error) ? (error.code ?? error.message) : error instanceof Error ? error.message : String(error);
   return new SourceError('INPUT_UNREADABLE', file, `${file}: the input file cannot be read (${reason}); check that it exists and that this user may read it`, { cause: error });
 }
@@ -149,10 +156,20 @@ const SPREADSHEET_SIGNATURES: ReadonlyArray<readonly number[]> = [
   [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1],
 ];
 
-async function refuseSpreadsheet(file: string, handle: FileHandle): Promise<void> {
-  const head = Buffer.alloc(8);
-  const { bytesRead } = await handle.read(head, 0, 8, 0);
-  if (SPREADSHEET_SIGNATURES.some((signature) => bytesRead >= signature.length && signature.every((byte, i) => head[i] === byte))) {
+/**
+ * The file's first bytes: a spreadsheet is refused, and gzip is recognised (true: read through
+ * gunzip). A `.gz` name on a file that is not gzip is refused rather than read as text.
+ */
+async function inspectHead(path: string, file: string, handle: FileHandle): Promise<boolean> {
+  const buffer = Buffer.alloc(8);
+  const { bytesRead } = await handle.read(buffer, 0, 8, 0);
+  const head = buffer.subarray(0, bytesRead);
+  if (isGzip(head)) return true;
+  if (namedGzip(path)) {
+    await handle.close();
+    throw new SourceError('INPUT_UNREADABLE', file, `${file}: the name ends in .gz but the file is not gzip (it does not start with gzip's bytes 1f 8b); compress it with gzip, or drop the .gz from its name`);
+  }
+  if (SPREADSHEET_SIGNATURES.some((signature) => signature.every((byte, i) => head[i] === byte))) {
     await handle.close();
     throw new SourceError(
       'INPUT_NOT_CSV',
@@ -160,6 +177,7 @@ async function refuseSpreadsheet(file: string, handle: FileHandle): Promise<void
       `${file}: this is an Excel (or other zip) file, not a CSV, whatever its name; open it in the spreadsheet and save it as "CSV UTF-8", then point input.path at that file`,
     );
   }
+  return false;
 }
 
 /**

@@ -246,7 +246,7 @@ describe('the row decision: choices between contacts and sources', () => {
   });
 
   test('the dry run matches a later row of a key against what the earlier row would have left', () => {
-    const simulated: MatchedContact = { id: '', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ['crm'], created_at: 0 };
+    const simulated: MatchedContact = { id: '', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ['crm'] };
     const plan = planOf(facts({ dryRun: true, simulated }));
     expect(plan).toMatchObject({ outcome: 'unchanged', matchedBy: 'simulated', writes: [] });
   });

@@ -1,0 +1,50 @@
+/**
+ * `contact-sync undo`: its options. The undo is a run (`../run-command.ts`: the same lock, limits,
+ * signals and report folder) with the pipeline's undo in place of the rows (docs/undo.md).
+ */
+import type { LogFormat } from '../logger.js';
+import { UsageError } from '../usage-error.js';
+import { commandModule, wholeNumber, type CommandContext } from './command-context.js';
+
+export const undoDefinition = (context: CommandContext) =>
+  commandModule({
+    command: 'undo <jobsFile>',
+    describe: 'put back what one run of a job changed, from its change journal (fields changed since are left as conflicts)',
+    builder: (y) =>
+      y
+        .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
+        .option('job', { type: 'string', demandOption: true, describe: 'the job whose run is undone' })
+        .option('run', { type: 'string', demandOption: true, coerce: wholeNumber('run', 'a run id (state show lists them; summary.json has runId)', 42), describe: 'RUN_ID: the run to undo, as state show and summary.json name it' })
+        .option('dry-run', { type: 'boolean', default: false, describe: 'read each contact and report what would be put back; write nothing' })
+        .option('force', { type: 'boolean', default: false, describe: 'put back fields changed on the platform since the run too (they are conflicts otherwise)' })
+        .option('report-dir', { type: 'string', describe: 'folder of <job>.undo.csv and <job>.undo.json; a new reports/<timestamp>/ by default' })
+        .option('max-duration', { type: 'string', describe: 'DURATION (90s, 45m, 6h): stop taking contacts in time; exit 4, running undo again goes on' }),
+    handler: async (args) => {
+      const log = context.logger(args);
+      const { parseMaxDurationFlag, runCommand } = await import('../run-command.js');
+      const runId = args.run;
+      if (runId === undefined || runId === 0) throw new UsageError('--run: a run id is 1 or more; state show lists the runs of the job');
+      context.exit(
+        await runCommand(
+          {
+            command: 'undo',
+            undo: { runId, force: args.force },
+            jobsFile: args.jobsFile,
+            job: [args.job],
+            dryRun: args.dryRun,
+            limit: undefined,
+            reportDir: args.reportDir,
+            emulator: false,
+            emulatorSeed: undefined,
+            maxErrors: undefined,
+            full: false,
+            ...(args.maxDuration === undefined ? {} : { maxDuration: parseMaxDurationFlag(args.maxDuration) }),
+            logFormat: args.logFormat as LogFormat,
+            shard: undefined,
+          },
+          context.io,
+          log,
+        ),
+      );
+    },
+  });

@@ -1,0 +1,88 @@
+/**
+ * `contact-sync history <jobs.yaml> --job NAME (--key KEY | --run RUN_ID) [--csv]`: the change
+ * journal (docs/undo.md) read back: one key's changes run by run, or everything one run changed.
+ * `--csv` writes it for an auditor: one line per field or tag, with its value before and after.
+ * Read only, and never creates a state file; safe while the job runs (SQLite's WAL).
+ */
+import { existsSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { csvLine } from '../pipeline/report/csv-line.js';
+import { spreadsheetSafe } from '../pipeline/report/spreadsheet-safe.js';
+import type { ChangeLine } from '../state/change-journal.js';
+import type { RunRecord } from '../state/run-journal.js';
+import { StateStore } from '../state/state-store.js';
+import type { CliIo } from './cli-io.js';
+import { EXIT } from '../exit-codes.js';
+import { loadJobs } from './load-jobs.js';
+import { UsageError } from './usage-error.js';
+
+export interface HistoryArgs {
+  readonly jobsFile: string;
+  readonly job: string;
+  readonly key?: string;
+  readonly run?: number;
+  readonly csv: boolean;
+}
+
+/** history --csv's columns. */
+export const HISTORY_COLUMNS = ['run_id', 'recorded_at', 'key', 'contact_id', 'operation', 'field', 'before', 'after'] as const;
+
+export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logger): Promise<number> {
+  if ((args.key === undefined) === (args.run === undefined)) {
+    throw new UsageError('history: name either --key KEY (that key\'s changes, run by run) or --run RUN_ID (everything the run changed)');
+  }
+  const [job] = await loadJobs(args.jobsFile, [args.job], io, logger, { tokenOptional: true });
+  if (job === undefined) throw new UsageError(`${args.jobsFile}: no job named "${args.job}"`);
+  if (job.state === false) throw new UsageError(`${args.jobsFile}: job "${job.name}" has state: false, so no change of it was journalled; set its state: to a file to keep one`);
+  if (!existsSync(job.state)) {
+    io.stdout.write(`job "${job.name}": no state yet (no file at ${job.state}); nothing was journalled\n`);
+    return EXIT.ok;
+  }
+  const store = StateStore.open(job.state, { job: job.name, keyField: job.key.field });
+  try {
+    if (args.run !== undefined && store.run(args.run) === undefined) {
+      throw new UsageError(`${args.jobsFile}: job "${job.name}" has no run ${args.run} in its state store; \`contact-sync state show ${args.jobsFile} --job ${job.name}\` lists its runs`);
+    }
+    const lines = args.key !== undefined ? store.changesOfKey(args.key) : store.changesOfRun(args.run ?? 0);
+    if (args.csv) {
+      io.stdout.write(csvLine(HISTORY_COLUMNS));
+      for (const line of lines) for (const cells of csvCells(line)) io.stdout.write(csvLine(cells.map(spreadsheetSafe)));
+      return EXIT.ok;
+    }
+    const what = args.key !== undefined ? `key ${JSON.stringify(args.key)}` : `run ${args.run ?? ''}`;
+    if (lines.length === 0) {
+      io.stdout.write(`job "${job.name}": no change of ${what} is journalled\n`);
+      return EXIT.ok;
+    }
+    let runId: number | undefined;
+    for (const line of lines) {
+      if (line.runId !== runId) {
+        runId = line.runId;
+        io.stdout.write(`${runHeading(runId, store.run(runId))}\n`);
+      }
+      io.stdout.write(`  ${describeChange(line)}\n`);
+    }
+    return EXIT.ok;
+  } finally {
+    store.close();
+  }
+}
+
+function runHeading(runId: number, run: RunRecord | undefined): string {
+  if (run === undefined) return `run ${runId}`;
+  return `run ${runId} (${run.argv}, started ${new Date(run.startedAt).toISOString()})`;
+}
+
+/** `C0001 1776025372480910 update: email "old@example.com" -> "new@example.com"`. */
+export function describeChange(line: ChangeLine): string {
+  const head = `${line.key} ${line.contactId} ${line.operation}`;
+  if ('tags' in line) return `${head}: ${line.tags.join(', ')}`;
+  const fields = Object.entries(line.fields).map(([name, [before, after]]) => `${name} ${before === null ? '(none)' : JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+  return `${head}: ${fields.join('; ')}`;
+}
+
+function csvCells(line: ChangeLine): string[][] {
+  const head = [String(line.runId), new Date(line.recordedAt).toISOString(), line.key, line.contactId, line.operation];
+  if ('tags' in line) return line.tags.map((tag) => [...head, tag, line.operation === 'remove-tags' ? tag : '', line.operation === 'add-tags' ? tag : '']);
+  return Object.entries(line.fields).map(([name, [before, after]]) => [...head, name, before ?? '', after]);
+}

@@ -1,0 +1,172 @@
+/**
+ * `undo`: puts back what one run changed (docs/undo.md). The same shape as a run: the journal of
+ * the undone run is its source (folded per contact by `foldRunChanges`), the pure `planUndo` its
+ * decision, the row writer (`row/write.ts`) runs the calls through the job's client and limiter, the
+ * dispatcher (`row-dispatcher.ts`) keeps `concurrency` contacts in flight, and the undo is a run of
+ * its own in the state store: its writes are journalled under its own id, so an undo can be undone.
+ * Each contact is read first (one call): a field changed since the run is a conflict, left as it is.
+ * Killed and run again, it finds what it already put back `unchanged`, and writes the rest.
+ */
+import { NoSuchContactError, type ApiError } from '../../api/errors.js';
+import type { ContactsApi } from '../../api/contacts-api.js';
+import type { Job } from '../../config/job-types.js';
+import { EXIT } from '../../exit-codes.js';
+import type { RunStatus } from '../../state/run-journal.js';
+import type { StateStore } from '../../state/state-store.js';
+import { abortReason } from '../abort-reason.js';
+import type { JobAbortError } from '../job-abort.js';
+import { ReportWriteError, reportWriteAbort } from '../report/report.js';
+import { UndoReport, type UndoContactResult, type UndoSummary } from '../report/undo-report.js';
+import { RowDispatcher } from '../row-dispatcher.js';
+import { callsByOperation } from '../run-tally.js';
+import { CountedApi } from '../row/counted-api.js';
+import { executePlan } from '../row/write.js';
+import { foldRunChanges, planUndo, type RunChange } from './undo-plan.js';
+
+export interface RunUndoOptions {
+  readonly job: Job;
+  readonly api: ContactsApi;
+  /** The job's state store: the journal read, and where the undo journals its own writes. */
+  readonly state: StateStore;
+  /** The run to undo (it exists in `state`; the command checks). */
+  readonly runId: number;
+  /** Put back fields changed since the run too. @default false */
+  readonly force?: boolean;
+  /** Read and plan, write nothing (not to the platform, not to the state). @default false */
+  readonly dryRun?: boolean;
+  readonly reportDir: string;
+  /** Stop taking contacts (a signal); those in flight finish. */
+  readonly signal?: AbortSignal;
+  /** ms since the Unix epoch: take no contact after it (`--max-duration`). */
+  readonly deadline?: number;
+  /** The command line for the state's run journal, with no secret. */
+  readonly argv?: string;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+export interface UndoRun {
+  readonly summary: UndoSummary;
+  readonly reportFiles: string[];
+  readonly exitCode: number;
+}
+
+export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
+  const { job, state } = options;
+  const now = options.now ?? (() => new Date());
+  const startedAt = now();
+  const dryRun = options.dryRun === true;
+  const changes = foldRunChanges(state.changesOfRun(options.runId));
+  const report = new UndoReport(options.reportDir, job.name);
+  const undoRunId = dryRun ? undefined : state.startRun({ job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false });
+  const dispatcher = new RowDispatcher(job.concurrency);
+  let abort: JobAbortError | undefined;
+  let stopped: 'interrupted' | 'deadline' | undefined;
+  let notReached = 0;
+  const finish = (result: UndoContactResult & { abort?: JobAbortError }): void => {
+    abort ??= result.abort;
+    try {
+      report.add(result);
+    } catch (error) {
+      if (!(error instanceof ReportWriteError)) throw error;
+      abort ??= reportFailed(error);
+    }
+  };
+  for (const change of changes) {
+    if (stopped === undefined && abort === undefined) {
+      if (options.signal?.aborted === true) stopped = 'interrupted';
+      else if (options.deadline !== undefined && now().getTime() >= options.deadline) stopped = 'deadline';
+    }
+    if (stopped !== undefined || abort !== undefined) {
+      notReached++;
+      continue;
+    }
+    await dispatcher.room();
+    dispatcher.dispatch(change.key, () => undoContact(change, options, dryRun), finish);
+  }
+  await dispatcher.drain();
+  const closeFailure = report.closeLines();
+  if (closeFailure !== undefined) abort ??= reportFailed(closeFailure);
+  const exitOf = (status: RunStatus): number => {
+    if (status === 'aborted') return EXIT.aborted;
+    if (status === 'interrupted') return options.signal?.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
+    if (status === 'deadline') return EXIT.deadline;
+    return report.lines.conflict + report.lines.failed > 0 ? EXIT.rowsFailed : EXIT.ok;
+  };
+  let status: RunStatus = abort !== undefined ? 'aborted' : (stopped ?? 'completed');
+  if (undoRunId !== undefined) {
+    abort ??= finishJournal(state, undoRunId, { rows: { total: changes.length, ...report.lines, notReached }, exitCode: exitOf(status), status }, job);
+    if (abort !== undefined) status = 'aborted';
+  }
+  const exitCode = exitOf(status);
+  const summary: UndoSummary = {
+    job: job.name,
+    undoneRunId: String(options.runId),
+    runId: undoRunId === undefined ? null : String(undoRunId),
+    dryRun,
+    force: options.force === true,
+    startedAt: startedAt.toISOString(),
+    finishedAt: now().toISOString(),
+    contacts: { total: changes.length, notReached },
+    lines: { ...report.lines },
+    createdContacts: [...report.createdContacts],
+    apiCalls: { total: options.api.stats.total(), byOperation: callsByOperation(options.api) },
+    status,
+    ...(abort === undefined ? {} : { aborted: { code: abort.code, message: abort.message } }),
+  };
+  const summaryFailure = report.writeSummary(summary);
+  if (summaryFailure !== undefined && summary.aborted === undefined) {
+    const failed = reportFailed(summaryFailure);
+    return { summary: { ...summary, status: 'aborted', aborted: { code: failed.code, message: failed.message } }, reportFiles: [report.paths.csv], exitCode: EXIT.aborted };
+  }
+  return { summary, reportFiles: [report.paths.csv, report.paths.summary], exitCode };
+}
+
+/** Reads one contact, plans its undo, writes it (journalled), and brings the state in step. */
+async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: boolean): Promise<UndoContactResult & { abort?: JobAbortError }> {
+  const api = new CountedApi(options.api);
+  const { state } = options;
+  let lines: UndoContactResult['lines'] = [];
+  try {
+    let current;
+    try {
+      current = await api.getContact(change.contactId);
+    } catch (error) {
+      if (!(error instanceof NoSuchContactError)) throw error;
+    }
+    const undo = planUndo(change, current, { force: options.force === true });
+    lines = undo.lines;
+    if (dryRun || current === undefined || undo.plan.operations.length === 0) return { key: change.key, contactId: change.contactId, lines };
+    await executePlan(api, undo.plan, change.key, { findByKey: () => Promise.resolve([]), confirmed: (contactId, entry) => state.journalChange(change.key, contactId, entry) }, { contactId: change.contactId });
+    // The state knows what the contact holds now; a null hash makes the next run compare its row
+    // with it (and write the file's values again, if the file still has them: docs/undo.md).
+    const known = state.get(change.key);
+    if (known === undefined || known.contactId === change.contactId) {
+      const fields = { ...current.custom_fields };
+      for (const operation of undo.plan.operations) if (operation.kind === 'updateContact') Object.assign(fields, operation.fields);
+      const tags = new Set(current.tags);
+      for (const tag of undo.plan.tagsAdded) tags.add(tag);
+      for (const tag of undo.plan.tagsRemoved) tags.delete(tag);
+      state.recordObserved(change.key, { contactId: change.contactId, fields, tags: [...tags], tagsRemoved: undo.plan.tagsRemoved, draftHash: null });
+    }
+    return { key: change.key, contactId: change.contactId, lines };
+  } catch (error) {
+    const abort = abortReason(error, options.job, `undoing the contact of key ${change.key}`);
+    const failure = abort ?? (error as ApiError);
+    return { key: change.key, contactId: change.contactId, lines, error: { code: failure.code, message: failure.message }, ...(abort === undefined ? {} : { abort }) };
+  }
+}
+
+function reportFailed(error: ReportWriteError): JobAbortError {
+  return reportWriteAbort(error, 'no line was left half written, and the contacts after it were not taken');
+}
+
+/** Journals the undo's end; a state store that cannot be written aborts it (exit 3) instead of escaping. */
+function finishJournal(state: StateStore, runId: number, finish: Parameters<StateStore['finishRun']>[1], job: Job): JobAbortError | undefined {
+  try {
+    state.finishRun(runId, finish);
+    return undefined;
+  } catch (error) {
+    return abortReason(error, job, 'when the undo was journalled');
+  }
+}

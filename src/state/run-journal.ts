@@ -1,0 +1,142 @@
+/**
+ * The runs journal (table `runs`): one line per run, with its start, flags, end, rows by outcome,
+ * exit code and status; a killed run stays unfinished. `state show` prints it, and the change
+ * journal files each line under a run's id.
+ */
+import type Database from 'better-sqlite3';
+import { parseCounts } from './json-columns.js';
+
+/** Counts of rows by outcome (and `total`), as in summary.json. */
+export type RunRowCounts = Readonly<Record<string, number>>;
+
+export interface RunStart {
+  readonly job: string;
+  /** ms since the Unix epoch. @default now() */
+  readonly startedAt?: number;
+  /** The command line, shortened, with no token or other secret: the caller strips them. */
+  readonly argv: string;
+  /** `--full`: hashes ignored, every row compared with the platform. */
+  readonly full: boolean;
+}
+
+/** How a run ended, as summary.json's `status` says it. */
+export type RunStatus = 'completed' | 'interrupted' | 'aborted' | 'deadline';
+
+export interface RunFinish {
+  /** ms since the Unix epoch. @default now() */
+  readonly finishedAt?: number;
+  readonly rows: RunRowCounts;
+  /** The run's real exit code: 130 for a run stopped by SIGINT, 4 at --max-duration... */
+  readonly exitCode: number;
+  readonly status: RunStatus;
+}
+
+export interface RunRecord {
+  readonly id: number;
+  readonly job: string;
+  readonly startedAt: number;
+  readonly argv: string;
+  readonly full: boolean;
+  /** False for a run still going, or killed before `finishRun`. */
+  readonly finished: boolean;
+  readonly finishedAt: number | null;
+  readonly rows: RunRowCounts | null;
+  readonly exitCode: number | null;
+  /** How it ended; null while it runs, when it was killed, or for runs journalled before status was. */
+  readonly status: RunStatus | null;
+}
+
+interface RunRow {
+  id: number;
+  job: string;
+  started_at: number;
+  argv: string;
+  full: number;
+  finished_at: number | null;
+  rows_json: string | null;
+  exit_code: number | null;
+  status: string | null;
+}
+
+export class RunJournal {
+  readonly #now: () => number;
+  readonly #insert: Database.Statement<[string, number, string, number]>;
+  readonly #finish: Database.Statement<[number, string, number, string, number]>;
+  readonly #byId: Database.Statement<[number], RunRow>;
+  readonly #last: Database.Statement<[number], RunRow>;
+  readonly #lastOne: Database.Statement<[], RunRow>;
+  readonly #lastFinished: Database.Statement<[], RunRow>;
+  readonly #idFromNewest: Database.Statement<[number], { id: number }>;
+  readonly #deleteAll: Database.Statement<[]>;
+
+  constructor(db: Database.Database, now: () => number) {
+    this.#now = now;
+    this.#insert = db.prepare('INSERT INTO runs (job, started_at, argv, full) VALUES (?, ?, ?, ?)');
+    this.#finish = db.prepare('UPDATE runs SET finished_at = ?, rows_json = ?, exit_code = ?, status = ? WHERE id = ?');
+    this.#byId = db.prepare('SELECT * FROM runs WHERE id = ?');
+    this.#last = db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT ?');
+    this.#lastOne = db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT 1');
+    this.#lastFinished = db.prepare('SELECT * FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1');
+    this.#idFromNewest = db.prepare('SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?');
+    this.#deleteAll = db.prepare('DELETE FROM runs');
+  }
+
+  /** Journals the start of a run; returns its id. */
+  start(start: RunStart): number {
+    const result = this.#insert.run(start.job, start.startedAt ?? this.#now(), start.argv, start.full ? 1 : 0);
+    return Number(result.lastInsertRowid);
+  }
+
+  finish(runId: number, finish: RunFinish): void {
+    this.#finish.run(finish.finishedAt ?? this.#now(), JSON.stringify(finish.rows), finish.exitCode, finish.status, runId);
+  }
+
+  /** The run of this id, finished or not. */
+  get(runId: number): RunRecord | undefined {
+    const row = this.#byId.get(runId);
+    return row === undefined ? undefined : toRunRecord(row);
+  }
+
+  /** The latest `count` runs, newest first, finished or not. */
+  last(count: number): RunRecord[] {
+    return this.#last.all(count).map(toRunRecord);
+  }
+
+  /** The latest run, finished or not (a killed run stays unfinished). */
+  lastOne(): RunRecord | undefined {
+    const row = this.#lastOne.get();
+    return row === undefined ? undefined : toRunRecord(row);
+  }
+
+  lastFinished(): RunRecord | undefined {
+    const row = this.#lastFinished.get();
+    return row === undefined ? undefined : toRunRecord(row);
+  }
+
+  /** The id of the run `places` after the newest in id order (0: the newest); undefined when there are not that many. */
+  idFromNewest(places: number): number | undefined {
+    return this.#idFromNewest.get(places)?.id;
+  }
+
+  /** Forgets every run (`state reset --keep-messages`, in the store's transaction). */
+  deleteAll(): void {
+    this.#deleteAll.run();
+  }
+}
+
+const RUN_STATUSES: ReadonlySet<string> = new Set(['completed', 'interrupted', 'aborted', 'deadline']);
+
+function toRunRecord(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    job: row.job,
+    startedAt: row.started_at,
+    argv: row.argv,
+    full: row.full === 1,
+    finished: row.finished_at !== null,
+    finishedAt: row.finished_at,
+    rows: row.rows_json === null ? null : parseCounts(row.rows_json),
+    exitCode: row.exit_code,
+    status: RUN_STATUSES.has(row.status ?? '') ? (row.status as RunStatus) : null,
+  };
+}

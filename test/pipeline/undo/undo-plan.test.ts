@@ -1,0 +1,144 @@
+/**
+ * The undo decision's rules (docs/undo.md) as a table: what one run did to a contact, what the
+ * contact holds now, and the calls and report lines that follow. No server.
+ */
+import { foldRunChanges, planUndo, UNDONE_TAG, type CurrentContact, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
+
+const ID = '1776025372480910';
+
+function change(over: Partial<RunChange> = {}): RunChange {
+  return { key: 'C0001', contactId: ID, created: false, fields: {}, tagsAdded: [], tagsRemoved: [], ...over };
+}
+
+function contact(fields: Record<string, string>, tags: string[] = []): CurrentContact {
+  return { custom_fields: fields, tags };
+}
+
+type Row = [string, RunChange, CurrentContact | undefined, boolean, { calls: unknown[]; outcomes: string[] }];
+
+const target = { id: ID };
+
+const TABLE: Row[] = [
+  [
+    'a field still holding the run\'s value is put back',
+    change({ fields: { email: { before: 'old@example.com', after: 'new@example.com' } } }),
+    contact({ email: 'new@example.com' }),
+    false,
+    { calls: [{ kind: 'updateContact', target, fields: { email: 'old@example.com' } }], outcomes: ['restored'] },
+  ],
+  [
+    'a field the contact did not have is cleared with ""',
+    change({ fields: { city: { before: null, after: 'Lyon' } } }),
+    contact({ city: 'Lyon' }),
+    false,
+    { calls: [{ kind: 'updateContact', target, fields: { city: '' } }], outcomes: ['restored'] },
+  ],
+  [
+    'a field already back (a resumed or repeated undo) is unchanged, with no call',
+    change({ fields: { email: { before: 'old@example.com', after: 'new@example.com' } } }),
+    contact({ email: 'old@example.com' }),
+    false,
+    { calls: [], outcomes: ['unchanged'] },
+  ],
+  [
+    'a field changed since the run is a conflict, left; the other fields are still put back',
+    change({ fields: { email: { before: 'old@example.com', after: 'new@example.com' }, plan: { before: 'basic', after: 'pro' } } }),
+    contact({ email: 'agent@example.com', plan: 'pro' }),
+    false,
+    { calls: [{ kind: 'updateContact', target, fields: { plan: 'basic' } }], outcomes: ['conflict', 'restored'] },
+  ],
+  [
+    '--force puts back a field changed since the run',
+    change({ fields: { email: { before: 'old@example.com', after: 'new@example.com' } } }),
+    contact({ email: 'agent@example.com' }),
+    true,
+    { calls: [{ kind: 'updateContact', target, fields: { email: 'old@example.com' } }], outcomes: ['restored'] },
+  ],
+  [
+    'tags the run added are removed and tags it removed added back, only where still needed',
+    change({ tagsAdded: ['vip', 'gone-already'], tagsRemoved: ['lead', 'back-already'] }),
+    contact({}, ['vip', 'back-already']),
+    false,
+    {
+      calls: [
+        { kind: 'addTags', target, tags: ['lead'] },
+        { kind: 'removeTags', target, tags: ['vip'] },
+      ],
+      outcomes: ['restored', 'unchanged', 'restored', 'unchanged'],
+    },
+  ],
+  [
+    'a contact the run created is tagged for deletion, nothing else of it touched',
+    change({ created: true, fields: { email: { before: null, after: 'new@example.com' } }, tagsAdded: ['crm'] }),
+    contact({ email: 'new@example.com' }, ['crm']),
+    false,
+    { calls: [{ kind: 'addTags', target, tags: [UNDONE_TAG] }], outcomes: ['tagged-for-deletion'] },
+  ],
+  [
+    'a created contact already tagged for deletion makes no call',
+    change({ created: true }),
+    contact({}, ['crm', UNDONE_TAG]),
+    false,
+    { calls: [], outcomes: ['unchanged'] },
+  ],
+  [
+    'a contact the run created and that was deleted since is unchanged, with no call',
+    change({ created: true }),
+    undefined,
+    false,
+    { calls: [], outcomes: ['unchanged'] },
+  ],
+  [
+    'a contact deleted since the run is a conflict with no call, even with --force',
+    change({ fields: { email: { before: 'old@example.com', after: 'new@example.com' } } }),
+    undefined,
+    true,
+    { calls: [], outcomes: ['conflict'] },
+  ],
+];
+
+describe('planUndo', () => {
+  it.each(TABLE)('%s', (_name, runChange, current, force, expected) => {
+    const undo = planUndo(runChange, current, { force });
+    expect(undo.plan.operations).toEqual(expected.calls);
+    expect(undo.plan.action).toBe(expected.calls.length === 0 ? 'unchanged' : 'update');
+    expect(undo.lines.map((line) => line.outcome)).toEqual(expected.outcomes);
+  });
+
+  it('chunks 45 fields into updates of 30 and 15, and 12 tags into calls of 10 and 2', () => {
+    const fields = Object.fromEntries(Array.from({ length: 45 }, (_unused, i) => [`f${i}`, { before: 'a', after: 'b' }]));
+    const tags = Array.from({ length: 12 }, (_unused, i) => `t${i}`);
+    const undo = planUndo(change({ fields, tagsAdded: tags }), contact(Object.fromEntries(Object.keys(fields).map((name) => [name, 'b'])), tags), { force: false });
+
+    expect(undo.plan.operations.map((operation) => (operation.kind === 'updateContact' ? Object.keys(operation.fields).length : operation.kind === 'createContact' ? 0 : operation.tags.length))).toEqual([30, 15, 10, 2]);
+  });
+
+  it('planned again against what the first undo left, every line is unchanged and no call is made', () => {
+    const runChange = change({ fields: { email: { before: 'old@example.com', after: 'new@example.com' } }, tagsAdded: ['vip'], tagsRemoved: ['lead'] });
+    const first = planUndo(runChange, contact({ email: 'new@example.com' }, ['vip']), { force: false });
+    expect(first.plan.operations).toHaveLength(3);
+
+    const again = planUndo(runChange, contact({ email: 'old@example.com' }, ['lead']), { force: false });
+
+    expect(again.plan.operations).toEqual([]);
+    expect(again.lines.every((line) => line.outcome === 'unchanged')).toBe(true);
+  });
+});
+
+describe('foldRunChanges', () => {
+  const at = { runId: 7, recordedAt: 0 };
+  it('keeps each field\'s first before and last after, nets the tags, marks a create, and drops what the run put back itself', () => {
+    const folded = foldRunChanges([
+      { ...at, id: 1, key: 'C0001', contactId: 'a', operation: 'update', fields: { email: ['old@example.com', 'mid@example.com'], plan: ['basic', 'pro'] } },
+      { ...at, id: 2, key: 'C0001', contactId: 'a', operation: 'update', fields: { email: ['mid@example.com', 'new@example.com'], plan: ['pro', 'basic'] } },
+      { ...at, id: 3, key: 'C0001', contactId: 'a', operation: 'add-tags', tags: ['vip', 'lead'] },
+      { ...at, id: 4, key: 'C0001', contactId: 'a', operation: 'remove-tags', tags: ['lead', 'old'] },
+      { ...at, id: 5, key: 'C0002', contactId: 'b', operation: 'create', fields: { customerid: [null, 'C0002'] } },
+    ]);
+
+    expect(folded).toEqual([
+      { key: 'C0001', contactId: 'a', created: false, fields: { email: { before: 'old@example.com', after: 'new@example.com' } }, tagsAdded: ['vip'], tagsRemoved: ['old'] },
+      { key: 'C0002', contactId: 'b', created: true, fields: { customerid: { before: null, after: 'C0002' } }, tagsAdded: [], tagsRemoved: [] },
+    ]);
+  });
+});

@@ -1,0 +1,201 @@
+import type { ChangeEntry } from '../../src/state/change-journal.js';
+import { StateStore } from '../../src/state/state-store.js';
+import { makeStateTestDir, type StateTestDir } from './state-test-dir.js';
+
+const identity = { job: 'crm', keyField: 'customerid' };
+let temp: StateTestDir;
+let clock: number;
+const now = (): number => clock;
+beforeEach(() => {
+  temp = makeStateTestDir();
+  clock = 1_700_000_000_000;
+});
+afterEach(() => temp.remove());
+
+function open(): StateStore {
+  return StateStore.open(temp.statePath(), { ...identity, now });
+}
+
+const created: ChangeEntry = { operation: 'create', fields: { customerid: [null, 'C-1'], plan: [null, 'pro'] } };
+const updated: ChangeEntry = { operation: 'update', fields: { plan: ['pro', 'team'], city: [null, 'Oslo'] } };
+const tagged: ChangeEntry = { operation: 'add-tags', tags: ['vip', 'eu'] };
+const untagged: ChangeEntry = { operation: 'remove-tags', tags: ['churn-risk'] };
+
+describe('the change journal', () => {
+  test('a store on which no run was started journals nothing', () => {
+    const store = open();
+    expect(store.currentRunId).toBeUndefined();
+    store.journalChange('C-1', '100', created);
+    store.journalChange('C-1', '100', tagged);
+    expect(store.changesOfKey('C-1')).toEqual([]);
+    expect(store.summary().changes).toBe(0);
+    store.close();
+  });
+
+  test('a store journals under the run it started, not under a run another store started on the file', () => {
+    const runner = open();
+    const runId = runner.startRun({ job: 'crm', argv: 'run', full: false });
+    const other = open();
+    expect(other.currentRunId).toBeUndefined();
+    other.journalChange('C-1', '100', created);
+    expect(runner.changesOfRun(runId)).toEqual([]);
+    runner.journalChange('C-1', '100', created);
+    expect(other.changesOfRun(runId)).toHaveLength(1);
+    other.close();
+    runner.close();
+  });
+
+  test('lines come back in the order their calls were confirmed, with the values before and after', () => {
+    const store = open();
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    expect(store.currentRunId).toBe(runId);
+    store.journalChange('C-1', '100', created);
+    clock += 10;
+    store.journalChange('C-2', '200', updated);
+    clock += 10;
+    store.journalChange('C-1', '100', tagged);
+    clock += 10;
+    store.journalChange('C-2', '200', untagged);
+
+    const lines = store.changesOfRun(runId);
+    expect(lines.map(({ id: _id, ...line }) => line)).toEqual([
+      { runId, key: 'C-1', contactId: '100', recordedAt: 1_700_000_000_000, operation: 'create', fields: { customerid: [null, 'C-1'], plan: [null, 'pro'] } },
+      { runId, key: 'C-2', contactId: '200', recordedAt: 1_700_000_000_010, operation: 'update', fields: { plan: ['pro', 'team'], city: [null, 'Oslo'] } },
+      { runId, key: 'C-1', contactId: '100', recordedAt: 1_700_000_000_020, operation: 'add-tags', tags: ['vip', 'eu'] },
+      { runId, key: 'C-2', contactId: '200', recordedAt: 1_700_000_000_030, operation: 'remove-tags', tags: ['churn-risk'] },
+    ]);
+    expect(lines.map((line) => line.id)).toEqual([...lines.map((line) => line.id)].sort((a, b) => a - b));
+    expect(store.changesOfKey('C-1').map((line) => line.operation)).toEqual(['create', 'add-tags']);
+    expect(store.changesOfKey('C-2')).toEqual([lines[1], lines[3]]);
+    expect(store.changesOfKey('C-3')).toEqual([]);
+    expect(store.summary().changes).toBe(4);
+    store.close();
+  });
+
+  test("a key's lines span its runs, oldest first; the current run is the one started last and stays after it finished", () => {
+    const store = open();
+    const first = store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.journalChange('C-1', '100', created);
+    store.finishRun(first, { rows: { total: 1, created: 1 }, exitCode: 0, status: 'completed' });
+    const second = store.startRun({ job: 'crm', argv: 'run --full', full: true });
+    expect(store.currentRunId).toBe(second);
+    store.journalChange('C-1', '100', updated);
+    store.finishRun(second, { rows: { total: 1, updated: 1 }, exitCode: 0, status: 'completed' });
+    // onMissing acts after the rows, under the same run.
+    expect(store.currentRunId).toBe(second);
+    store.journalChange('C-1', '100', tagged);
+
+    expect(store.changesOfKey('C-1').map((line) => [line.runId, line.operation])).toEqual([
+      [first, 'create'],
+      [second, 'update'],
+      [second, 'add-tags'],
+    ]);
+    expect(store.changesOfRun(first)).toHaveLength(1);
+    expect(store.changesOfRun(second)).toHaveLength(2);
+    store.close();
+  });
+
+  test('run() finds one run by its id, finished or not', () => {
+    const store = open();
+    const done = store.startRun({ job: 'crm', startedAt: 1000, argv: 'run', full: false });
+    store.finishRun(done, { finishedAt: 2000, rows: { total: 2, updated: 2 }, exitCode: 0, status: 'completed' });
+    const going = store.startRun({ job: 'crm', startedAt: 3000, argv: 'run --full', full: true });
+    expect(store.run(done)).toEqual({
+      id: done,
+      job: 'crm',
+      startedAt: 1000,
+      argv: 'run',
+      full: false,
+      finished: true,
+      finishedAt: 2000,
+      rows: { total: 2, updated: 2 },
+      exitCode: 0,
+      status: 'completed',
+    });
+    expect(store.run(going)).toMatchObject({ id: going, startedAt: 3000, full: true, finished: false, status: null });
+    expect(store.run(going + 1)).toBeUndefined();
+    store.close();
+  });
+
+  test('pruneChanges keeps the lines of the newest runs and says how many runs and lines went', () => {
+    const store = open();
+    // Four runs: 2 lines, 3 lines, none (a nightly run that wrote nothing), 1 line.
+    const runs: number[] = [];
+    for (const lines of [2, 3, 0, 1]) {
+      const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+      runs.push(runId);
+      for (let index = 0; index < lines; index++) store.journalChange(`C-${index}`, `${index}`, updated);
+    }
+    const [one, two, three, four] = runs as [number, number, number, number];
+
+    expect(store.pruneChanges(4)).toEqual({ runs: 0, lines: 0 });
+    expect(store.pruneChanges(10)).toEqual({ runs: 0, lines: 0 });
+    expect(store.summary().changes).toBe(6);
+
+    // The newest three runs are two, three (no lines) and four: run one's lines go.
+    expect(store.pruneChanges(3)).toEqual({ runs: 1, lines: 2 });
+    expect(store.changesOfRun(one)).toEqual([]);
+    expect(store.changesOfRun(two)).toHaveLength(3);
+
+    // The newest two are three and four: run two's lines go; run three had none.
+    expect(store.pruneChanges(2)).toEqual({ runs: 1, lines: 3 });
+    expect(store.pruneChanges(2)).toEqual({ runs: 0, lines: 0 });
+    expect(store.changesOfRun(four)).toHaveLength(1);
+    expect(store.changesOfRun(three)).toEqual([]);
+
+    // The runs themselves stay in the runs journal.
+    expect(store.run(one)).toMatchObject({ id: one });
+    expect(store.lastRuns(10)).toHaveLength(4);
+
+    expect(store.pruneChanges(0)).toEqual({ runs: 1, lines: 1 });
+    expect(store.summary().changes).toBe(0);
+    store.close();
+  });
+
+  test('pruneChanges refuses a count that is not a whole number of 0 or more', () => {
+    const store = open();
+    expect(() => store.pruneChanges(-1)).toThrow(RangeError);
+    expect(() => store.pruneChanges(1.5)).toThrow(RangeError);
+    expect(() => store.pruneChanges(Number.NaN)).toThrow(RangeError);
+    store.close();
+  });
+
+  test('the lines are on disk: a store reopened after close has them, and so does one opened beside a store never closed', () => {
+    const first = open();
+    const runId = first.startRun({ job: 'crm', argv: 'run', full: false });
+    first.journalChange('C-1', '100', created);
+    first.journalChange('C-1', '100', untagged);
+    const journalled = first.changesOfRun(runId);
+    first.close();
+
+    const reopened = open();
+    expect(reopened.changesOfRun(runId)).toEqual(journalled);
+    expect(reopened.changesOfKey('C-1')).toEqual(journalled);
+    expect(reopened.summary().changes).toBe(2);
+    // A reopened store has started no run of its own.
+    expect(reopened.currentRunId).toBeUndefined();
+    reopened.close();
+
+    // No close: what a kill leaves.
+    const killed = open();
+    const killedRun = killed.startRun({ job: 'crm', argv: 'run', full: false });
+    killed.journalChange('C-2', '200', created);
+    const after = open();
+    expect(after.changesOfRun(killedRun).map((line) => [line.key, line.operation])).toEqual([['C-2', 'create']]);
+    after.close();
+    killed.close();
+  });
+
+  test('forgetAllButMessages drops the change lines with the runs they are filed under, and keeps the messages', () => {
+    const store = open();
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.recordConfirmed('C-1', { contactId: '100', fields: { plan: 'pro' }, draftHash: 'h1' });
+    store.journalChange('C-1', '100', created);
+    store.recordMessage('100', 'm1', 'sent');
+    expect(store.forgetAllButMessages()).toEqual({ keys: 1 });
+    expect(store.summary()).toMatchObject({ keys: 0, changes: 0, messages: 1, lastRun: undefined });
+    expect(store.changesOfRun(runId)).toEqual([]);
+    expect(store.run(runId)).toBeUndefined();
+    store.close();
+  });
+});
