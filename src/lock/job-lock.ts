@@ -87,12 +87,18 @@ export interface AcquireOptions {
   host?: string;
   /** Blocks for the given milliseconds; injected by tests. @default Atomics.wait on a private buffer */
   sleepSync?: (ms: number) => void;
+  /** In [0, 1): the jitter of the pause between tries. @default Math.random */
+  random?: () => number;
 }
 
 /**
- * How long a refused run waits for the holder to name itself. The holder writes its sidecar just
- * after it takes the lock; a run refused in between (two cron entries firing together on a busy
- * machine) would otherwise say "already running" without saying who.
+ * How long a run that finds the lock busy keeps trying before it is refused without a name. A lock
+ * is busy for two reasons. A holder has it: the holder writes its sidecar just after taking the
+ * lock, and a run that reads a live holder there is refused at once. Or another run is taking it
+ * at the same instant: SQLite's locks are taken step by step, and two runs that both step in can
+ * each find the other's brief shared lock and both be refused, though neither holds the job (two
+ * cron entries firing together). So a busy lock with no live holder named is tried again, after a
+ * jittered pause so that the two do not meet again, until one of them holds it.
  */
 const HOLDER_WAIT = { attempts: 40, intervalMs: 25 } as const;
 
@@ -101,21 +107,34 @@ function atomicsSleep(ms: number): void {
 }
 
 /**
- * Takes the job's lock, or throws LockHeldError naming the holder. Never waits: a cron run that
- * finds its job running has nothing to do.
+ * Takes the job's lock, or throws LockHeldError naming the holder. Never waits for a holder: a cron
+ * run that finds its job running has nothing to do. It waits (a second at most) only while nobody
+ * is named, for the holder to name itself or for a run starting at the same instant to settle.
  */
 export function acquireJobLock(identity: LockIdentity, options: AcquireOptions): HeldLock {
   const path = lockPath(identity);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = openSqliteDatabase(path, { timeout: 0 });
-  try {
-    // The rollback journal, not WAL: an EXCLUSIVE lock in WAL mode would let readers in.
-    db.pragma('journal_mode = DELETE');
-    db.exec('BEGIN EXCLUSIVE');
-  } catch (error) {
-    db.close();
-    if (isBusy(error)) throw new LockHeldError(awaitHolder(path, options.sleepSync ?? atomicsSleep), describeLock(identity));
-    throw error;
+  const sleepSync = options.sleepSync ?? atomicsSleep;
+  const random = options.random ?? Math.random;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      // The rollback journal, not WAL: an EXCLUSIVE lock in WAL mode would let readers in.
+      db.pragma('journal_mode = DELETE');
+      db.exec('BEGIN EXCLUSIVE');
+      break;
+    } catch (error) {
+      if (!isBusy(error)) {
+        db.close();
+        throw error;
+      }
+    }
+    const holder = liveHolder(path);
+    if (holder !== undefined || attempt === HOLDER_WAIT.attempts) {
+      db.close();
+      throw new LockHeldError(holder, describeLock(identity));
+    }
+    sleepSync(Math.round(HOLDER_WAIT.intervalMs * (0.5 + random())));
   }
   // The lock was free, yet a holder is named: that run ended without releasing it (killed).
   const tookOverFrom = readHolder(path);
@@ -187,17 +206,12 @@ function writeHolder(path: string, holder: LockHolder): void {
 }
 
 /**
- * The holder of a lock found busy. Its sidecar may not be written yet, or may still name the dead
- * run it took over from (a process of this host that is gone): then it is read again, a bounded
- * number of times, and undefined when the holder never names itself.
+ * The holder a busy lock's sidecar names, unless that is a process of this host that is gone: then
+ * it is the dead run the new holder took over from, before the new one has named itself.
  */
-function awaitHolder(path: string, sleepSync: (ms: number) => void): LockHolder | undefined {
-  for (let attempt = 1; ; attempt += 1) {
-    const holder = readHolder(path);
-    if (holder !== undefined && !isGoneFromThisHost(holder)) return holder;
-    if (attempt === HOLDER_WAIT.attempts) return undefined;
-    sleepSync(HOLDER_WAIT.intervalMs);
-  }
+function liveHolder(path: string): LockHolder | undefined {
+  const holder = readHolder(path);
+  return holder !== undefined && !isGoneFromThisHost(holder) ? holder : undefined;
 }
 
 function isGoneFromThisHost(holder: LockHolder): boolean {

@@ -126,6 +126,26 @@ describe('job lock', () => {
       expect(sleeps).toBe(2);
     });
 
+    it('a lock busy with nobody named is tried again, after jittered pauses, and taken once free (a run starting at the same instant)', () => {
+      const id = identity();
+      const held = holdWithoutSidecar(id);
+      const sleeps: number[] = [];
+      const jitter = [0, 0.99];
+      const lock = acquireJobLock(id, {
+        command: 'run jobs.yaml',
+        random: () => jitter[sleeps.length % 2]!,
+        sleepSync: (ms) => {
+          sleeps.push(ms);
+          if (sleeps.length === 2) held.release();
+        },
+      });
+      expect(lock.holder.command).toBe('run jobs.yaml');
+      expect(lock.tookOverFrom).toBeUndefined();
+      expect(runningHolder(id)).toEqual(lock.holder);
+      lock.release();
+      expect(sleeps).toEqual([13, 37]);
+    });
+
     it('gives up after a bounded wait and is still refused, without a name', () => {
       const id = identity();
       const held = holdWithoutSidecar(id);
