@@ -46,7 +46,7 @@ function contender(id: LockIdentity): Contender {
   const waiting: Array<(line: string) => void> = [];
   let buffered = '';
   let read = 0;
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     buffered += chunk.toString();
     const parts = buffered.split('\n');
     buffered = parts.pop()!;
