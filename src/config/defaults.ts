@@ -36,6 +36,8 @@ export const CONFIG_DEFAULTS = {
   maxRetryAfter: '2m',
   unavailableAfterAttempts: 20,
   unavailableAfter: '5m',
+  /** `notify.on`: a webhook is told of the nights that went wrong, not of every night. */
+  notifyOn: 'failure',
 } as const;
 
 /** Bounds of `concurrency`: beyond 64 rows in flight the rate limit, not concurrency, is the cap. */

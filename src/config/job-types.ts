@@ -19,6 +19,24 @@ export interface Connection {
   allowInsecure: boolean;
   /** `timeouts:` in milliseconds (docs/configuration.md). */
   timeouts: ConnectionTimeouts;
+  /** `notify:`, the default of the connection's jobs. */
+  notify?: NotifySpec;
+}
+
+/** A webhook told when a job ends (docs/operations.md, "Watching unattended runs"). */
+export interface NotifySpec {
+  /** May hold a secret in its path (Slack's do): only its origin is ever logged. */
+  webhook: string;
+  /** `failure`: only when the job's exit code is not 0. @default 'failure' */
+  on: 'failure' | 'always';
+}
+
+/** `metrics:` of the jobs file: where each job's figures go when it ends. */
+export interface MetricsSpec {
+  /** A .prom file for node_exporter's textfile collector (resolved). */
+  textfile?: string;
+  /** A Prometheus Pushgateway's URL. */
+  pushgateway?: string;
 }
 
 export interface ConnectionTimeouts {
@@ -158,6 +176,10 @@ export interface Job {
   concurrency: number;
   /** Abort when failed rows exceed this count, or this share of the rows (`percent`: 0 to 100, `"5%"` -> 5). */
   maxErrors?: MaxErrors;
+  /** The job's `notify:`, or else its connection's. */
+  notify?: NotifySpec;
+  /** The jobs file's `metrics:` (the same for every job of the file). */
+  metrics?: MetricsSpec;
 }
 
 export interface JobsFile {
@@ -165,4 +187,5 @@ export interface JobsFile {
   path: string;
   connections: Record<string, Connection>;
   jobs: Job[];
+  metrics?: MetricsSpec;
 }

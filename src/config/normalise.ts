@@ -4,7 +4,7 @@
  * passed the schema and the rules, so it does not fail; it may add warnings.
  */
 import { resolve } from 'node:path';
-import type { Connection, FieldSpec, Job, JobsFile, MessageSpec, OnMissingSpec, Transform } from './job-types.js';
+import type { Connection, FieldSpec, Job, JobsFile, MessageSpec, MetricsSpec, NotifySpec, OnMissingSpec, Transform } from './job-types.js';
 import { CONFIG_DEFAULTS, defaultStatePath } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
 import { parseRate } from './rate.js';
@@ -38,7 +38,9 @@ export function normaliseJobsFile(parsed: JobsFileParsed, context: NormaliseCont
     if (connection === undefined) throw new Error(`internal: job ${job.name} names unknown connection ${job.connection}`);
     return normaliseJob(job, connection, context, ['jobs', index], warnings);
   });
-  return { jobsFile: { path: context.file, connections, jobs }, warnings };
+  const metrics = normaliseMetrics(parsed.metrics, context);
+  if (metrics !== undefined) for (const job of jobs) job.metrics = metrics;
+  return { jobsFile: { path: context.file, connections, jobs, ...(metrics === undefined ? {} : { metrics }) }, warnings };
 }
 
 function normaliseConnection(name: string, input: ConnectionParsed, context: NormaliseContext, warnings: PathIssue[]): Connection {
@@ -62,6 +64,19 @@ function normaliseConnection(name: string, input: ConnectionParsed, context: Nor
     rateLimits,
     allowInsecure: input.allowInsecure ?? CONFIG_DEFAULTS.allowInsecure,
     timeouts: normaliseTimeouts(input.timeouts),
+    ...(input.notify === undefined ? {} : { notify: normaliseNotify(input.notify) }),
+  };
+}
+
+function normaliseNotify(input: NonNullable<ConnectionParsed['notify']>): NotifySpec {
+  return { webhook: input.webhook, on: input.on ?? CONFIG_DEFAULTS.notifyOn };
+}
+
+function normaliseMetrics(input: JobsFileParsed['metrics'], context: NormaliseContext): MetricsSpec | undefined {
+  if (input === undefined || (input.textfile === undefined && input.pushgateway === undefined)) return undefined;
+  return {
+    ...(input.textfile === undefined ? {} : { textfile: resolve(context.baseDir, input.textfile) }),
+    ...(input.pushgateway === undefined ? {} : { pushgateway: input.pushgateway }),
   };
 }
 
@@ -117,6 +132,8 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
   if (message !== undefined) job.message = message;
   const maxErrors = normaliseMaxErrors(input.maxErrors);
   if (maxErrors !== undefined) job.maxErrors = maxErrors;
+  const notify = input.notify === undefined ? connection.notify : normaliseNotify(input.notify);
+  if (notify !== undefined) job.notify = notify;
   return job;
 }
 

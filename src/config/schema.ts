@@ -85,6 +85,33 @@ const redisUrl = z.string().superRefine((text, ctx) => {
   if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${show(stripUrlAuth(text))} ${problem}` });
 });
 
+/** An http(s) URL (a webhook, a Pushgateway); its user and password, if any, never shown in a message. */
+function httpUrl(what: string) {
+  return z.string().superRefine((text, ctx) => {
+    const problem = urlProblem(text, ['http:', 'https:'], what);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${show(stripUrlAuth(text))} ${problem}` });
+  });
+}
+
+/** `notify:` on a job, or on a connection for its jobs (docs/operations.md, "Watching unattended runs"). */
+const notify = z
+  .strictObject({
+    webhook: httpUrl('an http:// or https:// URL, e.g. a Slack incoming webhook').meta({ description: 'the URL that receives one JSON POST {text, summary, exitCode} when the job ends' }),
+    on: z
+      .enum(['failure', 'always'])
+      .optional()
+      .meta({ description: 'failure (an exit code other than 0) or always', default: CONFIG_DEFAULTS.notifyOn }),
+  })
+  .meta({ description: 'a webhook told when the job ends: {webhook: URL, on: failure | always}' });
+
+/** `metrics:` at the top of jobs.yaml: where every job's figures go after it ends. */
+const metrics = z
+  .strictObject({
+    textfile: nonEmpty('a file path').optional().meta({ description: 'a .prom file for node_exporter\'s textfile collector, relative to the jobs file (written atomically)' }),
+    pushgateway: httpUrl('an http:// or https:// URL of a Prometheus Pushgateway, e.g. http://pushgateway:9091').optional().meta({ description: 'a Prometheus Pushgateway the figures are pushed to' }),
+  })
+  .meta({ description: 'where each job\'s figures go for Prometheus: {textfile, pushgateway}' });
+
 function duration(min: number, max: number) {
   const range = `between ${min / 1000} s and ${max / 3_600_000} h`;
   return z.string().superRefine((text, ctx) => {
@@ -151,6 +178,7 @@ const connection = z
       .optional()
       .meta({ description: 'the rate limits of the channel, e.g. {contacts: 100/min, messages: 25/s}' }),
     timeouts: timeouts.optional(),
+    notify: notify.optional(),
   })
   .meta({ description: 'a connection: {baseUrl, token or tokenFile, channelType, rateLimits}' });
 
@@ -371,6 +399,7 @@ const job = z
       .optional()
       .meta({ description: `the rows in flight at once, a whole number from ${CONCURRENCY_RANGE.min} to ${CONCURRENCY_RANGE.max}`, default: CONFIG_DEFAULTS.concurrency }),
     maxErrors: maxErrors.optional(),
+    notify: notify.optional(),
   })
   .meta({ description: 'a job: {name, connection, input, key, fields, tags...}' });
 
@@ -384,6 +413,7 @@ export const jobsFileInputSchema = z
       .array(job)
       .min(1, { error: 'no job is defined; add one under jobs:' })
       .meta({ description: 'a list of jobs, each syncing one CSV file' }),
+    metrics: metrics.optional(),
   })
   .meta({ description: 'a jobs file with connections: and jobs:' });
 

@@ -1,0 +1,71 @@
+/**
+ * The keys of issue 23's watching: `metrics` at the top of jobs.yaml, `notify` on a connection and
+ * on a job. Each mistake is named with its YAML path and the fix; a URL's credentials never shown.
+ */
+import { join } from 'node:path';
+import { loadJobsFile } from '../../src/config/index.js';
+import { CONNECTION, expectCode, loadError, tempJobsDirPerTest } from './temp-jobs-dir.js';
+
+const env = { CHANNEL_TOKEN: 'secret-token' };
+const dir = tempJobsDirPerTest();
+
+function file(jobLines: string, top = '', connectionLines = ''): string {
+  const indent = (lines: string) => (lines === '' ? '' : `${lines.replace(/^/gm, '    ')}\n`);
+  const connection = `${CONNECTION}${indent(connectionLines)}`;
+  const job = (name: string) => `  - name: ${name}\n    connection: main\n    input: a.csv\n    key: { column: id, field: customerid }\n`;
+  return `${connection}jobs:\n${job('a')}${indent(jobLines)}${job('b')}${top}`;
+}
+
+async function messagesOf(text: string): Promise<string[]> {
+  const error = await loadError(await dir().write('jobs.yaml', text), env);
+  expectCode(error, 'CONFIG_INVALID');
+  return error.issues.map(({ path, message }) => `${path}: ${message}`);
+}
+
+describe('metrics', () => {
+  test('a textfile is resolved against the jobs file, and every job of the file has it', async () => {
+    await dir().write('jobs.yaml', file('', 'metrics: { textfile: prom/contact_sync.prom, pushgateway: "http://127.0.0.1:9091" }\n'));
+    const { jobsFile } = await loadJobsFile(join(dir().dir, 'jobs.yaml'), { env });
+    const expected = { textfile: join(dir().dir, 'prom', 'contact_sync.prom'), pushgateway: 'http://127.0.0.1:9091' };
+    expect(jobsFile.metrics).toEqual(expected);
+    expect(jobsFile.jobs.map((job) => job.metrics)).toEqual([expected, expected]);
+  });
+
+  test('a Pushgateway that is not an http(s) URL is named, without its password', async () => {
+    expect(await messagesOf(file('', 'metrics: { pushgateway: "ftp://user:hunter2@gw:9091" }\n'))).toEqual([
+      expect.stringMatching(/^metrics\.pushgateway: "ftp:\/\/gw:9091\/?" .*an http:\/\/ or https:\/\/ URL of a Prometheus Pushgateway/),
+    ]);
+  });
+
+  test('an unknown key under metrics is refused', async () => {
+    expect((await messagesOf(file('', 'metrics: { textfle: a.prom }\n')))[0]).toMatch(/^metrics/);
+  });
+});
+
+describe('notify', () => {
+  test('on defaults to failure; the connection\'s is every job\'s default, a job\'s own replaces it', async () => {
+    await dir().write('jobs.yaml', file('notify: { webhook: "https://hooks.example.com/job", on: always }', '', 'notify: { webhook: "https://hooks.example.com/all" }'));
+    const { jobsFile } = await loadJobsFile(join(dir().dir, 'jobs.yaml'), { env });
+    expect(jobsFile.jobs.map((job) => job.notify)).toEqual([
+      { webhook: 'https://hooks.example.com/job', on: 'always' },
+      { webhook: 'https://hooks.example.com/all', on: 'failure' },
+    ]);
+  });
+
+  test('no notify anywhere: no job has one', async () => {
+    await dir().write('jobs.yaml', file(''));
+    const { jobsFile } = await loadJobsFile(join(dir().dir, 'jobs.yaml'), { env });
+    expect(jobsFile.jobs.map((job) => job.notify)).toEqual([undefined, undefined]);
+  });
+
+  test('a webhook that is not a URL, a missing webhook and an unknown on are each named', async () => {
+    const messages = await messagesOf(file('notify: { webhook: "hooks.slack.com/x", on: sometimes }', '', 'notify: { on: always }'));
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^connections\.main\.notify\.webhook: /),
+        expect.stringMatching(/^jobs\[0\]\.notify\.webhook: "hooks\.slack\.com\/x" .*an http:\/\/ or https:\/\/ URL/),
+        expect.stringMatching(/^jobs\[0\]\.notify\.on: .*failure.*always/),
+      ]),
+    );
+  });
+});
