@@ -51,6 +51,15 @@ export const boundaries = [
     ],
   ),
   room(
+    ['src/watch/**/*.ts'],
+    [
+      [
+        '^\\.\\./(cli|emulator|config)/|^\\.\\./api/|^\\.\\./pipeline/(?!report/job-summary\\.js$|types\\.js$)',
+        `the watchers tell the outside how a job ended, from its summary: they know no job's config, make no platform call and run nothing${SEE}`,
+      ],
+    ],
+  ),
+  room(
     ['src/emulator/**/*.ts'],
     [['^\\.\\./(pipeline|state|cli|config)/|^\\.\\./api/(?!wire-types\\.js$)', `the emulator follows the spec, not the client: it shares only the wire types and src/limits.ts${SEE}`]],
   ),

@@ -37,6 +37,9 @@ describe('import boundaries', () => {
     ['src/pipeline/row/decide.ts', '../../emulator/index.js', /the pipeline never imports the emulator/],
     ['src/emulator/server.ts', '../pipeline/types.js', /the emulator follows the spec/],
     ['src/emulator/server.ts', '../api/client.js', /the emulator follows the spec/],
+    ['src/watch/webhook.ts', '../config/job-types.js', /the watchers tell the outside how a job ended/],
+    ['src/watch/pushgateway.ts', '../api/client.js', /the watchers tell the outside how a job ended/],
+    ['src/watch/run-metrics.ts', '../pipeline/run-job.js', /the watchers tell the outside how a job ended/],
   ])('%s may not import %s', async (file, specifier, reason) => {
     const found = await refusals(file, specifier);
     expect(found).toHaveLength(1);
@@ -55,6 +58,8 @@ describe('import boundaries', () => {
     ['src/pipeline/row/decide.ts', './plan.js'],
     ['src/pipeline/row/decide.ts', '../../api/wire-types.js'],
     ['src/cli/run-command.ts', '../emulator/index.js'],
+    ['src/watch/run-metrics.ts', '../pipeline/report/job-summary.js'],
+    ['src/watch/metrics-textfile.ts', '../state/sqlite-database.js'],
   ])('%s may import %s', async (file, specifier) => {
     expect(await refusals(file, specifier)).toEqual([]);
   });

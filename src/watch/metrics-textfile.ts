@@ -1,0 +1,86 @@
+/**
+ * `--metrics-file` / `metrics.textfile`: the figures of each job, for node_exporter's textfile
+ * collector (docs/operations.md, "Watching unattended runs").
+ *
+ * One file may hold several jobs (one jobs file's, or several cron entries'): a job's end replaces
+ * that job's samples and keeps the others'. A job that did not succeed keeps the time of its last
+ * success from the file, so "no successful run for 26 hours" can be alerted on. The file is read,
+ * merged and replaced under a lock (two jobs ending together do not lose each other's samples),
+ * and replaced through a rename in its own folder, so the collector never reads half a file.
+ */
+import { accessSync, constants, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { openSqliteDatabase } from '../state/sqlite-database.js';
+import { parseMetrics, renderMetrics } from './metrics-text.js';
+import { runMetrics, type EndedJob } from './run-metrics.js';
+
+/** How long a job waits for another process writing the same file (it writes for milliseconds). */
+const LOCK_WAIT_MS = 10_000;
+
+/**
+ * Replaces the ended job's samples in the textfile at `path`, keeping every other job's. Its
+ * folder must exist (checked before the run: `checkMetricsTextfile`): a mistyped folder created
+ * here would be one the collector never reads.
+ */
+export async function updateMetricsTextfile(path: string, ended: EndedJob): Promise<void> {
+  const release = lockFile(path);
+  try {
+    const before = parseMetrics(readIfThere(path));
+    const previousSuccess = before.find((sample) => sample.name === 'contact_sync_last_success_timestamp_seconds' && sample.labels.sync_job === ended.syncJob)?.value;
+    const others = before.filter((sample) => sample.labels.sync_job !== ended.syncJob);
+    const text = await renderMetrics([...others, ...runMetrics(ended, previousSuccess)]);
+    // node_exporter reads only *.prom: the temporary name is not one, and it is in the same folder so the rename is atomic.
+    const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+    try {
+      // The collector runs as another user: the file is readable by all (it holds counts, never a contact or the token).
+      writeFileSync(temporary, text, { mode: 0o644 });
+      renameSync(temporary, path);
+    } finally {
+      rmSync(temporary, { force: true });
+    }
+  } finally {
+    release();
+  }
+}
+
+function readIfThere(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+}
+
+/**
+ * An exclusive SQLite transaction on `.<file>.lock` beside the file, as the job lock is taken
+ * (src/lock/job-lock.ts): the operating system drops it with the process, however it ends.
+ */
+function lockFile(path: string): () => void {
+  const db = openSqliteDatabase(join(dirname(path), `.${basename(path)}.lock`), { timeout: LOCK_WAIT_MS });
+  try {
+    db.pragma('journal_mode = DELETE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return () => {
+    try {
+      db.exec('ROLLBACK');
+    } finally {
+      db.close();
+    }
+  };
+}
+
+/** Why the textfile cannot be written, said before any call; undefined when it can. */
+export function metricsTextfileProblem(path: string): string | undefined {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    return code === 'ENOENT' ? `its folder ${dirname(path)} does not exist (node_exporter's --collector.textfile.directory)` : `its folder ${dirname(path)} cannot be written (${code})`;
+  }
+}
