@@ -5,6 +5,7 @@
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiCallStats } from '../api/call-stats.js';
+import { stripUrlAuth } from '../api/strip-url-auth.js';
 import { LimiterRegistry } from '../api/limiter.js';
 import { StateStore } from '../state/state-store.js';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -25,8 +26,10 @@ import { loadJobs } from './load-jobs.js';
 import { UsageError } from './usage-error.js';
 import { packageVersion } from './package-version.js';
 import { JobLocks } from './job-locks.js';
+import { JobWatch, type JobEnd, type WatchFlags } from './job-watch.js';
+import { describeFailure } from './failure.js';
 import { createProgressDisplay } from './progress-display.js';
-import { formatReconcile, formatSummary } from './summary-table.js';
+import { formatReconcile, formatSummary, whatNext } from './summary-table.js';
 import { formatDuration } from '../pipeline/report/duration.js';
 
 export interface RunArgs {
@@ -59,6 +62,8 @@ export interface RunArgs {
   maxMissing?: number;
   /** `--input FILE|-`: replaces the one selected job's input (`input-override.ts`). */
   input?: string;
+  /** `--metrics-file` and `--pushgateway`: replace jobs.yaml's `metrics:` (`job-watch.ts`). */
+  watch?: WatchFlags;
 }
 
 /** `I/N` for --shard. */
@@ -82,6 +87,15 @@ export function parseMaxMissingFlag(text: string): number {
   const parsed = parseMissingShare(text);
   if ('problem' in parsed) throw new UsageError(`--max-missing: "${text}" ${parsed.problem}`);
   return parsed.ok;
+}
+
+/** `--pushgateway URL`: an http(s) URL, its credentials never echoed. */
+export function parsePushgatewayFlag(text: string): string {
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new UsageError(`--pushgateway: "${stripUrlAuth(text)}" is not an http:// or https:// URL; write e.g. --pushgateway http://pushgateway:9091`);
+  }
+  return text;
 }
 
 /** `--max-duration 90s | 45m | 6h`. */
@@ -134,6 +148,14 @@ async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger
     embedded = await startEmbeddedEmulator(jobs, args.emulatorSeed === undefined ? undefined : resolve(io.cwd, args.emulatorSeed));
     jobs = embedded.jobs;
     logger.info({ url: embedded.emulator.url }, 'embedded emulator started');
+  }
+  // Only `run` tells the outside when a job ends: a reconcile and an undo are run by hand.
+  const watch = (args.command ?? 'run') === 'run' ? new JobWatch(args.watch ?? {}, io.cwd, args.shard, logger) : undefined;
+  try {
+    watch?.check(jobs);
+  } catch (error) {
+    await embedded?.emulator.close();
+    throw error;
   }
   // One run per job at a time: every job's lock before any call, released after the last report.
   const locks = new JobLocks(resolve(io.cwd, args.jobsFile), args.shard === undefined ? undefined : `${args.shard.index}/${args.shard.count}`, describeRun(args), logger);
@@ -208,7 +230,17 @@ async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger
         const groupCodes: number[] = [];
         for (const job of group) {
           if (interrupt.signal.aborted) break;
-          groupCodes.push(await runOneJob(job, args, io, logger, limiters, reportDir, interrupt.signal, { deadline, labelled }));
+          const startedAt = new Date();
+          let end: JobEnd;
+          try {
+            end = await runOneJob(job, args, io, logger, limiters, reportDir, interrupt.signal, { deadline, labelled });
+          } catch (error) {
+            const failure = describeFailure(error);
+            await watch?.ended(job, startedAt, { exitCode: failure.exitCode, failure: { code: failure.code, message: failure.message } });
+            throw error;
+          }
+          await watch?.ended(job, startedAt, end);
+          groupCodes.push(end.exitCode);
         }
         return groupCodes;
       }),
@@ -250,12 +282,12 @@ async function runOneJob(
   reportDir: string,
   signal: AbortSignal,
   timing: { deadline: number | undefined; labelled: boolean },
-): Promise<number> {
+): Promise<JobEnd> {
   const { connection } = job;
   const stats = new ApiCallStats();
   const api = connectionClient(job, limiters, { stats, logger: logger.child({ job: job.name }) });
   if (args.command === 'undo' && args.undo !== undefined) {
-    return undoJob(job, { jobsFile: args.jobsFile, ...args.undo, dryRun: args.dryRun }, { api, io, logger, reportDir, signal, deadline: timing.deadline, argv: describeRun(args) });
+    return { exitCode: await undoJob(job, { jobsFile: args.jobsFile, ...args.undo, dryRun: args.dryRun }, { api, io, logger, reportDir, signal, deadline: timing.deadline, argv: describeRun(args) }) };
   }
   // Progress is info: --quiet and --log-level warn or above leave it out; JSON logs carry it as events.
   // Jobs side by side print labelled lines: two bars cannot share a terminal.
@@ -308,7 +340,7 @@ async function runOneJob(
     if (run.summary.aborted !== undefined) logger.error({ job: job.name, code: run.summary.aborted.code }, `job aborted: ${run.summary.aborted.message}`);
     if (run.reconcile !== undefined) logger.info({ job: job.name, keys: run.reconcile.keys, apiCalls: run.reconcile.apiCalls.total, exitCode: run.exitCode }, 'reconcile finished');
     else logger.info({ job: job.name, rows: run.summary.rows, apiCalls: run.summary.apiCalls.total, exitCode: run.exitCode }, 'job finished');
-    return run.exitCode;
+    return run.reconcile === undefined ? { exitCode: run.exitCode, summary: run.summary, advice: whatNext(run.summary, run.reportFiles) } : { exitCode: run.exitCode };
   } finally {
     progress.stop();
     state?.close();

@@ -37,7 +37,7 @@ import { departedPath } from './report/departed-report.js';
 import type { MatchedContact } from './row/plan.js';
 import { ReportWriteError, ReportWriter, reportWriteAbort } from './report/report.js';
 import type { JobSummary } from './report/job-summary.js';
-import { shardOf, type Shard } from './shard.js';
+import { reportName as shardReportName, shardOf, type Shard } from './shard.js';
 import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
 import { mappingFingerprint } from './map/row-hash.js';
 import { syncRow, type RowSync } from './row/sync-row.js';
@@ -143,7 +143,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   // Shards of one job often share a report folder: each writes its own files. The reports are
   // opened before the run is journalled or any call made: a folder that cannot take them stops
   // the job before it did anything.
-  const reportName = shard === undefined ? job.name : `${job.name}.shard-${shard.index}-of-${shard.count}`;
+  const reportName = shardReportName(job.name, shard);
   let report: ReportWriter | ReconcileReport;
   try {
     report = reconciling ? new ReconcileReport(options.reportDir, reportName) : new ReportWriter(options.reportDir, reportName, source.header);

@@ -30,3 +30,8 @@ export function shardOf(key: string, count: number): number {
   if (key === '' || count === 1) return 1;
   return (createHash('sha256').update(key, 'utf8').digest().readUInt32BE(0) % count) + 1;
 }
+
+/** The name of a job's reports (and of its metrics' `sync_job`): the job's, or `<job>.shard-I-of-N` for a shard. */
+export function reportName(job: string, shard: Shard | undefined): string {
+  return shard === undefined ? job : `${job}.shard-${shard.index}-of-${shard.count}`;
+}

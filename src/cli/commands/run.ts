@@ -21,10 +21,12 @@ export const runDefinition = (context: CommandContext) =>
         .option('max-missing', { type: 'string', describe: 'SHARE (30%): onMissing.maxShare for this run, when that many keys really left the file' })
         .option('check', { type: 'boolean', default: false, describe: 'check each connection first (one call each); exit 3 before any row when one fails' })
         .option('full', { type: 'boolean', default: false, describe: 'ignore the state store\'s hashes: compare every row with the platform and refresh the state' })
-        .option('shard', { type: 'string', describe: 'I/N: handle only the rows whose key hashes to shard I of N (N workers cover the file once)' }),
+        .option('shard', { type: 'string', describe: 'I/N: handle only the rows whose key hashes to shard I of N (N workers cover the file once)' })
+        .option('metrics-file', { type: 'string', requiresArg: true, describe: 'PATH: after each job, its figures for node_exporter\'s textfile collector (replaces metrics.textfile)' })
+        .option('pushgateway', { type: 'string', requiresArg: true, describe: 'URL: after each job, its figures pushed to this Prometheus Pushgateway (replaces metrics.pushgateway)' }),
     handler: async (args) => {
       const log = context.logger(args);
-      const { parseMaxDurationFlag, parseMaxErrorsFlag, parseMaxMissingFlag, parseShardFlag, runCommand } = await import('../run-command.js');
+      const { parseMaxDurationFlag, parseMaxErrorsFlag, parseMaxMissingFlag, parsePushgatewayFlag, parseShardFlag, runCommand } = await import('../run-command.js');
       context.exit(
         await runCommand(
           {
@@ -43,6 +45,10 @@ export const runDefinition = (context: CommandContext) =>
             logFormat: args.logFormat as LogFormat,
             ...(args.input === undefined ? {} : { input: args.input }),
             shard: args.shard === undefined ? undefined : parseShardFlag(args.shard),
+            watch: {
+              ...(args.metricsFile === undefined ? {} : { metricsFile: args.metricsFile }),
+              ...(args.pushgateway === undefined ? {} : { pushgateway: parsePushgatewayFlag(args.pushgateway) }),
+            },
           },
           context.io,
           log,

@@ -1,0 +1,108 @@
+/**
+ * What the outside is told when a job of `run` ends (docs/operations.md, "Watching unattended
+ * runs"): its figures to the metrics textfile and the Pushgateway, and its webhook. None of it
+ * changes the job's exit code: a sink that fails is a warning in the log, naming only the
+ * sink's file or origin. Told for every job that started, whether it ended with a summary or
+ * with a failure before it could write one; not for a run refused by the lock (the holder tells
+ * when it ends) nor for a config error (no job was read): the "no success for 26 hours" alert
+ * covers both.
+ */
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { stripUrlAuth } from '../api/strip-url-auth.js';
+import type { Job } from '../config/job-types.js';
+import type { JobSummary } from '../pipeline/report/job-summary.js';
+import { reportName, type Shard } from '../pipeline/shard.js';
+import { metricsTextfileProblem, updateMetricsTextfile } from '../watch/metrics-textfile.js';
+import { notifyText, shouldNotify } from '../watch/notify-text.js';
+import { pushJobMetrics } from '../watch/pushgateway.js';
+import type { EndedJob } from '../watch/run-metrics.js';
+import { postWebhook } from '../watch/webhook.js';
+import { UsageError } from './usage-error.js';
+
+/** `--metrics-file` and `--pushgateway`, which replace jobs.yaml's `metrics:` for the run. */
+export interface WatchFlags {
+  metricsFile?: string;
+  pushgateway?: string;
+}
+
+/** How a job ended, as the CLI knows it. */
+export interface JobEnd {
+  exitCode: number;
+  summary?: JobSummary;
+  /** Without a summary: the failure that stopped the job (code and message, as logged). */
+  failure?: { code: string; message: string };
+  /** What to do next, as the console said it. */
+  advice?: string;
+}
+
+export class JobWatch {
+  readonly #host = hostname();
+
+  constructor(
+    private readonly flags: WatchFlags,
+    private readonly cwd: string,
+    private readonly shard: Shard | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The textfile of a job: the flag's (relative to the working folder), else jobs.yaml's. */
+  textfile(job: Job): string | undefined {
+    return this.flags.metricsFile === undefined ? job.metrics?.textfile : resolve(this.cwd, this.flags.metricsFile);
+  }
+
+  pushgateway(job: Job): string | undefined {
+    return this.flags.pushgateway ?? job.metrics?.pushgateway;
+  }
+
+  /** A textfile whose folder is missing or not writable is said before any call (exit 2). */
+  check(jobs: readonly Job[]): void {
+    for (const path of new Set(jobs.map((job) => this.textfile(job)))) {
+      if (path === undefined) continue;
+      const problem = metricsTextfileProblem(path);
+      if (problem !== undefined) {
+        throw new UsageError(`the metrics file ${path} cannot be written: ${problem}; create the folder or choose another with --metrics-file (or metrics.textfile); nothing was done`);
+      }
+    }
+  }
+
+  /** Tells every sink of the job how it ended; resolves when each took it or failed (bounded). */
+  async ended(job: Job, startedAt: Date, end: JobEnd): Promise<void> {
+    const syncJob = reportName(job.name, this.shard);
+    const ended: EndedJob = { syncJob, exitCode: end.exitCode, startedAt, endedAt: new Date(), ...(end.summary === undefined ? {} : { summary: end.summary }) };
+    // A dry run changes nothing: its figures would hide the last real run's from the dashboards.
+    const measured = end.summary?.dryRun !== true;
+    const textfile = measured ? this.textfile(job) : undefined;
+    const pushgateway = measured ? this.pushgateway(job) : undefined;
+    const notify = job.notify !== undefined && shouldNotify(job.notify.on, end.exitCode) ? job.notify : undefined;
+    await Promise.all([
+      textfile === undefined
+        ? undefined
+        : updateMetricsTextfile(textfile, ended).catch((error: unknown) => this.#warn(job, `the metrics file ${textfile} was not written (${reason(error)}); the job's exit code is unchanged`)),
+      pushgateway === undefined
+        ? undefined
+        : pushJobMetrics(pushgateway, ended).catch((error: unknown) =>
+            this.#warn(job, `the Pushgateway at ${new URL(pushgateway).origin} did not take the metrics (${reason(error)}); the job's exit code is unchanged`),
+          ),
+      notify === undefined
+        ? undefined
+        : postWebhook(notify.webhook, {
+            text: notifyText({ ...end, syncJob, host: this.#host }),
+            summary: end.summary ?? null,
+            exitCode: end.exitCode,
+          }).catch((error: unknown) => this.#warn(job, `${(error as Error).message}; the job's exit code is unchanged`)),
+    ]);
+  }
+
+  #warn(job: Job, message: string): void {
+    this.logger.warn({ job: job.name }, message);
+  }
+}
+
+/** A sink's failure in a few words; a URL in it (prom-client's, Node's) with its credentials stripped. */
+function reason(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return stripUrlAuth(typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message);
+}
