@@ -17,6 +17,7 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
+  endQuietlyOnClosedPipe(process.stdout);
   return {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -38,4 +39,20 @@ async function askOnTerminal(question: string): Promise<boolean> {
   } finally {
     terminal.close();
   }
+}
+
+const quieted = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * `contact-sync state show ... | head` closes the pipe once `head` has its lines: the reader asked
+ * for no more, which is not the command's failure (git and coreutils behave so). Writes to a
+ * closed pipe are dropped, the command ends with its own exit code and no stack trace; a run
+ * piped to `head` still finishes its rows and reports. Any other error of stdout stays fatal.
+ */
+export function endQuietlyOnClosedPipe(stdout: NodeJS.WritableStream): void {
+  if (quieted.has(stdout)) return;
+  quieted.add(stdout);
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
 }
