@@ -1,7 +1,8 @@
 /**
  * A row's country, as a CRM export writes it, to the ISO 3166 alpha-2 code the phone transform
  * needs: alpha-2 codes in any case (`SG`, `sg`), English names (`Singapore`, `United Kingdom`)
- * and a few common forms (`UK`, `USA`, `England`). Names come from the runtime's own ICU
+ * and a few common forms (`UK`, `USA`, `England`), and the names a CRM in another language writes
+ * (`Deutschland`, `Österreich`, `España`, `Brasil`). Names come from the runtime's own ICU
  * (`Intl.DisplayNames`), for every country libphonenumber-js knows: no table to keep up to date.
  */
 import { getCountries, isSupportedCountry, type CountryCode } from 'libphonenumber-js';
@@ -28,17 +29,45 @@ const ALIASES: Readonly<Record<string, CountryCode>> = {
   'czech republic': 'CZ',
 };
 
+/**
+ * The languages, besides English, whose country names are known: those written in the Latin
+ * script that CRMs are most used in. A name in another script folds to nothing and is not used.
+ */
+const OTHER_LANGUAGES = ['de', 'fr', 'es', 'it', 'pt', 'nl', 'sv', 'da', 'nb', 'fi', 'pl', 'cs', 'hu', 'ro', 'tr', 'id', 'ca', 'hr', 'sk', 'sl'] as const;
+
 let byName: Map<string, CountryCode> | undefined;
 
 function names(): Map<string, CountryCode> {
   if (byName !== undefined) return byName;
-  const display = new Intl.DisplayNames(['en'], { type: 'region' });
   byName = new Map(Object.entries(ALIASES));
-  for (const code of getCountries()) {
-    const name = display.of(code);
-    if (name !== undefined) byName.set(fold(name), code);
+  addNames(byName, 'en', () => true);
+  // A name that means two countries in two languages is left out rather than guessed; English
+  // names and the aliases come first and are never replaced.
+  const english = new Set(byName.keys());
+  const ambiguous = new Set<string>();
+  for (const language of OTHER_LANGUAGES) {
+    addNames(byName, language, (name, code) => {
+      if (english.has(name) || ambiguous.has(name)) return false;
+      const known = byName?.get(name);
+      if (known !== undefined && known !== code) {
+        ambiguous.add(name);
+        byName?.delete(name);
+        return false;
+      }
+      return true;
+    });
   }
   return byName;
+}
+
+function addNames(into: Map<string, CountryCode>, language: string, keep: (name: string, code: CountryCode) => boolean): void {
+  const display = new Intl.DisplayNames([language], { type: 'region', fallback: 'none' });
+  for (const code of getCountries()) {
+    const name = display.of(code);
+    if (name === undefined) continue;
+    const folded = fold(name);
+    if (folded.length > 2 && keep(folded, code)) into.set(folded, code);
+  }
 }
 
 /** Lowercase, accents and punctuation away: `Côte d’Ivoire` and `cote d'ivoire` meet. */
