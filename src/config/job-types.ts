@@ -108,6 +108,8 @@ export interface TagSpec {
   prune: boolean;
   /** The tags this job owns for `prune`: a list, or every tag starting with a prefix. */
   owned?: TagOwnership;
+  /** `lower`: the column's tags lowercased (`VIP;vip` is one tag, `vip`). Absent: kept as written. */
+  case?: 'lower';
 }
 
 export type TagOwnership = { kind: 'list'; tags: string[] } | { kind: 'prefix'; prefix: string };

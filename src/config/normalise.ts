@@ -122,6 +122,7 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
     concurrency: input.concurrency ?? CONFIG_DEFAULTS.concurrency,
   };
   if (input.tags?.column !== undefined) job.tags.column = input.tags.column;
+  if (input.tags?.case === 'lower') job.tags.case = 'lower';
   const owned = input.tags?.owned;
   if (owned !== undefined && input.tags?.prune !== true) {
     warnings.push({ path: [...path, 'tags', 'owned'], message: 'is used only with prune: true; set tags.prune: true, or remove it' });

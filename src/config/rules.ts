@@ -105,12 +105,37 @@ function jobRules(path: YamlPath, job: Loose | undefined, connections: Loose | u
   if (message !== undefined) issues.push(...messageRules([...path, 'message'], message));
   issues.push(...tagRules([...path, 'tags'], asRecord(job.tags)));
   issues.push(...pruneRules([...path, 'tags'], asRecord(job.tags), job.state, mode));
+  issues.push(...lowercaseRules(path, asRecord(job.tags), asRecord(job.onMissing)));
   const onMissing = asRecord(job.onMissing);
   if (onMissing !== undefined) issues.push(...onMissingRules([...path, 'onMissing'], onMissing, job.state, mode, keyField));
   return issues;
 }
 
 const isTrue = (value: unknown): boolean => value === true || value === 'true';
+
+/**
+ * With `tags.case: lower` the column's tags are lowercased, so a tag the job names itself (static,
+ * remove, owned, onMissing's) must be written in lowercase too, or it would never meet them.
+ */
+function lowercaseRules(path: YamlPath, tags: Loose | undefined, onMissing: Loose | undefined): PathIssue[] {
+  if (tags === undefined || tags.case !== 'lower') return [];
+  const issues: PathIssue[] = [];
+  const check = (at: YamlPath, value: unknown): void => {
+    const text = asText(value);
+    if (text !== undefined && text !== text.toLowerCase()) {
+      issues.push({ path: at, message: `"${text}" is not lowercase, and tags.case: lower writes every tag of the column in lowercase; write "${text.toLowerCase()}"` });
+    }
+  };
+  const each = (at: YamlPath, list: unknown): void => {
+    if (Array.isArray(list)) list.forEach((value, index) => check([...at, index], value));
+  };
+  each([...path, 'tags', 'static'], tags.static);
+  each([...path, 'tags', 'remove'], tags.remove);
+  each([...path, 'tags', 'owned'], tags.owned);
+  check([...path, 'tags', 'owned', 'prefix'], asRecord(tags.owned)?.prefix);
+  each([...path, 'onMissing', 'tags'], onMissing?.tags);
+  return issues;
+}
 
 /** `prune` must know which tags are the job's: the state store's memory, or `owned`. */
 function pruneRules(path: YamlPath, tags: Loose | undefined, state: unknown, mode: string): PathIssue[] {

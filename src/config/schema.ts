@@ -273,8 +273,12 @@ const tags = z
       ])
       .optional()
       .meta({ description: 'the tags this job owns, for prune: a list of tags, or {prefix: "seg:"}' }),
+    case: z
+      .enum(['keep', 'lower'])
+      .optional()
+      .meta({ description: 'keep: tags as the file writes them (VIP and vip are two tags); lower: the column\'s tags lowercased, so VIP;vip;Vip is one tag, vip', default: 'keep' }),
   })
-  .meta({ description: 'the tags: {column, separator, static: [...], remove: [...], prune, owned}' });
+  .meta({ description: 'the tags: {column, separator, static: [...], remove: [...], prune, owned, case}' });
 
 const missingShare = z
   .string()

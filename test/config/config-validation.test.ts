@@ -72,7 +72,7 @@ jobs:
   test('an unknown key with no close match lists the keys allowed there', async () => {
     const issues = await issuesOf(oneJob(`${KEY}\ntags: { colour: red }`));
     expect(issues).toEqual([
-      { path: 'jobs[0].tags.colour', message: 'unknown key "colour"; remove it; the keys here are column, separator, static, remove, prune, owned', line: 10 },
+      { path: 'jobs[0].tags.colour', message: 'unknown key "colour"; remove it; the keys here are column, separator, static, remove, prune, owned, case', line: 10 },
     ]);
   });
 

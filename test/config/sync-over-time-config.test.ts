@@ -45,6 +45,28 @@ describe('tags.prune and tags.owned', () => {
   });
 });
 
+describe('tags.case', () => {
+  test('lower is read; keep, the default, leaves the job as before', async () => {
+    await dir().write('jobs.yaml', oneJob('tags: { column: seg, case: lower }'));
+    expect((await loadJobsFile(`${dir().dir}/jobs.yaml`, { env })).jobsFile.jobs[0]?.tags.case).toBe('lower');
+    await dir().write('jobs.yaml', oneJob('tags: { column: seg, case: keep }'));
+    expect((await loadJobsFile(`${dir().dir}/jobs.yaml`, { env })).jobsFile.jobs[0]?.tags).toEqual({ column: 'seg', separator: ';', static: [], remove: [], prune: false });
+  });
+
+  test('with lower, every tag the job names itself must be lowercase: each is named with the fix', async () => {
+    expect(await messagesOf(oneJob('tags: { column: seg, case: lower, static: [CRM, ok], remove: [Lead], prune: true, owned: { prefix: "Seg:" } }\nonMissing: { action: tag, tags: [Left-CRM] }'))).toEqual([
+      'jobs[0].tags.static[0]: "CRM" is not lowercase, and tags.case: lower writes every tag of the column in lowercase; write "crm"',
+      'jobs[0].tags.remove[0]: "Lead" is not lowercase, and tags.case: lower writes every tag of the column in lowercase; write "lead"',
+      'jobs[0].tags.owned.prefix: "Seg:" is not lowercase, and tags.case: lower writes every tag of the column in lowercase; write "seg:"',
+      'jobs[0].onMissing.tags[0]: "Left-CRM" is not lowercase, and tags.case: lower writes every tag of the column in lowercase; write "left-crm"',
+    ]);
+  });
+
+  test('an unknown case is refused with the choices', async () => {
+    expect((await messagesOf(oneJob('tags: { column: seg, case: upper }')))[0]).toMatch(/^jobs\[0\]\.tags\.case: .*keep.*lower/);
+  });
+});
+
 describe('onMissing', () => {
   test('defaults: keep, 10%', async () => {
     await dir().write('jobs.yaml', oneJob('onMissing: {}'));

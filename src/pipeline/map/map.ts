@@ -93,10 +93,14 @@ function where(row: SourceRow, spec: FieldSpec): string {
   return `line ${row.line}, field ${spec.name} (constant value)`;
 }
 
-/** The column's tags split and trimmed, then the static ones; each once, first seen first. */
+/**
+ * The column's tags split and trimmed (lowercased with `tags.case: lower`, so `VIP;vip` is one
+ * tag), then the static ones; each once, first seen first.
+ */
 function rowTags(row: SourceRow, job: Job): string[] {
   const { column, separator } = job.tags;
-  const cell = column === undefined ? '' : (row.values[column] ?? '');
+  const raw = column === undefined ? '' : (row.values[column] ?? '');
+  const cell = job.tags.case === 'lower' ? raw.toLowerCase() : raw;
   const fromColumn = separator === '' ? [cell] : cell.split(separator);
   return unique([...fromColumn, ...job.tags.static].map((tag) => tag.trim())).filter((tag) => tag !== '');
 }

@@ -46,6 +46,8 @@ describe('tags', () => {
     ['removals', { column: 'segments', remove: ['lead', 'trial', 'lead'] }, 'vip', ['vip'], ['lead', 'trial']],
     ['a tag both added and removed is added, not removed', { column: 'segments', static: ['crm'], remove: ['lead', 'crm', 'vip'] }, 'vip', ['vip', 'crm'], ['lead']],
     ['tags are case-sensitive', { column: 'segments' }, 'VIP;vip', ['VIP', 'vip'], []],
+    ['case: lower makes tags that differ only in case one tag, the lowercase one', { column: 'segments', case: 'lower' }, 'VIP; vip;Vip;Gold', ['vip', 'gold'], []],
+    ['case: lower keeps the static tags as written (the config checks they are lowercase)', { column: 'segments', case: 'lower', static: ['crm'], remove: ['lead'] }, 'LEAD;Crm', ['lead', 'crm'], []],
   ])('%s', (_name, tags, cell, toAdd, toRemove) => {
     const job = makeJob({ tags: { separator: ';', static: [], remove: [], prune: false, ...tags } });
     const result = map(cell === undefined ? { customer_id: '1' } : { customer_id: '1', segments: cell }, job);
