@@ -3,6 +3,7 @@
  * with no API call. Exit 0 when every row maps, 1 when some rows would fail, 2 for config or input
  * errors. The same checks as `run`, so a green validate means run fails no row for its data.
  */
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { openCheckedSource } from '../pipeline/source/checked-source.js';
 import { mapRow } from '../pipeline/map/map.js';
@@ -13,6 +14,7 @@ import type { Job, OnDuplicateRows } from '../config/job-types.js';
 import { describePolicy } from '../pipeline/map/duplicate-rows.js';
 import { overrideInput } from './input-override.js';
 import { loadJobs } from './load-jobs.js';
+import { ProblemsFile } from './problems-file.js';
 
 /** Row problems printed per job; the rest are counted. */
 const SHOWN_PROBLEMS = 50;
@@ -39,17 +41,23 @@ async function repeatedKeyLines(job: Job, listed: ReadonlySet<string>, repeatedR
   return shown.join('') + more;
 }
 
-export async function validateCommand(args: { jobsFile: string; job: string[]; input?: string }, io: CliIo, logger: Logger): Promise<number> {
+export async function validateCommand(args: { jobsFile: string; job: string[]; input?: string; problems?: string }, io: CliIo, logger: Logger): Promise<number> {
   // No call is made: a token that is not set is a warning, so validate runs in CI without secrets.
   const selected = await overrideInput(await loadJobs(args.jobsFile, args.job, io, logger, { tokenOptional: true }), args.input, io);
+  let problems: ProblemsFile | undefined;
   try {
-    return await validateJobs(selected.jobs, io);
+    // Opened before any row is read: a path that cannot be written is said at once (exit 2).
+    problems = args.problems === undefined ? undefined : ProblemsFile.create(resolve(io.cwd, args.problems));
+    const code = await validateJobs(selected.jobs, io, problems);
+    if (problems !== undefined) io.stdout.write(`every problem, one row each: ${problems.path} (${problems.rows} rows)\n`);
+    return code;
   } finally {
+    problems?.close();
     selected.release();
   }
 }
 
-async function validateJobs(jobs: readonly Job[], io: CliIo): Promise<number> {
+async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsFile | undefined): Promise<number> {
   const codes: number[] = [];
   for (const job of jobs) {
     const source = await openCheckedSource(job);
@@ -61,29 +69,35 @@ async function validateJobs(jobs: readonly Job[], io: CliIo): Promise<number> {
     let keysRepeated = 0;
     // The first keys seen again, to list with their lines (a second pass finds every line).
     const listed = new Set<string>();
+    // Every key seen again (fingerprints: flat memory), for the problems file under onDuplicateRows: fail.
+    const repeatedSet = new KeySighting();
+    const input = job.input.label ?? job.input.path;
     for await (const record of source.records) {
       rows++;
-      let problem: string | undefined;
-      if (record.kind === 'malformed') problem = `${record.code}: ${record.message}`;
+      let problem: { code: string; message: string } | undefined;
+      if (record.kind === 'malformed') problem = record;
       else {
         const mapped = mapRow(record, job);
-        if (!mapped.ok) problem = `${mapped.error.code}: ${mapped.error.message}`;
+        if (!mapped.ok) problem = mapped.error;
         else {
           const before = keys.sightingsBefore(mapped.draft.key);
           if (before !== 0) {
             repeatedKeys++;
             if (before === 1) keysRepeated++;
             if (listed.size < SHOWN_PROBLEMS) listed.add(mapped.draft.key);
+            repeatedSet.seenBefore(mapped.draft.key);
           }
         }
       }
       if (problem !== undefined) {
         invalid++;
-        if (invalid <= SHOWN_PROBLEMS) io.stdout.write(`${job.input.label ?? job.input.path}:${record.line}: ${problem}\n`);
+        if (invalid <= SHOWN_PROBLEMS) io.stdout.write(`${input}:${record.line}: ${problem.code}: ${problem.message}\n`);
+        problems?.add(job.name, input, record.line, problem.code, problem.message);
       }
     }
-    if (invalid > SHOWN_PROBLEMS) io.stdout.write(`... and ${invalid - SHOWN_PROBLEMS} more rows with problems\n`);
+    if (invalid > SHOWN_PROBLEMS) io.stdout.write(`... and ${invalid - SHOWN_PROBLEMS} more rows with problems${problems === undefined ? ' (every one of them: --problems FILE)' : ''}\n`);
     const policy = duplicateRowsPolicy(job);
+    if (policy === 'fail' && repeatedKeys > 0 && problems !== undefined) await addRepeatedKeyRows(job, repeatedSet, problems);
     // A run fails every row of a repeated key under `fail`: a green validate promises no failed row.
     if (policy === 'fail') invalid += repeatedKeys + keysRepeated;
     const repeated = repeatedKeys > 0 ? `; ${repeatedKeys} rows repeat a key of an earlier row (${policy === undefined ? 'mode: message sends each row' : `onDuplicateRows: ${policy}`})` : '';
@@ -94,6 +108,22 @@ async function validateJobs(jobs: readonly Job[], io: CliIo): Promise<number> {
     codes.push(invalid > 0 ? EXIT.rowsFailed : EXIT.ok);
   }
   return worstExit(codes);
+}
+
+/**
+ * Under `onDuplicateRows: fail` a run fails every row of a repeated key, the first one too: a
+ * second read names each in the problems file, as a run's rejected.csv would.
+ */
+async function addRepeatedKeyRows(job: Job, repeated: KeySighting, problems: ProblemsFile): Promise<void> {
+  const source = await openCheckedSource(job);
+  const input = job.input.label ?? job.input.path;
+  for await (const record of source.records) {
+    if (record.kind === 'malformed') continue;
+    const mapped = mapRow(record, job);
+    if (mapped.ok && repeated.has(mapped.draft.key)) {
+      problems.add(job.name, input, record.line, 'DUPLICATE_ROWS', `key ${JSON.stringify(mapped.draft.key)} is on several rows, and onDuplicateRows: fail fails them all`);
+    }
+  }
 }
 
 /** The job's `onDuplicateRows`, or undefined with `mode: message`, where it does not apply. */

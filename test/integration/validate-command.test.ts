@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
 import { join } from 'node:path';
 import { CUSTOMERS_JOB, customersCsv, jobsYaml, workspace } from '../helpers/cli-harness.js';
 import { callsByOperation, csvLines, emulatorPerTest } from '../helpers/integration-fixtures.js';
@@ -102,5 +103,38 @@ describe('validate', () => {
     expect(onlyGood.exitCode).toBe(0);
     expect(onlyGood.stdout).toContain('good: 2 rows, 2 valid, 0 invalid');
     expect(onlyGood.stdout).not.toContain('import:');
+  });
+
+  it('shows 50 problems and says how to get them all; --problems FILE holds every one, repeated keys under fail included', async () => {
+    const ws = workspace();
+    // Rows 1..60 with a bad email (lines 2..61), then C0061 twice (lines 62, 63).
+    const csv = customersCsv(61, (_i, cells) => (Number(cells[0]!.slice(1)) <= 60 ? [...cells.slice(0, 3), 'bad', ...cells.slice(4)] : cells));
+    ws.write('customers.csv', `${csv}${csv.trimEnd().split('\n').at(-1)!}\n`);
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: `${CUSTOMERS_JOB}\nonDuplicateRows: fail` }));
+
+    const shown = await ws.run(['validate', 'jobs.yaml']);
+    expect(shown.exitCode).toBe(1);
+    expect(shown.stdout.split('\n').filter((line) => /customers\.csv:\d+: /.test(line))).toHaveLength(50);
+    expect(shown.stdout).toContain('... and 10 more rows with problems (every one of them: --problems FILE)');
+
+    const all = await ws.run(['validate', 'jobs.yaml', '--problems', 'problems.csv']);
+    expect(all.exitCode).toBe(1);
+    expect(all.stdout).toContain(`every problem, one row each: ${join(ws.dir, 'problems.csv')} (62 rows)`);
+    const rows = parse<Record<string, string>>(readFileSync(join(ws.dir, 'problems.csv'), 'utf8'), { columns: true });
+    expect(Object.keys(rows[0]!)).toEqual(['job', 'input', 'line', 'error_code', 'error_message']);
+    expect(rows.filter((row) => row.error_code === 'INVALID_EMAIL').map((row) => Number(row.line))).toEqual(Array.from({ length: 60 }, (_unused, index) => index + 2));
+    expect(rows.filter((row) => row.error_code === 'DUPLICATE_ROWS').map((row) => row.line)).toEqual(['62', '63']);
+    expect(rows.every((row) => row.job === 'import' && row.input.endsWith('customers.csv'))).toBe(true);
+    expect(all.stdout).toContain('import: 62 rows, 0 valid, 62 invalid');
+  });
+
+  it('--problems into a folder that does not exist is exit 2 before any row is read', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(2));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: CUSTOMERS_JOB }));
+    const run = await ws.run(['validate', 'jobs.yaml', '--problems', 'missing/problems.csv']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`--problems: ${join(ws.dir, 'missing', 'problems.csv')} cannot be written (ENOENT); name a file in a folder that exists and can be written; nothing was checked`);
+    expect(run.stdout).not.toContain('import:');
   });
 });
