@@ -31,6 +31,10 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
     const { sent, skipped, failed, unknown } = summary.messages;
     lines.push('', `messages: ${sent} sent, ${skipped} skipped, ${failed} failed, ${unknown} unknown`);
   }
+  if (summary.fieldsSkipped !== undefined) {
+    const byField = Object.entries(summary.fieldsSkipped.byField).map(([field, count]) => `${field} ${count}`).join(', ');
+    lines.push('', `fields skipped (onInvalid: skip-field): ${summary.fieldsSkipped.rows} rows written without ${byField}; results.csv's fields_skipped names each value`);
+  }
   const departed = departedLine(summary);
   if (departed !== undefined) lines.push('', departed);
   if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);

@@ -71,6 +71,7 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     const listed = new Set<string>();
     // Every key seen again (fingerprints: flat memory), for the problems file under onDuplicateRows: fail.
     const repeatedSet = new KeySighting();
+    let skippedFields = 0;
     const input = job.input.label ?? job.input.path;
     for await (const record of source.records) {
       rows++;
@@ -80,6 +81,13 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
         const mapped = mapRow(record, job);
         if (!mapped.ok) problem = mapped.error;
         else {
+          for (const skip of mapped.draft.fieldsSkipped ?? []) {
+            // Not a failure (the row is written without the field), but a value to fix.
+            skippedFields++;
+            const message = `the row is written without field ${skip.field} (onInvalid: skip-field): ${skip.reason}`;
+            if (skippedFields <= SHOWN_PROBLEMS) io.stdout.write(`${input}:${record.line}: ${skip.code}: ${message}\n`);
+            problems?.add(job.name, input, record.line, skip.code, message);
+          }
           const before = keys.sightingsBefore(mapped.draft.key);
           if (before !== 0) {
             repeatedKeys++;
@@ -101,7 +109,8 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     // A run fails every row of a repeated key under `fail`: a green validate promises no failed row.
     if (policy === 'fail') invalid += repeatedKeys + keysRepeated;
     const repeated = repeatedKeys > 0 ? `; ${repeatedKeys} rows repeat a key of an earlier row (${policy === undefined ? 'mode: message sends each row' : `onDuplicateRows: ${policy}`})` : '';
-    io.stdout.write(`${job.name}: ${rows} rows, ${rows - invalid} valid, ${invalid} invalid${repeated}\n`);
+    const skipped = skippedFields > 0 ? `; ${skippedFields} field values refused and skipped (onInvalid: skip-field)` : '';
+    io.stdout.write(`${job.name}: ${rows} rows, ${rows - invalid} valid, ${invalid} invalid${repeated}${skipped}\n`);
     const hint = invalid > 0 ? source.encodingHint() : undefined;
     if (hint !== undefined) io.stdout.write(`${hint}\n`);
     if (listed.size > 0) io.stdout.write(await repeatedKeyLines(job, listed, repeatedKeys));

@@ -74,6 +74,11 @@ export interface FieldSpec {
   transforms: Transform[];
   /** Used when the value is empty after the transforms. */
   default?: string;
+  /**
+   * `skip-field`: a value the transforms refuse leaves this field out of the row's write (reported
+   * in results.csv's `fields_skipped`) instead of failing the row. Absent: the row fails.
+   */
+  onInvalid?: 'skip-field';
 }
 
 export type JobMode = 'upsert' | 'create' | 'update' | 'message';

@@ -151,6 +151,7 @@ function normaliseField(name: string, source: FieldSourceParsed): FieldSpec {
       ? { name, source: { kind: 'column', column: source.column }, transforms: ordered }
       : { name, source: { kind: 'template', template: source.template, columns: parseTemplate(source.template).columns }, transforms: ordered };
   if (source.default !== undefined) spec.default = source.default;
+  if (source.onInvalid === 'skip-field') spec.onInvalid = 'skip-field';
   return spec;
 }
 

@@ -236,6 +236,10 @@ const fieldOptions = {
   transform: transforms.optional(),
   trim: envBoolean.optional().meta({ description: 'true to trim spaces first, false to keep them', default: CONFIG_DEFAULTS.trim }),
   default: scalarText.optional().meta({ description: 'the value used when the result is empty' }),
+  onInvalid: z
+    .enum(['fail-row', 'skip-field'])
+    .optional()
+    .meta({ description: 'a value the transforms refuse (an invalid email or phone): fail-row fails the row; skip-field writes the row without this field, and results.csv names it', default: 'fail-row' }),
 };
 
 const template = z.string().superRefine((text, ctx) => {
@@ -254,7 +258,7 @@ const fieldSource = z
     z.strictObject({ template: template.meta({ description: 'a text with {{column}} placeholders' }), ...fieldOptions }),
   ])
   .meta({
-    description: 'a column name, or {column, transform, trim, default}, or {value: constant}, or {template: "{{first_name}} {{last_name}}"}',
+    description: 'a column name, or {column, transform, trim, default, onInvalid}, or {value: constant}, or {template: "{{first_name}} {{last_name}}"}',
   });
 
 const tags = z

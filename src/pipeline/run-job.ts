@@ -326,6 +326,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       }
     }
     if (job.message !== undefined) summary.messages = tally.messages;
+    if (tally.fieldsSkipped.rows > 0) summary.fieldsSkipped = tally.fieldsSkipped;
     if (job.onMissing !== undefined) {
       const reason =
         options.state === undefined

@@ -28,11 +28,17 @@ export type RunExitCode = (typeof EXIT)['ok' | 'rowsFailed' | 'aborted' | 'deadl
 export class RunTally {
   readonly rows: RowTally = { total: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
   readonly messages: MessageTally = { sent: 0, skipped: 0, failed: 0, unknown: 0 };
+  /** Rows written without a field (`onInvalid: skip-field`), and the skips by field. */
+  readonly fieldsSkipped: { rows: number; byField: Record<string, number> } = { rows: 0, byField: {} };
 
   /** Counts a finished row. */
   add(result: RowResult): void {
     this.rows.total++;
     this.rows[result.outcome]++;
+    if (result.fieldsSkipped !== undefined && result.outcome !== 'failed') {
+      this.fieldsSkipped.rows++;
+      for (const skip of result.fieldsSkipped) this.fieldsSkipped.byField[skip.field] = (this.fieldsSkipped.byField[skip.field] ?? 0) + 1;
+    }
     if (result.messageStatus !== '') this.messages[result.messageStatus]++;
   }
 

@@ -56,6 +56,13 @@ export type RowErrorCode = (typeof ROW_ERROR_CODES)[number];
 export type ReportErrorCode = RowErrorCode | ApiErrorCode | JobAbortCode;
 
 /** A row mapped to what the platform should hold. */
+/** A field a row was written without: the transforms refused its value (`onInvalid: skip-field`). */
+export interface FieldSkip {
+  field: string;
+  code: string;
+  reason: string;
+}
+
 export interface ContactDraft {
   line: number;
   /** Normalised key value (written to `keyField`). */
@@ -69,6 +76,11 @@ export interface ContactDraft {
   tagsToRemove: string[];
   /** Columns and mapped fields, for message templates. */
   templateValues: Record<string, string>;
+  /**
+   * Fields left out because the transforms refused their value and the field says
+   * `onInvalid: skip-field`, for results.csv's `fields_skipped`.
+   */
+  fieldsSkipped?: FieldSkip[];
   /**
    * `rowHash` of the one row this draft was mapped from (`map/row-hash.ts`), recorded with the
    * draft hash so a re-run can settle the unchanged row without mapping it; absent for a draft
@@ -94,6 +106,8 @@ export interface RowResult {
   outcome: RowOutcome;
   contactId: string;
   fieldsChanged: string[];
+  /** Fields left out of the write for their invalid value (`onInvalid: skip-field`). */
+  fieldsSkipped?: FieldSkip[];
   tagsAdded: string[];
   tagsRemoved: string[];
   apiCalls: number;

@@ -67,6 +67,21 @@ describe('tags.case', () => {
   });
 });
 
+describe('a field\'s onInvalid', () => {
+  test('skip-field is read; fail-row, the default, leaves the field as before', async () => {
+    await dir().write('jobs.yaml', oneJob('fields:\n  email: { column: mail, transform: [email], onInvalid: skip-field }\n  phone: { column: tel, onInvalid: fail-row }'));
+    const fields = (await loadJobsFile(`${dir().dir}/jobs.yaml`, { env })).jobsFile.jobs[0]?.fields;
+    expect(fields?.map((field) => [field.name, field.onInvalid])).toEqual([
+      ['email', 'skip-field'],
+      ['phone', undefined],
+    ]);
+  });
+
+  test('another value is refused with the choices', async () => {
+    expect((await messagesOf(oneJob('fields:\n  email: { column: mail, onInvalid: skip }')))[0]).toMatch(/^jobs\[0\]\.fields\.email(\.onInvalid)?: .*/);
+  });
+});
+
 describe('onMissing', () => {
   test('defaults: keep, 10%', async () => {
     await dir().write('jobs.yaml', oneJob('onMissing: {}'));

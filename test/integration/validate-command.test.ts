@@ -124,7 +124,7 @@ describe('validate', () => {
     expect(Object.keys(rows[0]!)).toEqual(['job', 'input', 'line', 'error_code', 'error_message']);
     expect(rows.filter((row) => row.error_code === 'INVALID_EMAIL').map((row) => Number(row.line))).toEqual(Array.from({ length: 60 }, (_unused, index) => index + 2));
     expect(rows.filter((row) => row.error_code === 'DUPLICATE_ROWS').map((row) => row.line)).toEqual(['62', '63']);
-    expect(rows.every((row) => row.job === 'import' && row.input.endsWith('customers.csv'))).toBe(true);
+    expect(rows.every((row) => row.job === 'import' && (row.input ?? '').endsWith('customers.csv'))).toBe(true);
     expect(all.stdout).toContain('import: 62 rows, 0 valid, 62 invalid');
   });
 

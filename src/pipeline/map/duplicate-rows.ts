@@ -96,7 +96,11 @@ export function foldDraft(earlier: ContactDraft, next: ContactDraft): ContactDra
   const tagsToRemove = [...new Set([...earlier.tagsToRemove, ...next.tagsToRemove])].filter((tag) => !added.has(tag));
   const templateValues = Object.assign(Object.create(null) as Record<string, string>, next.templateValues, fields);
   templateValues[next.keyField] = next.key;
-  return { line: next.line, key: next.key, keyField: next.keyField, fields, tagsToAdd, tagsToRemove, templateValues };
+  const folded: ContactDraft = { line: next.line, key: next.key, keyField: next.keyField, fields, tagsToAdd, tagsToRemove, templateValues };
+  // A field skipped on one row and given by another is written: only the fields no row gave stay skipped.
+  const skipped = new Map([...(earlier.fieldsSkipped ?? []), ...(next.fieldsSkipped ?? [])].filter((skip) => !(skip.field in fields)).map((skip) => [skip.field, skip]));
+  if (skipped.size > 0) folded.fieldsSkipped = [...skipped.values()];
+  return folded;
 }
 
 function plural(count: number, noun: string): string {

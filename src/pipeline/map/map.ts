@@ -7,7 +7,7 @@
  * neutralise such values for spreadsheets.
  */
 import type { FieldSpec, Job } from '../../config/job-types.js';
-import type { ContactDraft, MapResult, RowErrorCode, SourceRow } from '../types.js';
+import type { ContactDraft, FieldSkip, MapResult, RowErrorCode, SourceRow } from '../types.js';
 import { applyTransforms, normaliseEmail, normalisePhone, type TransformResult } from './transforms.js';
 
 /** `{{ column }}`, as config/template-placeholders.ts reads it. */
@@ -18,8 +18,14 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
   if (!key.ok) return key;
 
   const fields: Record<string, string> = {};
+  let fieldsSkipped: FieldSkip[] | undefined;
   for (const spec of job.fields) {
     const result = applyTransforms(rawValue(row, spec), spec.transforms, (column) => row.values[column]);
+    if (!result.ok && spec.onInvalid === 'skip-field') {
+      // The platform keeps what it holds for this field; the rest of the row is written.
+      (fieldsSkipped ??= []).push({ field: spec.name, code: result.code, reason: result.reason });
+      continue;
+    }
     if (!result.ok) return fail(row, result.code, `${where(row, spec)}: ${result.reason}`);
     let value = result.value;
     if (value === '' && spec.default !== undefined) value = spec.default;
@@ -37,6 +43,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
   const templateValues = Object.assign(Object.create(null) as Record<string, string>, row.values, fields);
   templateValues[job.key.field] = key.value;
   const draft: ContactDraft = { line: row.line, key: key.value, keyField: job.key.field, fields, tagsToAdd, tagsToRemove, templateValues };
+  if (fieldsSkipped !== undefined) draft.fieldsSkipped = fieldsSkipped;
   return { ok: true, draft };
 }
 
@@ -49,7 +56,8 @@ export function keyOfMappableRow(row: SourceRow, job: Job): string | undefined {
   const key = mapKey(row, job);
   if (!key.ok) return undefined;
   for (const spec of job.fields) {
-    if (!spec.transforms.some((transform) => transform.kind === 'email' || transform.kind === 'phone')) continue;
+    // A field with onInvalid: skip-field never fails its row.
+    if (spec.onInvalid === 'skip-field' || !spec.transforms.some((transform) => transform.kind === 'email' || transform.kind === 'phone')) continue;
     if (!applyTransforms(rawValue(row, spec), spec.transforms, (column) => row.values[column]).ok) return undefined;
   }
   return key.value;

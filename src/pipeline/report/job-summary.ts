@@ -42,6 +42,11 @@ export interface JobSummary {
   apiCalls: { total: number; byOperation: Record<string, number> };
   retries: number;
   rateLimited: number;
+  /**
+   * Rows written without a field whose value was refused (`onInvalid: skip-field`): how many rows,
+   * and the skips by field. Absent when none.
+   */
+  fieldsSkipped?: { rows: number; byField: Record<string, number> };
   /** Rows' messages by status, when the job sends one. */
   messages?: Record<'sent' | 'skipped' | 'failed' | 'unknown', number>;
   /**

@@ -34,6 +34,7 @@ export const RESULT_COLUMNS = [
   'error_message',
   'message_status',
   'message_error',
+  'fields_skipped',
 ] as const;
 
 /** Bytes buffered before a write to disk; a timer flushes sooner when rows come slowly. */
@@ -195,6 +196,7 @@ export class ReportWriter {
       result.errorMessage,
       result.messageStatus,
       result.messageError,
+      (result.fieldsSkipped ?? []).map((skip) => `${skip.field} (${skip.code}: ${skip.reason})`).join('; '),
     ]);
     if (result.outcome === 'failed') {
       // Cells line up under the input's header; cells beyond it go into the message, so

@@ -143,7 +143,9 @@ export class RowLookahead {
     if (prepared !== undefined && 'failed' in prepared) return prepared.failed;
     const result = mapRow(row, this.#options.job);
     const hash = prepared === undefined ? this.#rowHash(row) : prepared.rowHash;
-    if (result.ok && hash !== undefined) result.draft.rowHash = hash;
+    // A row written without a field (onInvalid: skip-field) keeps no row hash: each run maps it
+    // again and reports the field until the file is fixed (the draft hash still spares the call).
+    if (result.ok && hash !== undefined && result.draft.fieldsSkipped === undefined) result.draft.rowHash = hash;
     return result;
   }
 

@@ -27,6 +27,13 @@ export function pendingResult(line: number, key: string, cells: string[]): RowRe
   };
 }
 
+/** A mapped row that has not ended yet, naming the fields its draft left out (`onInvalid: skip-field`). */
+export function draftResult(draft: ContactDraft, cells: string[]): RowResult {
+  const row = pendingResult(draft.line, draft.key, cells);
+  if (draft.fieldsSkipped !== undefined) row.fieldsSkipped = draft.fieldsSkipped;
+  return row;
+}
+
 /** A row that failed before any call (unreadable, unmappable, a duplicate row refused). */
 export function failedResult(line: number, key: string, cells: string[], code: RowResult['errorCode'], message: string): RowResult {
   return { ...pendingResult(line, key, cells), errorCode: code, errorMessage: message };

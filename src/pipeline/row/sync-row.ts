@@ -28,7 +28,7 @@ import { findContactsByKey } from './match.js';
 import type { ContactTarget, MatchedContact, Operation } from './plan.js';
 import { executePlan, type WriteHooks, type WriteProgress } from './write.js';
 import type { ChangeEntry } from '../../state/change-journal.js';
-import { confirmedResult, pendingResult, planResult } from './row-result.js';
+import { confirmedResult, draftResult, planResult } from './row-result.js';
 
 export interface RowSyncContext {
   readonly api: ContactsApi;
@@ -62,7 +62,7 @@ const MAX_DECISIONS = 4;
 export async function syncRow(draft: ContactDraft, cells: string[], context: RowSyncContext): Promise<RowSync> {
   const api = new CountedApi(context.api);
   const progress: WriteProgress = { contactId: '', confirmed: [] };
-  const row = pendingResult(draft.line, draft.key, cells);
+  const row = draftResult(draft, cells);
   let plan: RowPlan | undefined;
   let written = false;
   try {
@@ -126,7 +126,7 @@ export function settleWithoutCalls(draft: ContactDraft, cells: string[], context
     return undefined;
   }
   if (!plan.callFree) return undefined;
-  const row = pendingResult(draft.line, draft.key, cells);
+  const row = draftResult(draft, cells);
   try {
     if (plan.matchedBy === 'index') context.index?.recordHit();
     const contactIds = plan.contacts.map((target) => resolve(target, ''));

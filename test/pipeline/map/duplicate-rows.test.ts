@@ -62,6 +62,16 @@ describe('merge: the fold of a key\'s rows in file order', () => {
     expect({ ...merged.templateValues }).toEqual({ note: 'row 9', firstName: 'Anna', plan: 'basic', city: 'Oslo', customerid: 'K' });
   });
 
+  it('a field skipped on one row (onInvalid: skip-field) and given by another is written; one no row gave stays skipped, once', () => {
+    const skip = (field: string, line: number) => ({ field, code: 'INVALID_EMAIL', reason: `bad on line ${line}` });
+    const a = { ...draft(2, { email: 'ann@example.com' }, []), fieldsSkipped: [skip('phone', 2)] };
+    const b = { ...draft(5, {}, []), fieldsSkipped: [skip('email', 5), skip('phone', 5)] };
+    const merged = foldDraft(a, b);
+    expect(merged.fields).toEqual({ email: 'ann@example.com' });
+    expect(merged.fieldsSkipped).toEqual([skip('phone', 5)]);
+    expect(foldDraft(draft(2, {}, []), draft(3, {}, [])).fieldsSkipped).toBeUndefined();
+  });
+
   it('an empty value (emptyValues: clear) stands when no row has a value', () => {
     expect(foldDraft(draft(2, { plan: '' }, []), draft(3, { plan: '' }, [])).fields).toEqual({ plan: '' });
   });

@@ -1,5 +1,5 @@
 import type { FieldSpec, Job } from '../../../src/config/job-types.js';
-import { mapRow } from '../../../src/pipeline/map/map.js';
+import { keyOfMappableRow, mapRow } from '../../../src/pipeline/map/map.js';
 import type { ContactDraft, RowError, SourceRow } from '../../../src/pipeline/types.js';
 import { columnField, makeJob, templateField, valueField } from '../../helpers/job-factory.js';
 
@@ -75,5 +75,26 @@ describe('field errors fail the row with the code, the column, the value and the
   test('an invalid value that a default would replace is still an error', () => {
     const spec = columnField('email', 'email', [{ kind: 'email' }], 'none@example.com');
     expect(errorOf({ email: 'nope' }, makeJob({ fields: [spec] })).code).toBe('INVALID_EMAIL');
+  });
+});
+
+describe('onInvalid: skip-field writes the row without the field and names it', () => {
+  const skipping = (spec: FieldSpec): FieldSpec => ({ ...spec, onInvalid: 'skip-field' });
+  const job = makeJob({ fields: [columnField('firstName', 'first'), skipping(columnField('email', 'e_mail', [{ kind: 'email' }])), skipping(columnField('phone', 'tel', [{ kind: 'phone', defaultCountry: 'GB' }]))] });
+
+  test.each<[string, Record<string, string>, Record<string, string>, Array<[string, string]>]>([
+    ['both bad: both skipped, the rest written', { first: 'Ann', e_mail: 'ann@', tel: '12ab' }, { firstName: 'Ann' }, [['email', 'INVALID_EMAIL'], ['phone', 'INVALID_PHONE']]],
+    ['one bad', { first: 'Ann', e_mail: 'ann@example.com', tel: '12ab' }, { firstName: 'Ann', email: 'ann@example.com' }, [['phone', 'INVALID_PHONE']]],
+    ['none bad: nothing skipped', { first: 'Ann', e_mail: 'ann@example.com', tel: '07946 012345' }, { firstName: 'Ann', email: 'ann@example.com', phone: '+447946012345' }, []],
+  ])('%s', (_name, values, fields, skipped) => {
+    const draft = draftOf(values, job);
+    expect(draft.fields).toEqual(fields);
+    expect((draft.fieldsSkipped ?? []).map((skip) => [skip.field, skip.code])).toEqual(skipped);
+    for (const skip of draft.fieldsSkipped ?? []) expect(skip.reason).not.toBe('');
+  });
+
+  test('the first pass of onDuplicateRows takes such a row as mappable', () => {
+    expect(keyOfMappableRow(row({ customer_id: 'C-1', first: 'A', e_mail: 'bad', tel: '' }), job)).toBe('C-1');
+    expect(keyOfMappableRow(row({ customer_id: 'C-1', e_mail: 'bad' }), makeJob({ fields: [columnField('email', 'e_mail', [{ kind: 'email' }])] }))).toBeUndefined();
   });
 });
