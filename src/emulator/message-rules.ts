@@ -1,6 +1,6 @@
 /**
  * Checks the body of operations 7 to 9: exactly one element, the element layouts of the platform
- * notes, the quick-reply limits, and attachment URLs whose extension matches their type.
+ * notes, the quick-reply limits, and attachment URLs whose extension does not contradict their type.
  */
 import type { MessageElement } from '../api/wire-types.js';
 import { ATTACHMENT_TYPES, MAX_MESSAGES_PER_CALL, MAX_QUICK_REPLIES, MAX_QUICK_REPLY_LENGTH } from '../limits.js';
@@ -13,7 +13,10 @@ export interface SendRequest {
   forceCancelSurvey?: boolean;
 }
 
-/** File extensions accepted per attachment type; `file` takes any extension. */
+/**
+ * File extensions accepted per attachment type when the URL's path has one; `file` takes any URL,
+ * and a URL without an extension (`http://abc.com`, as in every public sample) is taken for any type.
+ */
 export const ATTACHMENT_EXTENSIONS: Readonly<Record<Exclude<AttachmentType, 'file'>, readonly string[]>> = {
   image: ['jpg', 'jpeg', 'png', 'gif', 'webp'],
   video: ['mp4', 'mov', 'webm'],
@@ -87,11 +90,9 @@ function readAttachment(type: AttachmentType, url: unknown): MessageElement {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw forbidden(`body[0].url must be an http or https URL, got "${parsed.protocol}"`);
   }
+  // Only an extension that contradicts the type is the spec's 403 "unmatched file type".
   const extension = extensionOf(parsed.pathname);
-  if (extension === undefined) {
-    throw forbidden(`${UNMATCHED_FILE_TYPE}: the ${type} URL's path has no file extension`);
-  }
-  if (type !== 'file' && !ATTACHMENT_EXTENSIONS[type].includes(extension)) {
+  if (type !== 'file' && extension !== undefined && !ATTACHMENT_EXTENSIONS[type].includes(extension)) {
     throw forbidden(`${UNMATCHED_FILE_TYPE}: a ${type} needs a .${ATTACHMENT_EXTENSIONS[type].join(', .')} URL, got .${extension}`);
   }
   return { type, url };

@@ -71,6 +71,14 @@ describe('ApiClient against the emulator', () => {
     ]);
   });
 
+  it('sends an attachment at a URL without an extension, as every public sample does', async () => {
+    const [stored] = emulator.loadContacts(TOKEN, [{}]);
+    for (const type of ['image', 'video', 'audio', 'file'] as const) await client.sendAttachment(stored!.id, type, 'http://abc.com');
+    expect(emulator.messages(TOKEN, stored!.id).map((m) => m.body[0])).toEqual(
+      ['image', 'video', 'audio', 'file'].map((type) => ({ type, url: 'http://abc.com' })),
+    );
+  });
+
   it('cancels an active survey only with forceCancelSurvey', async () => {
     const [stored] = emulator.loadContacts(TOKEN, [{}]);
     const id = stored!.id;

@@ -40,6 +40,14 @@ describe('send message (operations 7 to 9)', () => {
     ['audio', 'http://cdn.example/s.m4a'],
     ['file', 'https://cdn.example/doc.pdf'],
     ['file', 'https://cdn.example/data.csv'],
+    // Every public sample sends "http://abc.com" (issue 28): a URL without an extension fits any type.
+    ['image', 'http://abc.com'],
+    ['video', 'http://abc.com'],
+    ['audio', 'http://abc.com/'],
+    ['file', 'http://abc.com'],
+    ['image', 'https://cdn.example/photos/12345?format=large'],
+    ['file', 'https://cdn.example/no-extension'],
+    ['file', 'https://cdn.example/photo.png'],
   ])('accepts a %s attachment at %s', async (type, url) => {
     const answer = await send({ body: [{ type, url }] });
     expect(answer.status).toBe(200);
@@ -50,7 +58,7 @@ describe('send message (operations 7 to 9)', () => {
     ['image', 'https://cdn.example/doc.pdf'],
     ['video', 'https://cdn.example/photo.png'],
     ['audio', 'https://cdn.example/movie.mov'],
-    ['file', 'https://cdn.example/no-extension'],
+    ['video', 'http://abc.com/clip.mp3'],
   ])('refuses a %s attachment at %s with 403 "unmatched file type"', async (type, url) => {
     const answer = await send({ body: [{ type, url }] });
     expect(answer.status).toBe(403);
