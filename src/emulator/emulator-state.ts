@@ -19,7 +19,7 @@ export class EmulatorState {
     this.adminKey = options.adminKey;
     const ids = new ContactIdSequence();
     for (const { token, type, name } of options.channels) {
-      const channel = new Channel(name, type, options.rates, ids, options.now);
+      const channel = new Channel(name, type, options.rates, ids, options.now, options.searchFold);
       this.byToken.set(token, channel);
       this.byName.set(name, channel);
     }

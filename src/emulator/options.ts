@@ -72,6 +72,10 @@ export interface FaultOptions {
   readonly operations?: readonly ApiOperation[];
 }
 
+/** How a search matches the `email` field (`EmulatorOptions.emailSearch`). */
+export type EmailSearch = 'case-insensitive' | 'exact';
+export const EMAIL_SEARCH_MODES: readonly EmailSearch[] = ['case-insensitive', 'exact'];
+
 export interface EmulatorOptions {
   /** TCP port; 0 picks a free one. @default 0 */
   readonly port?: number;
@@ -87,6 +91,12 @@ export interface EmulatorOptions {
    * field with a 403. @default any field name is accepted
    */
   readonly allowedFields?: readonly string[];
+  /**
+   * How a search matches an `email` value: `case-insensitive` as the platform does today
+   * (platform notes, "Values in queries"), or `exact` (case counts), as every other field.
+   * @default 'case-insensitive'
+   */
+  readonly emailSearch?: EmailSearch;
   /** @default no fault */
   readonly faults?: FaultOptions;
   /** Seed of the fault PRNG (an integer). @default 1 */

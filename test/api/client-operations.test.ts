@@ -52,6 +52,12 @@ describe('ApiClient against the emulator', () => {
     expect(all).toEqual([]);
   });
 
+  it('finds a contact holding the email in another case: the emulator matches emails as the platform does', async () => {
+    const [stored] = emulator.loadContacts(TOKEN, [{ custom_fields: { email: 'ANN@Example.com' } }]);
+    const page = await client.searchContactsPage('email', 'ann@example.com');
+    expect(page.data.map((c) => [c.id, c.custom_fields.email])).toEqual([[stored!.id, 'ANN@Example.com']]);
+  });
+
   it('finds a phone number with a leading + (the query value is percent-encoded)', async () => {
     const [stored] = emulator.loadContacts(TOKEN, [{ custom_fields: { phone: '+6591234567' } }]);
     const page = await client.searchContactsPage('phone', '+6591234567');

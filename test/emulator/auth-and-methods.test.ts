@@ -88,7 +88,7 @@ describe('methods and paths', () => {
 
     const search = await api(emulator, 'GET', '/v1/contact/by_custom_field/?name=email&value=ann%40example.com');
     expect(search.status).toBe(200);
-    expect(search.body.data.map((contact: { id: string }) => contact.id)).toEqual([id]);
+    expect((search.body.data as Array<{ id: string }>).map((contact) => contact.id)).toEqual([id]);
     expect((await api(emulator, 'GET', `/v1/contact/${id}/`)).body.data.id).toBe(id);
     expect((await api(emulator, 'PUT', `/v1/contact/${id}/`, { json: { custom_fields: [{ name: 'firstName', value: 'Ann' }] } })).status).toBe(200);
     expect((await api(emulator, 'POST', `/v1/contact/${id}/tags/`, { json: { tags: ['vip', 'new'] } })).status).toBe(200);
