@@ -5,6 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApiOperation, ChannelType } from '../api/wire-types.js';
 import type { Rate } from '../limits.js';
+import type { UpdateAnswerId, ValueTypes } from './contact-answer.js';
 
 /** One channel of the emulated platform: a token, a type and its own contacts and budgets. */
 export interface ChannelOptions {
@@ -97,6 +98,19 @@ export interface EmulatorOptions {
    * @default 'case-insensitive'
    */
   readonly emailSearch?: EmailSearch;
+  /**
+   * How contact reads (get, search) answer custom field values: `strings` as the spec and the
+   * platform notes say (`"timezone": "5"`), or `typed`, as a reseller's search sample does
+   * (`"isLead": true`): `true` / `false` as booleans, plain decimal numbers as numbers.
+   * @default 'strings'
+   */
+  readonly valueTypes?: ValueTypes;
+  /**
+   * What update contact answers as `data.id`: `contact`, the contact's id (spec, operation 3), or
+   * `cus`, an id of another form (`cus_...`), as the live docs' sample of the answer shows.
+   * @default 'contact'
+   */
+  readonly updateAnswerId?: UpdateAnswerId;
   /** @default no fault */
   readonly faults?: FaultOptions;
   /** Seed of the fault PRNG (an integer). @default 1 */
