@@ -77,6 +77,15 @@ describe('ApiClient against the emulator', () => {
     ]);
   });
 
+  it('sends a WhatsApp template in the layout of client code and a reseller\'s page, and takes its 201 answer as sent', async () => {
+    const [stored] = emulator.loadContacts(TOKEN, [{}]);
+    await expect(client.sendTemplate(stored!.id, { name: 'welcome_v2', languageCode: 'pt_BR', body: 'Olá Ana!' })).resolves.toBeUndefined();
+    expect(emulator.messages(TOKEN, stored!.id).map((m) => m.body)).toEqual([
+      [{ type: 'whatsapp_template', template: { name: 'welcome_v2', languageCode: 'pt_BR', components: [{ type: 'body', text: 'Olá Ana!' }] } }],
+    ]);
+    expect(emulator.counters(TOKEN).byOperation.sendMessage.received).toBe(1);
+  });
+
   it('sends an attachment at a URL without an extension, as every public sample does', async () => {
     const [stored] = emulator.loadContacts(TOKEN, [{}]);
     for (const type of ['image', 'video', 'audio', 'file'] as const) await client.sendAttachment(stored!.id, type, 'http://abc.com');
