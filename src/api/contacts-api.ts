@@ -59,9 +59,9 @@ export interface ContactsApi {
   /** Operation 9. At most 10 replies of at most 20 characters. */
   sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<void>;
   /**
-   * A WhatsApp message template (platform notes: the element's layout is `whatsappTemplateElement`),
-   * the only message that may start a conversation on a WhatsApp channel. Answered 201 with
-   * `{status: "success", data: {...}}` on the reseller's page: any 2xx with a success status is sent.
+   * A WhatsApp message template (the element's layout is `whatsappTemplateElement`), the only
+   * message that may start a conversation on a WhatsApp channel. Answered 201 with
+   * `{status: "success", data: {...}}` on a reseller's page: any 2xx with a success status is sent.
    */
   sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<void>;
   /** Calls made through this client so far. */

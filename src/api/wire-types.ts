@@ -79,9 +79,9 @@ export interface TemplateComponent {
 }
 /**
  * A WhatsApp message template: the only message a business may start a conversation with on a
- * WhatsApp channel. Layout from client code and a reseller's message-template page (platform
- * notes), not from the spec: it is built only by `whatsappTemplateElement`, the one place to
- * change it.
+ * WhatsApp channel. Layout from client code and a reseller's message-template page (issue 28),
+ * not from the spec or the platform notes: it is built only by `whatsappTemplateElement`, the one
+ * place to change it.
  */
 export interface WhatsappTemplateMessage {
   type: 'whatsapp_template';

@@ -263,6 +263,14 @@ ${job('a', '{ type: whatsapp_template }')}${job('b', '{ type: whatsapp_template,
     });
   });
 
+  test('a text beside a whatsapp_template loads with a warning that it is not sent', async () => {
+    const { warnings } = await loadJobsFile(
+      await temp.write('jobs.yaml', oneJob(`${KEY}\nmessage: { type: whatsapp_template, text: Hi, template: { name: welcome, language: en, body: Hi } }`)),
+      { env },
+    );
+    expect(warnings).toEqual([expect.stringContaining('jobs[0].message.text: is not sent with type: whatsapp_template; remove it: the text sent is template.body')]);
+  });
+
   test('a url made of a placeholder is accepted (it is checked row by row)', async () => {
     const loaded = await loadJobsFile(await temp.write('jobs.yaml', oneJob(`${KEY}\nmessage: { type: image, url: "{{photo_url}}" }`)), { env });
     expect(loaded.jobsFile.jobs[0]!.message!.url).toBe('{{photo_url}}');
