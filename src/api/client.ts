@@ -33,6 +33,7 @@ import {
   checkQuickReplies,
   checkSearch,
   checkTags,
+  checkTemplate,
   checkText,
 } from './request-checks.js';
 import { DEFAULT_RETRY, decideRetry, type RetryOptions } from './retry-policy.js';
@@ -50,6 +51,8 @@ import {
   type CustomFieldAssignment,
   type MessageElement,
   type SendMessageRequest,
+  type WhatsappTemplate,
+  whatsappTemplateElement,
 } from './wire-types.js';
 
 /** The limiters requests are scheduled through, one per API group (see `LimiterRegistry`). */
@@ -316,10 +319,17 @@ export class ApiClient implements ContactsApi {
     await this.#send(id, { type: 'quick_reply', title, replies: replies.map(String) }, options);
   }
 
+  async sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<void> {
+    checkContactId('sendMessage', id);
+    checkTemplate(template);
+    await this.#send(id, whatsappTemplateElement(template), options);
+  }
+
   async #send(id: string, element: MessageElement, options: SendOptions | undefined): Promise<void> {
     const body: SendMessageRequest = { body: [element] };
     if (options?.forceCancelSurvey === true) body.forceCancelSurvey = true;
-    const isAttachment = element.type !== 'text' && element.type !== 'quick_reply';
+    // The attachment element is the one with a url.
+    const attachmentType = 'url' in element ? element.type : undefined;
     await this.#call({
       operation: 'sendMessage',
       group: 'messages',
@@ -327,7 +337,7 @@ export class ApiClient implements ContactsApi {
       path: `/v1/message/sendContent/${this.#idSegment('sendMessage', id)}`,
       contactId: id,
       body,
-      ...(isAttachment ? { attachmentType: element.type } : {}),
+      ...(attachmentType === undefined ? {} : { attachmentType }),
       ...(options?.onLeave === undefined ? {} : { onLeave: options.onLeave }),
       // Only the documented success is a delivery (docs/reliability.md, "Odd answers").
       read: (text, where) => readSendAnswer(text, where),

@@ -3,7 +3,7 @@
  * (client.ts) implements it over HTTP; the pipeline depends only on this interface.
  */
 import type { AttachmentType } from '../limits.js';
-import type { ApiOperation, Contact, ContactPage } from './wire-types.js';
+import type { ApiOperation, Contact, ContactPage, WhatsappTemplate } from './wire-types.js';
 
 export interface SendOptions {
   /** Cancel an active survey of the contact. @default false */
@@ -58,6 +58,12 @@ export interface ContactsApi {
   sendAttachment(id: string, type: AttachmentType, url: string, options?: SendOptions): Promise<void>;
   /** Operation 9. At most 10 replies of at most 20 characters. */
   sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<void>;
+  /**
+   * A WhatsApp message template (the element's layout is `whatsappTemplateElement`), the only
+   * message that may start a conversation on a WhatsApp channel. Answered 201 with
+   * `{status: "success", data: {...}}` on a reseller's page: any 2xx with a success status is sent.
+   */
+  sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<void>;
   /** Calls made through this client so far. */
   readonly stats: CallStats;
 }

@@ -126,11 +126,13 @@ export function readSuccessEnvelope(value: unknown, where: Where): void {
 }
 
 /**
- * Send message: only the documented success, `{status: "Success", message, data}` (platform notes;
- * any case of "success"), is a delivery. A body whose status says error or failure is a refusal
- * (`SendRefusedError`, with the platform's message); anything else (an HTML maintenance page, JSON
- * of another shape) is malformed, which the retry policy turns into an unknown outcome: the
- * message may have been delivered.
+ * Send message: only the documented successes are a delivery: `{status: "Success", message,
+ * data: []}` (platform notes), and a template's `{status: "success", message, data: {...}}`
+ * answered 201 (a reseller's message-template page): any case of "success", whatever `data`
+ * holds. A body whose status says error or failure is a refusal (`SendRefusedError`, with the
+ * platform's message); anything else (an HTML maintenance page, JSON of another shape) is
+ * malformed, which the retry policy turns into an unknown outcome: the message may have been
+ * delivered.
  */
 export function readSendAnswer(body: string, where: Where): void {
   const value = parseJsonBody(body, where);

@@ -11,7 +11,8 @@ import {
   type AttachmentType,
 } from '../limits.js';
 import { RequestInvalidError } from './errors.js';
-import type { ApiOperation } from './wire-types.js';
+import { languageCodeProblem, templateNameProblem } from './whatsapp-template-rules.js';
+import type { ApiOperation, WhatsappTemplate } from './wire-types.js';
 
 function invalid(operation: ApiOperation, problem: string, limit?: string): RequestInvalidError {
   return new RequestInvalidError(limit === undefined ? { operation, problem } : { operation, problem, limit });
@@ -131,4 +132,12 @@ export function checkQuickReplies(title: string, replies: readonly string[]): vo
       );
     }
   });
+}
+
+export function checkTemplate(template: WhatsappTemplate): void {
+  const problem = templateNameProblem(template.name) ?? languageCodeProblem(template.languageCode);
+  if (problem !== undefined) throw invalid('sendMessage', problem);
+  if (typeof template.body !== 'string' || template.body.trim() === '') {
+    throw invalid('sendMessage', `the body of template ${JSON.stringify(template.name)} must be non-empty, got ${JSON.stringify(template.body)}`);
+  }
 }

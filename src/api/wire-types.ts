@@ -69,7 +69,52 @@ export interface QuickReplyMessage {
   title: string;
   replies: string[];
 }
-export type MessageElement = TextMessage | AttachmentMessage | QuickReplyMessage;
+/**
+ * One component of a WhatsApp message template. The body component carries the template's text
+ * as approved, with the row's values in it.
+ */
+export interface TemplateComponent {
+  type: string;
+  text?: string;
+}
+/**
+ * A WhatsApp message template: the only message a business may start a conversation with on a
+ * WhatsApp channel. Layout from client code and a reseller's message-template page (issue 28),
+ * not from the spec or the platform notes: it is built only by `whatsappTemplateElement`, the one
+ * place to change it.
+ */
+export interface WhatsappTemplateMessage {
+  type: 'whatsapp_template';
+  template: {
+    /** The approved template's name, e.g. `welcome_v2`. */
+    name: string;
+    /** The language of the approved version, e.g. `en` or `pt_BR`. */
+    languageCode: string;
+    components: TemplateComponent[];
+  };
+}
+export type MessageElement = TextMessage | AttachmentMessage | QuickReplyMessage | WhatsappTemplateMessage;
+
+/** What a job says of a template: which one, in which language, and its body text. */
+export interface WhatsappTemplate {
+  readonly name: string;
+  readonly languageCode: string;
+  readonly body: string;
+}
+
+/** The message element of a WhatsApp template: `{type, template: {name, languageCode, components: [{type: 'body', text}]}}`. */
+export function whatsappTemplateElement(template: WhatsappTemplate): WhatsappTemplateMessage {
+  return {
+    type: 'whatsapp_template',
+    template: { name: template.name, languageCode: template.languageCode, components: [{ type: 'body', text: template.body }] },
+  };
+}
+
+/** The template an element built by `whatsappTemplateElement` sends (its body: the body component's text). */
+export function templateOf(element: WhatsappTemplateMessage): WhatsappTemplate {
+  const body = element.template.components.find((component) => component.type === 'body')?.text ?? '';
+  return { name: element.template.name, languageCode: element.template.languageCode, body };
+}
 
 /** Body of operations 7 to 9. */
 export interface SendMessageRequest {

@@ -1,7 +1,7 @@
 /** `contact-sync emulator`: serves the emulator until SIGINT or SIGTERM. */
 import type { Logger } from 'pino';
 import { parseRate } from '../config/rate.js';
-import { parseTokenFlag, startEmulator } from '../emulator/index.js';
+import { parseTokenFlag, startEmulator, type EmailSearch, type UpdateAnswerId, type ValueTypes } from '../emulator/index.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { UsageError } from './usage-error.js';
@@ -19,6 +19,9 @@ export interface EmulatorArgs {
   contactsRate: string;
   messagesRate: string;
   adminKey: string | undefined;
+  emailSearch: EmailSearch;
+  valueTypes: ValueTypes;
+  updateAnswerId: UpdateAnswerId;
 }
 
 export async function emulatorCommand(args: EmulatorArgs, io: CliIo, logger: Logger): Promise<number> {
@@ -39,11 +42,15 @@ export async function emulatorCommand(args: EmulatorArgs, io: CliIo, logger: Log
     // Each group on its own: `--messages-rate off` is off whatever --contacts-rate says.
     rateLimits: { contacts: contacts ?? false, messages: messages ?? false },
     ...(args.adminKey === undefined ? {} : { adminKey: args.adminKey }),
+    emailSearch: args.emailSearch,
+    valueTypes: args.valueTypes,
+    updateAnswerId: args.updateAnswerId,
   });
   io.stdout.write(
     `Emulator of the Contacts and Messaging API v1 at ${emulator.url}\n` +
       `  channel tokens: ${args.token.join(', ')}\n` +
       `  limits per channel: contacts ${shownRate(contacts)}, messages ${shownRate(messages)}\n` +
+      `  answers: email search ${args.emailSearch}, values as ${args.valueTypes}, update id ${args.updateAnswerId}\n` +
       `  admin API: ${emulator.origin}/__admin/ with header x-admin-key: ${emulator.adminKey}\n` +
       'Stop it with Ctrl-C.\n',
   );

@@ -139,12 +139,25 @@ export interface MatchSpec {
   prefetch?: { field: string; value: string };
 }
 
+/**
+ * A WhatsApp message template, each part a template of its own (`{{column}}` placeholders filled
+ * from the row): the template's name and language as approved, and the text of its body.
+ */
+export interface MessageTemplateSpec {
+  name: string;
+  /** WhatsApp's language code of the approved template, `en`, `en_US`. */
+  language: string;
+  body: string;
+}
+
 export interface MessageSpec {
   when: 'created' | 'updated' | 'changed' | 'always';
-  type: 'text' | 'image' | 'video' | 'audio' | 'file' | 'quick_reply';
+  type: 'text' | 'image' | 'video' | 'audio' | 'file' | 'quick_reply' | 'whatsapp_template';
   text?: string;
   url?: string;
   quickReplies: string[];
+  /** `whatsapp_template` only: the approved template to send. */
+  template?: MessageTemplateSpec;
   forceCancelSurvey: boolean;
   repeat: boolean;
   /** For `mode: message`: column holding the contact id. */

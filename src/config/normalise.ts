@@ -172,6 +172,9 @@ function normaliseMessage(input: NonNullable<JobParsed['message']>, path: YamlPa
   if (isAttachment && input.text !== undefined) {
     warnings.push({ path: [...path, 'text'], message: `is not sent with type: ${type}; remove it, or send a text message in another job` });
   }
+  if (type === 'whatsapp_template' && input.text !== undefined) {
+    warnings.push({ path: [...path, 'text'], message: 'is not sent with type: whatsapp_template; remove it: the text sent is template.body' });
+  }
   if (!isAttachment && input.url !== undefined) {
     warnings.push({ path: [...path, 'url'], message: `is not sent with type: ${type}; remove it, or set type: image, video, audio or file` });
   }
@@ -185,6 +188,7 @@ function normaliseMessage(input: NonNullable<JobParsed['message']>, path: YamlPa
   if (input.text !== undefined) message.text = input.text;
   if (input.url !== undefined) message.url = input.url;
   if (input.contactIdColumn !== undefined) message.contactIdColumn = input.contactIdColumn;
+  if (input.template !== undefined) message.template = { ...input.template };
   return message;
 }
 

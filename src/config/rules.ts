@@ -4,6 +4,7 @@
  * rule looks only at the parts that have the shape it needs and leaves the rest to the schema.
  */
 import { normalize } from 'node:path';
+import { languageCodeProblem, templateNameProblem } from '../api/whatsapp-template-rules.js';
 import { ATTACHMENT_TYPES } from '../limits.js';
 import { CONFIG_DEFAULTS, defaultStatePath } from './defaults.js';
 import { didYouMean } from './did-you-mean.js';
@@ -211,6 +212,35 @@ function messageRules(path: YamlPath, message: Loose): PathIssue[] {
   }
   if (type !== 'quick_reply' && message.quickReplies !== undefined) {
     issues.push({ path: [...path, 'quickReplies'], message: `are sent only with type: quick_reply (this message is ${type}); set type: quick_reply or remove them` });
+  }
+  if (type === 'whatsapp_template' && message.template === undefined) {
+    issues.push({ path: [...path, 'template'], message: 'is missing; type: whatsapp_template needs template: {name: welcome_v2, language: en, body: "Hi {{first_name}}, welcome!"}' });
+  }
+  if (type !== 'whatsapp_template' && message.template !== undefined) {
+    issues.push({ path: [...path, 'template'], message: `is sent only with type: whatsapp_template (this message is ${type}); set type: whatsapp_template or remove it` });
+  }
+  issues.push(...templateRules([...path, 'template'], asRecord(message.template)));
+  return issues;
+}
+
+/**
+ * The parts of a WhatsApp template: placeholders well formed; a name or language without a
+ * placeholder must be one WhatsApp can have approved (one with a placeholder is checked row by row).
+ */
+function templateRules(path: YamlPath, template: Loose | undefined): PathIssue[] {
+  if (template === undefined) return [];
+  const issues: PathIssue[] = [];
+  const literalRules: Record<string, ((value: string) => string | undefined) | undefined> = {
+    name: templateNameProblem,
+    language: languageCodeProblem,
+    body: undefined,
+  };
+  for (const [key, literalRule] of Object.entries(literalRules)) {
+    const value = asText(template[key]);
+    if (value === undefined) continue;
+    const parsed = parseTemplate(value);
+    const problem = parsed.problem ?? (parsed.columns.length === 0 ? literalRule?.(value) : undefined);
+    if (problem !== undefined) issues.push({ path: [...path, key], message: problem });
   }
   return issues;
 }

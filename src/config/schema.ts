@@ -322,6 +322,14 @@ const quickReply = z.string().min(1, { error: 'a quick reply is empty; write its
     `quick reply ${show(issue.input)} has ${typeof issue.input === 'string' ? issue.input.length : 'too many'} characters; shorten it to at most ${MAX_QUICK_REPLY_LENGTH}`,
 });
 
+const messageTemplate = z
+  .strictObject({
+    name: nonEmpty('the approved template\'s name, e.g. welcome_v2').meta({ description: "the approved WhatsApp template's name ({{column}} placeholders allowed)" }),
+    language: nonEmpty('its language code, e.g. en or pt_BR').meta({ description: 'the language code of the approved template, e.g. en, en_US ({{column}} placeholders allowed)' }),
+    body: nonEmpty('the text of its body, e.g. "Hi {{first_name}}, welcome!"').meta({ description: "the text of the template's body as approved, with the row's values ({{column}} placeholders allowed)" }),
+  })
+  .meta({ description: 'a WhatsApp message template: {name, language, body}' });
+
 const message = z
   .strictObject({
     when: z
@@ -329,9 +337,9 @@ const message = z
       .optional()
       .meta({ description: 'created, updated, changed (either) or always: when to send', default: CONFIG_DEFAULTS.messageWhen }),
     type: z
-      .enum(['text', 'image', 'video', 'audio', 'file', 'quick_reply'])
+      .enum(['text', 'image', 'video', 'audio', 'file', 'quick_reply', 'whatsapp_template'])
       .optional()
-      .meta({ description: 'text, image, video, audio, file or quick_reply', default: CONFIG_DEFAULTS.messageType }),
+      .meta({ description: 'text, image, video, audio, file, quick_reply or whatsapp_template', default: CONFIG_DEFAULTS.messageType }),
     text: z.string().optional().meta({ description: 'the text of a text or quick_reply message ({{column}} placeholders allowed)' }),
     url: z.string().optional().meta({ description: 'the http(s) URL of an image, video, audio or file ({{column}} placeholders allowed)' }),
     quickReplies: z
@@ -341,11 +349,12 @@ const message = z
       })
       .optional()
       .meta({ description: `the replies of a quick_reply message: at most ${MAX_QUICK_REPLIES}, of at most ${MAX_QUICK_REPLY_LENGTH} characters` }),
+    template: messageTemplate.optional(),
     forceCancelSurvey: envBoolean.optional().meta({ description: 'true to cancel an active survey of the contact', default: CONFIG_DEFAULTS.forceCancelSurvey }),
     repeat: envBoolean.optional().meta({ description: 'true to send again on later runs (otherwise once per contact)', default: CONFIG_DEFAULTS.repeat }),
     contactIdColumn: nonEmpty('a column name').optional().meta({ description: 'for mode: message, the CSV column holding the contact id' }),
   })
-  .meta({ description: 'a message: {when, type, text, url, quickReplies, forceCancelSurvey, repeat, contactIdColumn}' });
+  .meta({ description: 'a message: {when, type, text, url, quickReplies, template, forceCancelSurvey, repeat, contactIdColumn}' });
 
 const maxErrors = z
   .union([z.number(), z.string()])

@@ -14,6 +14,7 @@ import {
   INVALID_TOKEN_MESSAGE,
   RefusedRequest,
   SERVER_ERROR_MESSAGE,
+  StatusAnswer,
   TOO_MANY_REQUESTS_MESSAGE,
   errorEnvelope,
 } from './envelopes.js';
@@ -33,7 +34,7 @@ export interface OperationRequest {
 export interface ChannelOperation {
   operation: ApiOperation;
   group: ApiGroup;
-  /** Does the work and returns the 200 body; throws `RefusedRequest` to refuse. */
+  /** Does the work and returns the 200 body (or a `StatusAnswer`); throws `RefusedRequest` to refuse. */
   run(request: OperationRequest): unknown;
 }
 
@@ -111,7 +112,8 @@ export function channelHandler(state: EmulatorState, closing: ClosingSignal, ope
       await reply.code(200).type('text/html').send(MAINTENANCE_PAGE);
       return;
     }
-    await reply.code(200).send(body);
+    if (body instanceof StatusAnswer) await reply.code(body.statusCode).send(body.body);
+    else await reply.code(200).send(body);
   };
 }
 

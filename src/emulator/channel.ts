@@ -3,7 +3,7 @@ import type { ChannelType, MessageElement } from '../api/wire-types.js';
 import type { ApiGroup, Rate } from '../limits.js';
 import { CallCounterSet } from './call-counters.js';
 import type { ContactIdSequence } from './contact-id-sequence.js';
-import { ContactStore } from './contact-store.js';
+import { ContactStore, type SearchFold } from './contact-store.js';
 import { SlidingWindow } from './sliding-window.js';
 
 /** A message the channel accepted. */
@@ -31,8 +31,9 @@ export class Channel {
     rates: Record<ApiGroup, Rate | undefined>,
     ids: ContactIdSequence,
     now: () => number,
+    searchFold: SearchFold,
   ) {
-    this.contacts = new ContactStore(ids, now);
+    this.contacts = new ContactStore(ids, now, searchFold);
     this.counters = new CallCounterSet({
       ...(rates.contacts === undefined ? {} : { contacts: rates.contacts.periodMs }),
       ...(rates.messages === undefined ? {} : { messages: rates.messages.periodMs }),

@@ -32,6 +32,21 @@ export interface SearchResult {
   contacts: Contact[];
 }
 
+/**
+ * The form a value of a field is indexed and searched under: two values a search does not tell
+ * apart have the same form.
+ */
+export type SearchFold = (name: string, value: string) => string;
+
+/** Every value matched exactly (case and spaces count). */
+export const EXACT_SEARCH: SearchFold = (_name, value) => value;
+
+/**
+ * The platform's match today (platform notes, "Values in queries"): the `email` field ignores
+ * case, every other field is matched exactly.
+ */
+export const EMAIL_CASE_INSENSITIVE_SEARCH: SearchFold = (name, value) => (name === 'email' ? value.toLowerCase() : value);
+
 export class ContactStore {
   private readonly byId = new Map<string, EmulatedContact>();
   private readonly byFieldValue = new Map<string, Map<string, Set<string>>>();
@@ -41,6 +56,7 @@ export class ContactStore {
   constructor(
     private readonly ids: ContactIdSequence,
     private readonly now: () => number,
+    private readonly fold: SearchFold = EXACT_SEARCH,
   ) {}
 
   get size(): number {
@@ -114,9 +130,9 @@ export class ContactStore {
     return true;
   }
 
-  /** Contacts whose field `name` is exactly `value`, oldest first, `limit` from `offset`. */
+  /** Contacts whose field `name` matches `value` (by the store's fold), oldest first, `limit` from `offset`. */
   search(name: string, value: string, offset: number, limit: number): SearchResult {
-    const ids = this.byFieldValue.get(name)?.get(value);
+    const ids = this.byFieldValue.get(name)?.get(this.fold(name, value));
     if (ids === undefined) return { total: 0, contacts: [] };
     const matches = [...ids].map((id) => this.byId.get(id)).filter((c): c is EmulatedContact => c !== undefined);
     matches.sort((a, b) => a.seq - b.seq);
@@ -155,20 +171,22 @@ export class ContactStore {
       byValue = new Map();
       this.byFieldValue.set(name, byValue);
     }
-    let ids = byValue.get(value);
+    const folded = this.fold(name, value);
+    let ids = byValue.get(folded);
     if (ids === undefined) {
       ids = new Set();
-      byValue.set(value, ids);
+      byValue.set(folded, ids);
     }
     ids.add(stored.id);
   }
 
   private unindex(name: string, value: string, id: string): void {
     const byValue = this.byFieldValue.get(name);
-    const ids = byValue?.get(value);
+    const folded = this.fold(name, value);
+    const ids = byValue?.get(folded);
     if (byValue === undefined || ids === undefined) return;
     ids.delete(id);
-    if (ids.size === 0) byValue.delete(value);
+    if (ids.size === 0) byValue.delete(folded);
   }
 }
 

@@ -1,5 +1,6 @@
 /** Everything the emulator holds, shared by the API routes, the admin routes and the in-process API. */
 import { Channel } from './channel.js';
+import type { UpdateAnswerId, ValueTypes } from './contact-answer.js';
 import { ContactIdSequence } from './contact-id-sequence.js';
 import { FaultInjector } from './faults.js';
 import type { ResolvedOptions } from './validate-options.js';
@@ -7,6 +8,8 @@ import type { ResolvedOptions } from './validate-options.js';
 export class EmulatorState {
   readonly faults: FaultInjector;
   readonly allowedFields: ReadonlySet<string> | undefined;
+  readonly valueTypes: ValueTypes;
+  readonly updateAnswerId: UpdateAnswerId;
   readonly now: () => number;
   readonly adminKey: string;
   private readonly byToken = new Map<string, Channel>();
@@ -15,11 +18,13 @@ export class EmulatorState {
   constructor(private readonly options: ResolvedOptions) {
     this.faults = new FaultInjector(options.faults, options.seed);
     this.allowedFields = options.allowedFields;
+    this.valueTypes = options.valueTypes;
+    this.updateAnswerId = options.updateAnswerId;
     this.now = options.now;
     this.adminKey = options.adminKey;
     const ids = new ContactIdSequence();
     for (const { token, type, name } of options.channels) {
-      const channel = new Channel(name, type, options.rates, ids, options.now);
+      const channel = new Channel(name, type, options.rates, ids, options.now, options.searchFold);
       this.byToken.set(token, channel);
       this.byName.set(name, channel);
     }

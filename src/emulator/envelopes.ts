@@ -31,6 +31,22 @@ export function messageSentEnvelope(): SuccessEnvelope {
   return { status: 'Success', message: 'Message Sent', data: [] };
 }
 
+/**
+ * A WhatsApp template sent: HTTP 201 with a lowercase status and an object as `data` (a reseller's
+ * message-template page). What the object holds is not documented: the emulator names the template.
+ */
+export function templateSentEnvelope(template: { name: string; languageCode: string }): { status: 'success'; message: string; data: { name: string; languageCode: string } } {
+  return { status: 'success', message: 'Message Sent', data: { name: template.name, languageCode: template.languageCode } };
+}
+
+/** An answer with another status than 200 (a template's 201). */
+export class StatusAnswer {
+  constructor(
+    readonly statusCode: number,
+    readonly body: unknown,
+  ) {}
+}
+
 /** A request the platform refuses; becomes `{status: 'error', message, data: []}`. */
 export class RefusedRequest extends Error {
   constructor(

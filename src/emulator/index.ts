@@ -18,8 +18,9 @@ import { EmulatorOptionsError, checkFaults, resolveOptions } from './validate-op
 
 export type { CallCounters, OperationCounter } from './call-counters.js';
 export type { RecordedMessage } from './channel.js';
+export type { UpdateAnswerId, ValueTypes } from './contact-answer.js';
 export type { ContactSeed } from './contact-store.js';
-export type { ChannelOptions, EmulatorOptions, FaultOptions, LatencyRange, RateLimitOptions } from './options.js';
+export type { ChannelOptions, EmailSearch, EmulatorOptions, FaultOptions, LatencyRange, RateLimitOptions } from './options.js';
 export { ADMIN_KEY_HEADER, CHANNEL_TOKEN_HEADER } from './routes-admin.js';
 export { parseTokenFlag } from './token-flag.js';
 export { EmulatorOptionsError, SPEC_CUSTOM_FIELDS } from './validate-options.js';

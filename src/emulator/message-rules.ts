@@ -1,8 +1,9 @@
 /**
  * Checks the body of operations 7 to 9: exactly one element, the element layouts of the platform
- * notes, the quick-reply limits, and attachment URLs whose extension matches their type.
+ * notes (and the WhatsApp template of client code and a reseller's page), the quick-reply limits,
+ * and attachment URLs whose extension does not contradict their type.
  */
-import type { MessageElement } from '../api/wire-types.js';
+import type { MessageElement, TemplateComponent, WhatsappTemplateMessage } from '../api/wire-types.js';
 import { ATTACHMENT_TYPES, MAX_MESSAGES_PER_CALL, MAX_QUICK_REPLIES, MAX_QUICK_REPLY_LENGTH } from '../limits.js';
 import type { AttachmentType } from '../limits.js';
 import { forbidden } from './envelopes.js';
@@ -13,7 +14,10 @@ export interface SendRequest {
   forceCancelSurvey?: boolean;
 }
 
-/** File extensions accepted per attachment type; `file` takes any extension. */
+/**
+ * File extensions accepted per attachment type when the URL's path has one; `file` takes any URL,
+ * and a URL without an extension (`http://abc.com`, as in every public sample) is taken for any type.
+ */
 export const ATTACHMENT_EXTENSIONS: Readonly<Record<Exclude<AttachmentType, 'file'>, readonly string[]>> = {
   image: ['jpg', 'jpeg', 'png', 'gif', 'webp'],
   video: ['mp4', 'mov', 'webm'],
@@ -46,8 +50,9 @@ function readElement(element: unknown): MessageElement {
     return { type, text: fields.text };
   }
   if (type === 'quick_reply') return readQuickReply(fields);
+  if (type === 'whatsapp_template') return readWhatsappTemplate(fields.template);
   if ((ATTACHMENT_TYPES as readonly unknown[]).includes(type)) return readAttachment(type as AttachmentType, fields.url);
-  throw forbidden(`body[0].type "${String(type)}" is not a message type; use text, quick_reply, ${ATTACHMENT_TYPES.join(', ')}`);
+  throw forbidden(`body[0].type "${String(type)}" is not a message type; use text, quick_reply, whatsapp_template, ${ATTACHMENT_TYPES.join(', ')}`);
 }
 
 function asObjectElement(element: unknown): Record<string, unknown> {
@@ -87,11 +92,9 @@ function readAttachment(type: AttachmentType, url: unknown): MessageElement {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw forbidden(`body[0].url must be an http or https URL, got "${parsed.protocol}"`);
   }
+  // Only an extension that contradicts the type is the spec's 403 "unmatched file type".
   const extension = extensionOf(parsed.pathname);
-  if (extension === undefined) {
-    throw forbidden(`${UNMATCHED_FILE_TYPE}: the ${type} URL's path has no file extension`);
-  }
-  if (type !== 'file' && !ATTACHMENT_EXTENSIONS[type].includes(extension)) {
+  if (type !== 'file' && extension !== undefined && !ATTACHMENT_EXTENSIONS[type].includes(extension)) {
     throw forbidden(`${UNMATCHED_FILE_TYPE}: a ${type} needs a .${ATTACHMENT_EXTENSIONS[type].join(', .')} URL, got .${extension}`);
   }
   return { type, url };
@@ -102,4 +105,32 @@ function extensionOf(pathname: string): string | undefined {
   const dot = segment.lastIndexOf('.');
   if (dot <= 0 || dot === segment.length - 1) return undefined;
   return segment.slice(dot + 1).toLowerCase();
+}
+
+/**
+ * `{type: 'whatsapp_template', template: {name, languageCode, components: [{type: 'body', text}]}}`
+ * (client code and a reseller's message-template page): a name, a language and a body component
+ * with text. Which templates the business has had approved is not known here: any name is taken.
+ */
+function readWhatsappTemplate(template: unknown): WhatsappTemplateMessage {
+  if (typeof template !== 'object' || template === null || Array.isArray(template)) {
+    throw forbidden(`body[0].template must be an object {name, languageCode, components}, got ${describe(template)}`);
+  }
+  const { name, languageCode, components } = template as Record<string, unknown>;
+  if (typeof name !== 'string' || name === '') throw forbidden(`body[0].template.name must be a non-empty string, got ${describe(name)}`);
+  if (typeof languageCode !== 'string' || languageCode === '') {
+    throw forbidden(`body[0].template.languageCode must be a non-empty string, got ${describe(languageCode)}`);
+  }
+  if (!Array.isArray(components)) throw forbidden(`body[0].template.components must be a list, got ${describe(components)}`);
+  const read = components.map((component: unknown, index): TemplateComponent => {
+    const where = `body[0].template.components[${index}]`;
+    if (typeof component !== 'object' || component === null || Array.isArray(component)) throw forbidden(`${where} must be an object {type, text}, got ${describe(component)}`);
+    const { type, text } = component as Record<string, unknown>;
+    if (typeof type !== 'string' || type === '') throw forbidden(`${where}.type must be a non-empty string, got ${describe(type)}`);
+    if (text !== undefined && typeof text !== 'string') throw forbidden(`${where}.text must be a string, got ${describe(text)}`);
+    return text === undefined ? { type } : { type, text };
+  });
+  const body = read.find((component) => component.type === 'body');
+  if (body?.text === undefined || body.text === '') throw forbidden('body[0].template.components has no body component with text: [{"type": "body", "text": "..."}]');
+  return { type: 'whatsapp_template', template: { name, languageCode, components: read } };
 }

@@ -5,6 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApiOperation, ChannelType } from '../api/wire-types.js';
 import type { Rate } from '../limits.js';
+import type { UpdateAnswerId, ValueTypes } from './contact-answer.js';
 
 /** One channel of the emulated platform: a token, a type and its own contacts and budgets. */
 export interface ChannelOptions {
@@ -72,6 +73,10 @@ export interface FaultOptions {
   readonly operations?: readonly ApiOperation[];
 }
 
+/** How a search matches the `email` field (`EmulatorOptions.emailSearch`). */
+export type EmailSearch = 'case-insensitive' | 'exact';
+export const EMAIL_SEARCH_MODES: readonly EmailSearch[] = ['case-insensitive', 'exact'];
+
 export interface EmulatorOptions {
   /** TCP port; 0 picks a free one. @default 0 */
   readonly port?: number;
@@ -87,6 +92,25 @@ export interface EmulatorOptions {
    * field with a 403. @default any field name is accepted
    */
   readonly allowedFields?: readonly string[];
+  /**
+   * How a search matches an `email` value: `case-insensitive` as the platform does today
+   * (platform notes, "Values in queries"), or `exact` (case counts), as every other field.
+   * @default 'case-insensitive'
+   */
+  readonly emailSearch?: EmailSearch;
+  /**
+   * How contact reads (get, search) answer custom field values: `strings` as the spec and the
+   * platform notes say (`"timezone": "5"`), or `typed`, as a reseller's search sample does
+   * (`"isLead": true`): `true` / `false` as booleans, plain decimal numbers as numbers.
+   * @default 'strings'
+   */
+  readonly valueTypes?: ValueTypes;
+  /**
+   * What update contact answers as `data.id`: `contact`, the contact's id (spec, operation 3), or
+   * `cus`, an id of another form (`cus_...`), as the live docs' sample of the answer shows.
+   * @default 'contact'
+   */
+  readonly updateAnswerId?: UpdateAnswerId;
   /** @default no fault */
   readonly faults?: FaultOptions;
   /** Seed of the fault PRNG (an integer). @default 1 */

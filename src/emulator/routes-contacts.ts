@@ -5,15 +5,19 @@ import { SEARCH_PAGE_SIZE } from '../limits.js';
 import { CONTACT_PATH, CREATE_PATH, SEARCH_PATH, TAGS_PATH } from './api-paths.js';
 import { channelHandler } from './channel-request.js';
 import type { ChannelOperation, ClosingSignal, OperationRequest } from './channel-request.js';
+import { contactAnswer, updateAnswerId, type AnsweredContact, type ValueTypes } from './contact-answer.js';
 import { contactIdFromPath } from './contact-path-id.js';
 import type { EmulatorState } from './emulator-state.js';
 import { forbidden, successEnvelope } from './envelopes.js';
 import { parseJsonBody, readCustomFields, readTags } from './request-body.js';
 
+/** Operation 1's answer: a `ContactPage` whose values may be typed (`valueTypes`). */
+type SearchPage = Omit<ContactPage, 'data'> & { data: AnsweredContact[] };
+
 export function registerContactRoutes(app: FastifyInstance, state: EmulatorState, closing: ClosingSignal): void {
   const route = (operation: ChannelOperation) => channelHandler(state, closing, operation);
 
-  app.get(SEARCH_PATH, route({ operation: 'searchContacts', group: 'contacts', run: searchContacts }));
+  app.get(SEARCH_PATH, route({ operation: 'searchContacts', group: 'contacts', run: (request) => searchContacts(request, state.valueTypes) }));
 
   app.get(
     CONTACT_PATH,
@@ -22,7 +26,8 @@ export function registerContactRoutes(app: FastifyInstance, state: EmulatorState
       group: 'contacts',
       run: ({ channel, params }) => {
         const id = contactIdFromPath(channel, 'getContact', params.contactId ?? '');
-        return { data: channel.contacts.get(id) };
+        const contact = channel.contacts.get(id);
+        return { data: contact === undefined ? undefined : contactAnswer(contact, state.valueTypes) };
       },
     }),
   );
@@ -36,7 +41,7 @@ export function registerContactRoutes(app: FastifyInstance, state: EmulatorState
         const id = contactIdFromPath(channel, 'updateContact', params.contactId ?? '');
         const fields = readCustomFields(parseJsonBody(rawBody), state.allowedFields);
         channel.contacts.updateFields(id, fields);
-        return { data: { id } };
+        return { data: { id: updateAnswerId(id, state.updateAnswerId) } };
       },
     }),
   );
@@ -87,7 +92,7 @@ export function registerContactRoutes(app: FastifyInstance, state: EmulatorState
  * Operation 1. Links are absolute, on plain http and the request's Host, and carry only `page`,
  * like the live platform's (platform notes): a client must not follow them literally.
  */
-function searchContacts({ channel, query, host }: OperationRequest): ContactPage {
+function searchContacts({ channel, query, host }: OperationRequest, valueTypes: ValueTypes): SearchPage {
   const name = singleQueryValue(query, 'name');
   const value = singleQueryValue(query, 'value');
   if (name === undefined || name === '') throw forbidden('the query parameter "name" (custom field name) is required');
@@ -99,7 +104,7 @@ function searchContacts({ channel, query, host }: OperationRequest): ContactPage
   const path = `http://${host}${SEARCH_PATH}`;
   const link = (n: number): string => `${path}?page=${n}`;
   return {
-    data: contacts,
+    data: contacts.map((contact) => contactAnswer(contact, valueTypes)),
     links: {
       first: link(1),
       last: link(lastPage),

@@ -8,7 +8,7 @@ import { channelHandler } from './channel-request.js';
 import type { ClosingSignal } from './channel-request.js';
 import { contactIdFromPath } from './contact-path-id.js';
 import type { EmulatorState } from './emulator-state.js';
-import { messageSentEnvelope } from './envelopes.js';
+import { StatusAnswer, messageSentEnvelope, templateSentEnvelope } from './envelopes.js';
 import { readSendRequest } from './message-rules.js';
 import { parseJsonBody } from './request-body.js';
 
@@ -24,6 +24,9 @@ export function registerMessageRoutes(app: FastifyInstance, state: EmulatorState
         const cancelledSurvey = send.forceCancelSurvey === true && channel.contacts.hasActiveSurvey(contactId);
         if (cancelledSurvey) channel.contacts.setSurvey(contactId, false);
         channel.messages.push({ contactId, ...send, cancelledSurvey, sentAt: state.now() });
+        const [element] = send.body;
+        // A template is answered 201 with a lowercase status and an object (a reseller's page).
+        if (element?.type === 'whatsapp_template') return new StatusAnswer(201, templateSentEnvelope(element.template));
         return messageSentEnvelope();
       },
     }),

@@ -18,6 +18,10 @@ export function buildServer(state: EmulatorState, options: ResolvedOptions, clos
     ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
     // close() must not wait for clients that keep sockets alive.
     forceCloseConnections: true,
+    // `POST /v1/contact/` is `POST /v1/contact`: two independent clients of the live API create
+    // contacts with the slash, and the live service's paging output is a framework's that ignores
+    // it (issue 28). So `GET /v1/contact/` is the collection's 405, not a lookup of contact "".
+    routerOptions: { ignoreTrailingSlash: true },
   });
 
   // Bodies stay text, whatever the content type, so that an unreadable body is refused after

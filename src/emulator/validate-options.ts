@@ -8,6 +8,9 @@ import { API_OPERATIONS } from '../api/wire-types.js';
 import type { ApiOperation, ChannelType } from '../api/wire-types.js';
 import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE } from '../limits.js';
 import type { ApiGroup, Rate } from '../limits.js';
+import { UPDATE_ANSWER_IDS, VALUE_TYPES, type UpdateAnswerId, type ValueTypes } from './contact-answer.js';
+import { EMAIL_CASE_INSENSITIVE_SEARCH, EXACT_SEARCH, type SearchFold } from './contact-store.js';
+import { EMAIL_SEARCH_MODES } from './options.js';
 import type { ChannelOptions, EmulatorOptions, FaultOptions } from './options.js';
 
 export class EmulatorOptionsError extends Error {
@@ -31,6 +34,10 @@ export interface ResolvedOptions {
   rates: Record<ApiGroup, Rate | undefined>;
   /** Undefined when any field name is accepted. */
   allowedFields: ReadonlySet<string> | undefined;
+  /** How searches match values (`emailSearch`). */
+  searchFold: SearchFold;
+  valueTypes: ValueTypes;
+  updateAnswerId: UpdateAnswerId;
   faults: FaultOptions;
   seed: number;
   adminKey: string;
@@ -72,6 +79,18 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   }
   const channels = resolveChannels(options.channels, problems);
   const rates = resolveRates(options, problems);
+  const emailSearch = options.emailSearch ?? 'case-insensitive';
+  if (!EMAIL_SEARCH_MODES.includes(emailSearch)) {
+    problems.push(`emailSearch: "${String(emailSearch)}" is not a search mode; use ${EMAIL_SEARCH_MODES.join(' or ')}`);
+  }
+  const valueTypes = options.valueTypes ?? 'strings';
+  if (!VALUE_TYPES.includes(valueTypes)) {
+    problems.push(`valueTypes: "${String(valueTypes)}" is not a way to answer values; use ${VALUE_TYPES.join(' or ')}`);
+  }
+  const updateAnswerId = options.updateAnswerId ?? 'contact';
+  if (!UPDATE_ANSWER_IDS.includes(updateAnswerId)) {
+    problems.push(`updateAnswerId: "${String(updateAnswerId)}" is not an answer of update; use ${UPDATE_ANSWER_IDS.join(' or ')}`);
+  }
   const faults = options.faults ?? {};
   problems.push(...checkFaults(faults, 'faults'));
   const seed = options.seed ?? 1;
@@ -89,6 +108,9 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     rates,
     allowedFields:
       options.allowedFields === undefined ? undefined : new Set([...SPEC_CUSTOM_FIELDS, ...options.allowedFields]),
+    searchFold: emailSearch === 'exact' ? EXACT_SEARCH : EMAIL_CASE_INSENSITIVE_SEARCH,
+    valueTypes,
+    updateAnswerId,
     faults,
     seed,
     adminKey,

@@ -9,7 +9,8 @@ import { canonicalJson, type CanonicalValue } from './canonical-json.js';
 
 /**
  * SHA-256 (hex) of the message as the person receives it (type, text or url, quick replies in
- * their order). `forceCancelSurvey` is left out: it changes nothing in what is received.
+ * their order, a template's name, language and components). `forceCancelSurvey` is left out: it
+ * changes nothing in what is received.
  */
 export function messageHash(message: MessageElement): string {
   return createHash('sha256').update(canonicalJson(received(message))).digest('hex');
@@ -21,6 +22,10 @@ function received(message: MessageElement): CanonicalValue {
       return { type: message.type, text: message.text };
     case 'quick_reply':
       return { type: message.type, title: message.title, replies: [...message.replies] };
+    case 'whatsapp_template': {
+      const { name, languageCode, components } = message.template;
+      return { type: message.type, name, languageCode, components: components.map((component) => ({ type: component.type, text: component.text ?? null })) };
+    }
     default:
       return { type: message.type, url: message.url };
   }

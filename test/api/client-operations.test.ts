@@ -52,6 +52,12 @@ describe('ApiClient against the emulator', () => {
     expect(all).toEqual([]);
   });
 
+  it('finds a contact holding the email in another case: the emulator matches emails as the platform does', async () => {
+    const [stored] = emulator.loadContacts(TOKEN, [{ custom_fields: { email: 'ANN@Example.com' } }]);
+    const page = await client.searchContactsPage('email', 'ann@example.com');
+    expect(page.data.map((c) => [c.id, c.custom_fields.email])).toEqual([[stored!.id, 'ANN@Example.com']]);
+  });
+
   it('finds a phone number with a leading + (the query value is percent-encoded)', async () => {
     const [stored] = emulator.loadContacts(TOKEN, [{ custom_fields: { phone: '+6591234567' } }]);
     const page = await client.searchContactsPage('phone', '+6591234567');
@@ -69,6 +75,23 @@ describe('ApiClient against the emulator', () => {
       [{ type: 'image', url: 'https://cdn.example.com/a.png' }],
       [{ type: 'quick_reply', title: 'Coming?', replies: ['Yes', 'No'] }],
     ]);
+  });
+
+  it('sends a WhatsApp template in the layout of client code and a reseller\'s page, and takes its 201 answer as sent', async () => {
+    const [stored] = emulator.loadContacts(TOKEN, [{}]);
+    await expect(client.sendTemplate(stored!.id, { name: 'welcome_v2', languageCode: 'pt_BR', body: 'Olá Ana!' })).resolves.toBeUndefined();
+    expect(emulator.messages(TOKEN, stored!.id).map((m) => m.body)).toEqual([
+      [{ type: 'whatsapp_template', template: { name: 'welcome_v2', languageCode: 'pt_BR', components: [{ type: 'body', text: 'Olá Ana!' }] } }],
+    ]);
+    expect(emulator.counters(TOKEN).byOperation.sendMessage.received).toBe(1);
+  });
+
+  it('sends an attachment at a URL without an extension, as every public sample does', async () => {
+    const [stored] = emulator.loadContacts(TOKEN, [{}]);
+    for (const type of ['image', 'video', 'audio', 'file'] as const) await client.sendAttachment(stored!.id, type, 'http://abc.com');
+    expect(emulator.messages(TOKEN, stored!.id).map((m) => m.body[0])).toEqual(
+      ['image', 'video', 'audio', 'file'].map((type) => ({ type, url: 'http://abc.com' })),
+    );
   });
 
   it('cancels an active survey only with forceCancelSurvey', async () => {

@@ -230,6 +230,47 @@ fields:
     ]);
   });
 
+  test('messages: a whatsapp_template needs its template, whose literal name and language WhatsApp could have approved', async () => {
+    const job = (name: string, message: string) => `  - name: ${name}\n    connection: main\n    input: a.csv\n    ${KEY}\n    message: ${message}\n`;
+    const issues = await issuesOf(
+      `${CONNECTION}jobs:
+${job('a', '{ type: whatsapp_template }')}${job('b', '{ type: whatsapp_template, template: { name: "Welcome V2", language: English, body: "Hi {{first_name}" } }')}${job('c', '{ type: whatsapp_template, template: { name: welcome_v2, language: en } }')}${job('d', '{ text: Hi, template: { name: welcome_v2, language: en, body: Hi } }')}${job('e', '{ type: whatsapp_template, template: { name: welcome_v2, language: en, body: Hi, footer: Bye } }')}`,
+    );
+    const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
+    expect(issues.map(({ path, message }) => ({ path, message })).sort(byPath)).toEqual([
+      { path: 'jobs[0].message.template', message: 'is missing; type: whatsapp_template needs template: {name: welcome_v2, language: en, body: "Hi {{first_name}}, welcome!"}' },
+      { path: 'jobs[1].message.template.body', message: '"Hi {{first_name}" has an unbalanced {{ or }}; write each placeholder as {{column}}' },
+      { path: 'jobs[1].message.template.language', message: '"English" is not a WhatsApp language code; write the language of the approved template, e.g. en, en_US or pt_BR' },
+      { path: 'jobs[1].message.template.name', message: '"Welcome V2" is not a WhatsApp template name; write the approved template\'s name: lowercase letters, digits and underscores, e.g. welcome_v2' },
+      { path: 'jobs[2].message.template.body', message: "is missing; add body: the text of the template's body as approved, with the row's values ({{column}} placeholders allowed)" },
+      { path: 'jobs[3].message.template', message: 'is sent only with type: whatsapp_template (this message is text); set type: whatsapp_template or remove it' },
+      { path: 'jobs[4].message.template.footer', message: 'unknown key "footer"; remove it; the keys here are name, language, body' },
+    ]);
+  });
+
+  test('a whatsapp_template is loaded with its parts as written; placeholders in its name and language are checked row by row', async () => {
+    const loaded = await loadJobsFile(
+      await temp.write('jobs.yaml', oneJob(`${KEY}\nmessage: { type: whatsapp_template, when: created, template: { name: "welcome_{{plan}}", language: "{{lang}}", body: "Hi {{first_name}}, welcome!" } }`)),
+      { env },
+    );
+    expect(loaded.jobsFile.jobs[0]!.message).toEqual({
+      when: 'created',
+      type: 'whatsapp_template',
+      quickReplies: [],
+      template: { name: 'welcome_{{plan}}', language: '{{lang}}', body: 'Hi {{first_name}}, welcome!' },
+      forceCancelSurvey: false,
+      repeat: false,
+    });
+  });
+
+  test('a text beside a whatsapp_template loads with a warning that it is not sent', async () => {
+    const { warnings } = await loadJobsFile(
+      await temp.write('jobs.yaml', oneJob(`${KEY}\nmessage: { type: whatsapp_template, text: Hi, template: { name: welcome, language: en, body: Hi } }`)),
+      { env },
+    );
+    expect(warnings).toEqual([expect.stringContaining('jobs[0].message.text: is not sent with type: whatsapp_template; remove it: the text sent is template.body')]);
+  });
+
   test('a url made of a placeholder is accepted (it is checked row by row)', async () => {
     const loaded = await loadJobsFile(await temp.write('jobs.yaml', oneJob(`${KEY}\nmessage: { type: image, url: "{{photo_url}}" }`)), { env });
     expect(loaded.jobsFile.jobs[0]!.message!.url).toBe('{{photo_url}}');

@@ -79,6 +79,33 @@ describe('methods and paths', () => {
     expect(answer.body).toEqual({ status: 'error', message: expect.any(String), data: [] });
   });
 
+  // Clients of the live API write `POST /v1/contact/` (issue 28): a trailing slash is the same route.
+  test('a trailing slash names the same route, on every path', async () => {
+    const created = await api(emulator, 'POST', '/v1/contact/', { json: { custom_fields: [{ name: 'email', value: 'ann@example.com' }] } });
+    expect(created.status).toBe(200);
+    const id = created.body.data.id as string;
+    expect(emulator.contacts(TOKEN).map((contact) => contact.id)).toEqual([id]);
+
+    const search = await api(emulator, 'GET', '/v1/contact/by_custom_field/?name=email&value=ann%40example.com');
+    expect(search.status).toBe(200);
+    expect((search.body.data as Array<{ id: string }>).map((contact) => contact.id)).toEqual([id]);
+    expect((await api(emulator, 'GET', `/v1/contact/${id}/`)).body.data.id).toBe(id);
+    expect((await api(emulator, 'PUT', `/v1/contact/${id}/`, { json: { custom_fields: [{ name: 'firstName', value: 'Ann' }] } })).status).toBe(200);
+    expect((await api(emulator, 'POST', `/v1/contact/${id}/tags/`, { json: { tags: ['vip', 'new'] } })).status).toBe(200);
+    expect((await api(emulator, 'DELETE', `/v1/contact/${id}/tags/`, { json: { tags: ['new'] } })).status).toBe(200);
+    expect((await api(emulator, 'POST', `/v1/message/sendContent/${id}/`, { json: { body: [{ type: 'text', text: 'Hi' }] } })).status).toBe(200);
+
+    expect(emulator.contacts(TOKEN)).toEqual([expect.objectContaining({ id, tags: ['vip'], custom_fields: expect.objectContaining({ firstName: 'Ann' }) })]);
+    expect(emulator.messages(TOKEN, id)).toHaveLength(1);
+  });
+
+  test('GET /v1/contact/ is the collection (405), not a lookup of contact ""', async () => {
+    const answer = await api(emulator, 'GET', '/v1/contact/');
+    expect(answer.status).toBe(405);
+    expect(answer.body).toEqual({ status: 'error', message: '405 Method Not Allowed', data: [] });
+    expect(emulator.counters(TOKEN).total.received).toBe(0);
+  });
+
   test('serves the API only under the /api root', async () => {
     const response = await fetch(`${emulator.origin}/v1/contact/by_custom_field?name=a&value=b`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(response.status).toBe(404);

@@ -40,6 +40,14 @@ describe('send message (operations 7 to 9)', () => {
     ['audio', 'http://cdn.example/s.m4a'],
     ['file', 'https://cdn.example/doc.pdf'],
     ['file', 'https://cdn.example/data.csv'],
+    // Every public sample sends "http://abc.com" (issue 28): a URL without an extension fits any type.
+    ['image', 'http://abc.com'],
+    ['video', 'http://abc.com'],
+    ['audio', 'http://abc.com/'],
+    ['file', 'http://abc.com'],
+    ['image', 'https://cdn.example/photos/12345?format=large'],
+    ['file', 'https://cdn.example/no-extension'],
+    ['file', 'https://cdn.example/photo.png'],
   ])('accepts a %s attachment at %s', async (type, url) => {
     const answer = await send({ body: [{ type, url }] });
     expect(answer.status).toBe(200);
@@ -50,7 +58,7 @@ describe('send message (operations 7 to 9)', () => {
     ['image', 'https://cdn.example/doc.pdf'],
     ['video', 'https://cdn.example/photo.png'],
     ['audio', 'https://cdn.example/movie.mov'],
-    ['file', 'https://cdn.example/no-extension'],
+    ['video', 'http://abc.com/clip.mp3'],
   ])('refuses a %s attachment at %s with 403 "unmatched file type"', async (type, url) => {
     const answer = await send({ body: [{ type, url }] });
     expect(answer.status).toBe(403);
@@ -96,6 +104,31 @@ describe('send message (operations 7 to 9)', () => {
     ['a non-boolean forceCancelSurvey', { body: [{ type: 'text', text: 'a' }], forceCancelSurvey: 'true' }],
   ])('refuses %s with 403', async (_case, body) => {
     expect((await send(body)).status).toBe(403);
+  });
+
+  // Client code and a reseller's message-template page (issue 28).
+  const TEMPLATE = { type: 'whatsapp_template', template: { name: 'welcome_v2', languageCode: 'en', components: [{ type: 'body', text: 'Hi Ada, welcome!' }] } };
+
+  test('a WhatsApp template answers 201 {status: "success", message: "Message Sent", data: {...}} and is recorded as sent', async () => {
+    const answer = await send({ body: [TEMPLATE] });
+    expect(answer.status).toBe(201);
+    expect(answer.body).toEqual({ status: 'success', message: 'Message Sent', data: { name: 'welcome_v2', languageCode: 'en' } });
+    expect(emulator.messages(TOKEN)).toEqual([{ contactId, body: [TEMPLATE], cancelledSurvey: false, sentAt: clockMs }]);
+  });
+
+  test.each([
+    ['no template', { type: 'whatsapp_template' }, 'template must be an object'],
+    ['an empty name', { ...TEMPLATE, template: { ...TEMPLATE.template, name: '' } }, 'template.name must be a non-empty string'],
+    ['no languageCode', { ...TEMPLATE, template: { name: 'welcome_v2', components: TEMPLATE.template.components } }, 'template.languageCode must be a non-empty string'],
+    ['components that are not a list', { ...TEMPLATE, template: { ...TEMPLATE.template, components: { type: 'body' } } }, 'components must be a list'],
+    ['no body component', { ...TEMPLATE, template: { ...TEMPLATE.template, components: [{ type: 'header', text: 'Hi' }] } }, 'no body component with text'],
+    ['a body without text', { ...TEMPLATE, template: { ...TEMPLATE.template, components: [{ type: 'body' }] } }, 'no body component with text'],
+    ['a text that is not a string', { ...TEMPLATE, template: { ...TEMPLATE.template, components: [{ type: 'body', text: 5 }] } }, 'components[0].text must be a string'],
+  ])('refuses a WhatsApp template with %s with 403, recording nothing', async (_case, element, message) => {
+    const answer = await send({ body: [element] });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toEqual({ status: 'error', message: expect.stringContaining(message), data: [] });
+    expect(emulator.messages(TOKEN)).toEqual([]);
   });
 
   test('refuses a send to an unknown contact with 403 "no such contact"', async () => {

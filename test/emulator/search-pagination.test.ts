@@ -79,14 +79,45 @@ describe('get contacts by custom field (operation 1)', () => {
     expect(answer.body.links).toMatchObject({ next: null, last: pageLink(2) });
   });
 
-  test('matches the value exactly (case, whitespace) and on the named field only', async () => {
+  test('matches the value exactly (case, whitespace) on fields other than email, and on the named field only', async () => {
     emulator.loadContacts(TOKEN, [
-      { custom_fields: { email: 'Ada@x.org' } },
-      { custom_fields: { email: 'ada@x.org ' } },
-      { custom_fields: { customerid: 'ada@x.org' } },
+      { custom_fields: { customerid: 'C-1' } },
+      { custom_fields: { customerid: 'c-1 ' } },
+      { custom_fields: { email: 'c-1' } },
     ]);
-    const answer = await search('name=email&value=ada%40x.org');
-    expect(answer.body.data).toEqual([]);
+    expect((await search('name=customerid&value=c-1')).body.data).toEqual([]);
+  });
+
+  // Platform notes, "Values in queries": emails are matched case-insensitively (issue 28).
+  test('matches an email case-insensitively by default (spaces still count), and follows updates', async () => {
+    const [upper, lower] = emulator.loadContacts(TOKEN, [
+      { custom_fields: { email: 'ANN@Example.com' } },
+      { custom_fields: { email: 'ann@example.com' } },
+      { custom_fields: { email: 'ann@example.com ' } },
+      { custom_fields: { customerid: 'ann@example.com' } },
+    ]);
+    expect(idsOf(await search('name=email&value=ann%40example.com'))).toEqual([upper!.id, lower!.id]);
+    expect(idsOf(await search('name=email&value=Ann%40EXAMPLE.com'))).toEqual([upper!.id, lower!.id]);
+    await api(emulator, 'PUT', `/v1/contact/${upper!.id}`, { json: { custom_fields: [{ name: 'email', value: 'bob@example.com' }] } });
+    expect(idsOf(await search('name=email&value=ann%40example.com'))).toEqual([lower!.id]);
+    expect(idsOf(await search('name=email&value=BOB%40example.com'))).toEqual([upper!.id]);
+    emulator.deleteContact(TOKEN, lower!.id);
+    expect(idsOf(await search('name=email&value=ann%40example.com'))).toEqual([]);
+  });
+
+  test('with emailSearch: exact, an email is matched exactly too', async () => {
+    const exact = await startEmulator({ rateLimits: false, emailSearch: 'exact' });
+    try {
+      const [, lower] = exact.loadContacts(TOKEN, [{ custom_fields: { email: 'ANN@Example.com' } }, { custom_fields: { email: 'ann@example.com' } }]);
+      const answer = await api(exact, 'GET', '/v1/contact/by_custom_field?name=email&value=ann%40example.com');
+      expect(idsOf(answer)).toEqual([lower!.id]);
+    } finally {
+      await exact.close();
+    }
+  });
+
+  test('refuses an unknown emailSearch mode, naming the option and the modes', async () => {
+    await expect(startEmulator({ emailSearch: 'loose' as never })).rejects.toThrow(/emailSearch: "loose" is not a search mode; use case-insensitive or exact/);
   });
 
   test('follows creates and updates: a changed value leaves the old search and joins the new one', async () => {

@@ -54,6 +54,29 @@ describe('contact-sync emulator flags', () => {
     expect(exitCode).toBe(0);
   });
 
+  it('--email-search exact, --value-types typed and --update-answer-id cus: the emulator answers so, and the banner says it', async () => {
+    const exitCode = await serve(['--email-search', 'exact', '--value-types', 'typed', '--update-answer-id', 'cus'], async (banner, url) => {
+      expect(banner).toContain('answers: email search exact, values as typed, update id cus');
+      const call = (method: string, path: string, body?: unknown) =>
+        fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer demo-token', 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }).then(
+          async (response) => (await response.json()) as { data: { id: string; custom_fields?: Record<string, unknown> } & Array<{ id: string }> },
+        );
+      const { id } = (await call('POST', '/v1/contact', { custom_fields: [{ name: 'email', value: 'ANN@example.com' }, { name: 'timezone', value: '5' }] })).data;
+      expect((await call('GET', '/v1/contact/by_custom_field?name=email&value=ann%40example.com')).data).toEqual([]);
+      expect((await call('GET', `/v1/contact/${id}`)).data.custom_fields).toEqual({ email: 'ANN@example.com', timezone: 5 });
+      expect((await call('PUT', `/v1/contact/${id}`, { custom_fields: [{ name: 'timezone', value: '6' }] })).data.id).toMatch(/^cus_/);
+    });
+    expect(exitCode).toBe(0);
+  });
+
+  it('the answers are the platform\'s by default, shown in the banner', async () => {
+    const exitCode = await serve([], (banner) => {
+      expect(banner).toContain('answers: email search case-insensitive, values as strings, update id contact');
+      return Promise.resolve();
+    });
+    expect(exitCode).toBe(0);
+  });
+
   it('a rate that does not parse is a usage error naming the flag: exit 2', async () => {
     const stderr = new Capture();
     const exitCode = await main(['emulator', '--port', '0', '--messages-rate', 'fast'], { stdout: new Capture(), stderr, env: {}, cwd: process.cwd(), isTTY: false, signals: new EventEmitter() });

@@ -1,3 +1,4 @@
+import { whatsappTemplateElement } from '../../src/api/wire-types.js';
 import { messageHash } from '../../src/state/message-hash.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { makeStateTestDir, type StateTestDir } from './state-test-dir.js';
@@ -48,8 +49,10 @@ describe('messages', () => {
 });
 
 describe('messageHash', () => {
-  test('is the same for the same message and differs with its text, url, type or replies', () => {
+  test('is the same for the same message and differs with its text, url, type, replies, or template name, language and body', () => {
     expect(messageHash({ type: 'text', text: 'Hi' })).toBe(messageHash({ type: 'text', text: 'Hi' }));
+    const template = { name: 'welcome', languageCode: 'en', body: 'Hi' };
+    expect(messageHash(whatsappTemplateElement(template))).toBe(messageHash(whatsappTemplateElement({ ...template })));
     const hashes = [
       messageHash({ type: 'text', text: 'Hi' }),
       messageHash({ type: 'text', text: 'Hi!' }),
@@ -57,6 +60,10 @@ describe('messageHash', () => {
       messageHash({ type: 'file', url: 'https://example.com/a.png' }),
       messageHash({ type: 'quick_reply', title: 'Hi', replies: ['Yes', 'No'] }),
       messageHash({ type: 'quick_reply', title: 'Hi', replies: ['No', 'Yes'] }),
+      messageHash(whatsappTemplateElement({ name: 'welcome', languageCode: 'en', body: 'Hi' })),
+      messageHash(whatsappTemplateElement({ name: 'welcome', languageCode: 'en', body: 'Hi!' })),
+      messageHash(whatsappTemplateElement({ name: 'welcome', languageCode: 'pt_BR', body: 'Hi' })),
+      messageHash(whatsappTemplateElement({ name: 'welcome_v2', languageCode: 'en', body: 'Hi' })),
     ];
     expect(new Set(hashes).size).toBe(hashes.length);
   });

@@ -12,12 +12,25 @@ export const emulatorDefinition = (context: CommandContext) =>
         .option('token', { type: 'string', array: true, default: ['demo-token'], describe: 'a channel token, TOKEN or TOKEN:viber (repeatable)' })
         .option('contacts-rate', { type: 'string', default: '100/min', describe: 'contacts API limit per channel, e.g. 100/min, or off' })
         .option('messages-rate', { type: 'string', default: '25/s', describe: 'messages API limit per channel, or off' })
-        .option('admin-key', { type: 'string', describe: 'key of the admin API (x-admin-key); random and printed by default' }),
+        .option('admin-key', { type: 'string', describe: 'key of the admin API (x-admin-key); random and printed by default' })
+        .option('email-search', { choices: ['case-insensitive', 'exact'] as const, default: 'case-insensitive' as const, describe: 'how a search matches the email field: as the platform (case-insensitive) or exactly' })
+        .option('value-types', { choices: ['strings', 'typed'] as const, default: 'strings' as const, describe: 'contact reads answer values as strings, or true/false and numbers as JSON values (typed)' })
+        .option('update-answer-id', { choices: ['contact', 'cus'] as const, default: 'contact' as const, describe: "update contact answers the contact's id, or a cus_ id as the live docs' sample" }),
     handler: async (args) => {
       const { emulatorCommand } = await import('../emulator-command.js');
       context.exit(
         await emulatorCommand(
-          { port: args.port ?? 4010, host: args.host, token: args.token, contactsRate: args.contactsRate, messagesRate: args.messagesRate, adminKey: args.adminKey },
+          {
+            port: args.port ?? 4010,
+            host: args.host,
+            token: args.token,
+            contactsRate: args.contactsRate,
+            messagesRate: args.messagesRate,
+            adminKey: args.adminKey,
+            emailSearch: args.emailSearch,
+            valueTypes: args.valueTypes,
+            updateAnswerId: args.updateAnswerId,
+          },
           context.io,
           context.logger(args),
         ),

@@ -3,8 +3,9 @@
  * fields, then checked against the Messages API limits. Pure; a problem is the row's message
  * failure, not an exception.
  */
-import type { MessageElement } from '../../api/wire-types.js';
-import type { MessageSpec } from '../../config/job-types.js';
+import { languageCodeProblem, templateNameProblem } from '../../api/whatsapp-template-rules.js';
+import { whatsappTemplateElement, type MessageElement } from '../../api/wire-types.js';
+import type { MessageSpec, MessageTemplateSpec } from '../../config/job-types.js';
 import { MAX_QUICK_REPLIES, MAX_QUICK_REPLY_LENGTH } from '../../limits.js';
 
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
@@ -34,6 +35,8 @@ export function renderMessage(spec: MessageSpec, values: Readonly<Record<string,
       if (replies.some((reply) => reply === '')) return { ok: false, error: 'a quick reply is empty for this row; fill the columns it uses' };
       return { ok: true, element: { type: 'quick_reply', title, replies } };
     }
+    case 'whatsapp_template':
+      return renderTemplate(spec.template, values);
     default: {
       const url = fillTemplate(spec.url ?? '', values).trim();
       if (!/^https?:\/\/[^/\s]+/i.test(url)) {
@@ -42,6 +45,19 @@ export function renderMessage(spec: MessageSpec, values: Readonly<Record<string,
       return { ok: true, element: { type: spec.type, url } };
     }
   }
+}
+
+/** Each part of the template filled from the row, then checked as WhatsApp would: the element is built by `whatsappTemplateElement`. */
+function renderTemplate(template: MessageTemplateSpec | undefined, values: Readonly<Record<string, string>>): RenderedMessage {
+  // The config refuses a whatsapp_template without its template.
+  if (template === undefined) return { ok: false, error: 'type: whatsapp_template needs template: {name, language, body}' };
+  const name = fillTemplate(template.name, values).trim();
+  const languageCode = fillTemplate(template.language, values).trim();
+  const body = fillTemplate(template.body, values).trim();
+  const problem = templateNameProblem(name) ?? languageCodeProblem(languageCode);
+  if (problem !== undefined) return { ok: false, error: `${problem} (for this row; fill the columns it uses)` };
+  if (body === '') return { ok: false, error: `the template body ${JSON.stringify(template.body)} is empty for this row; fill the columns it uses` };
+  return { ok: true, element: whatsappTemplateElement({ name, languageCode, body }) };
 }
 
 /** Whether a row's outcome calls for the message, by `message.when`. */

@@ -11,7 +11,7 @@ import { ApiError, ApiUnavailableError, InvalidTokenError, OutcomeUnknownError }
 import { RetryAfterTooLongError } from '../../api/connection-health.js';
 import { RateLimiterUnavailableError } from '../../api/rate-limiter-unavailable-error.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
-import type { MessageElement } from '../../api/wire-types.js';
+import { templateOf, type MessageElement } from '../../api/wire-types.js';
 import type { MessageSpec } from '../../config/job-types.js';
 import { messageHash } from '../../state/message-hash.js';
 import type { StateStore } from '../../state/state-store.js';
@@ -80,6 +80,9 @@ async function sendOnce(contactId: string, element: MessageElement, context: Sen
         break;
       case 'quick_reply':
         await api.sendQuickReplies(contactId, element.title, element.replies, options);
+        break;
+      case 'whatsapp_template':
+        await api.sendTemplate(contactId, templateOf(element), options);
         break;
       default:
         await api.sendAttachment(contactId, element.type, element.url, options);

@@ -24,7 +24,7 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   INVALID_TOKEN: { meaning: '401: the channel token was refused (the job aborts, see below)', fix: 'fix the token the connection reads' },
   RATE_LIMITED: { meaning: '429 still after the retries', fix: 'lower the connection\'s `rateLimits`, or check another integration using the token' },
   METHOD_NOT_ALLOWED: { meaning: '405: the platform does not offer this call here', fix: 'report it: the client called a route the spec does not have' },
-  UNMATCHED_FILE_TYPE: { meaning: 'a message attachment\'s URL does not end in an extension its type allows', fix: 'fix the message\'s attachment URL' },
+  UNMATCHED_FILE_TYPE: { meaning: 'a message attachment\'s URL names a file its type does not take (a .pdf sent as image)', fix: 'fix the message\'s attachment URL' },
   NO_SUCH_CONTACT: { meaning: 'the contact (or a message\'s recipient) does not exist on this channel', fix: 'run again: the row is matched afresh' },
   FORBIDDEN: { meaning: '403 for another reason, e.g. a custom field that does not exist in the workspace', fix: 'create the field on the platform, or fix `fields`' },
   SERVER_ERROR: { meaning: '5xx still after the retries', fix: 'run again later' },

@@ -21,6 +21,16 @@ export interface ContactIndex {
   readonly hits: number;
 }
 
+/**
+ * The key a contact's value is indexed under: the row's key as `mapKey` normalises it. An email
+ * key is lowercase, and the platform matches emails case-insensitively (platform notes): a
+ * contact holding `ANN@example.com` is the contact of the key `ann@example.com`, found in the
+ * index as a search finds it, and not listed by reconcile as a contact the file lacks.
+ */
+function indexKey(keyField: string, value: string): string {
+  return keyField === 'email' ? value.toLowerCase() : value;
+}
+
 export async function prefetchContacts(api: ContactsApi, marker: { field: string; value: string }, keyField: string): Promise<ContactIndex> {
   const byKey = new Map<string, MatchedContact[]>();
   let size = 0;
@@ -29,8 +39,9 @@ export async function prefetchContacts(api: ContactsApi, marker: { field: string
     calls++;
     for (const contact of page) {
       size++;
-      const key = contact.custom_fields[keyField];
-      if (key === undefined || key === '') continue;
+      const value = contact.custom_fields[keyField];
+      if (value === undefined || value === '') continue;
+      const key = indexKey(keyField, value);
       const list = byKey.get(key);
       if (list === undefined) byKey.set(key, [contact]);
       else list.push(contact);

@@ -4,7 +4,7 @@
  */
 import type { ContactsApi, SendOptions } from '../../api/contacts-api.js';
 import type { AttachmentType } from '../../limits.js';
-import type { Contact, ContactPage } from '../../api/wire-types.js';
+import type { Contact, ContactPage, WhatsappTemplate } from '../../api/wire-types.js';
 
 export class CountedApi implements ContactsApi {
   /** Calls made through this view. */
@@ -67,5 +67,10 @@ export class CountedApi implements ContactsApi {
   sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<void> {
     this.calls++;
     return this.api.sendQuickReplies(id, title, replies, options);
+  }
+
+  sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<void> {
+    this.calls++;
+    return this.api.sendTemplate(id, template, options);
   }
 }

@@ -65,6 +65,9 @@ export function jobColumnUses(job: Job, jobPath = defaultJobPath(job)): ColumnUs
       ['text', message.text],
       ['url', message.url],
       ...message.quickReplies.map((reply, index): [string, string] => [`quickReplies[${index}]`, reply]),
+      ['template.name', message.template?.name],
+      ['template.language', message.template?.language],
+      ['template.body', message.template?.body],
     ];
     for (const [key, template] of templates) {
       if (template === undefined) continue;

@@ -26,6 +26,18 @@ describe('columns a job uses', () => {
   });
 });
 
+describe('a whatsapp_template\'s columns', () => {
+  test('its name, language and body name columns like any message template; a mapped field is not a column', () => {
+    const job = makeJob({
+      key: { column: 'customer_id', field: 'customerid' },
+      fields: [columnField('firstName', 'first')],
+      message: message({ type: 'whatsapp_template', template: { name: 'welcome_{{plan}}', language: '{{lang}}', body: 'Hi {{firstName}}, your code is {{code}}' } }),
+    });
+    expect(columnsUsedByJob(job)).toEqual(['customer_id', 'first', 'plan', 'lang', 'code']);
+    expect(checkHeader(job, ['customer_id', 'first', 'plan', 'lang'], 'f.csv', 'jobs[0]').map((problem) => problem.paths)).toEqual([['jobs[0].message.template.body']]);
+  });
+});
+
 describe('checkHeader', () => {
   test('a header with every column has no problem', () => {
     const header = ['customer_id', 'e_mail', 'first', 'Last_Name', 'segments', 'nickname', 'answer', 'contact_id', 'extra'];
