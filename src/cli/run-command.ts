@@ -59,6 +59,8 @@ export interface RunArgs {
   maxMissing?: number;
   /** `--input FILE|-`: replaces the one selected job's input (`input-override.ts`). */
   input?: string;
+  /** `--partial`: the input is a part of the export; the departed step (onMissing) does not run. @default false */
+  partial?: boolean;
 }
 
 /** `I/N` for --shard. */
@@ -301,6 +303,7 @@ async function runOneJob(
       ...(args.limit === undefined ? {} : { limit: args.limit }),
       ...(args.maxErrors === undefined ? {} : { maxErrors: args.maxErrors }),
       ...(args.maxMissing === undefined ? {} : { maxMissingPercent: args.maxMissing }),
+      ...(args.partial === true ? { partial: true } : {}),
     });
     progress.stop();
     io.stdout.write(run.reconcile === undefined ? formatSummary(run.summary, run.reportFiles) : formatReconcile(run.reconcile, run.reportFiles));
@@ -326,6 +329,7 @@ function describeRun(args: RunArgs): string {
     args.maxDuration !== undefined && `--max-duration ${formatDuration(args.maxDuration)}`,
     args.maxMissing !== undefined && `--max-missing ${args.maxMissing}%`,
     args.input !== undefined && `--input ${args.input}`,
+    args.partial === true && '--partial',
     args.undo !== undefined && `--run ${args.undo.runId}${args.undo.force ? ' --force' : ''}`,
   ];
   return [args.command ?? 'run', args.jobsFile, ...flags.filter((flag): flag is string => typeof flag === 'string')].join(' ');

@@ -1,4 +1,5 @@
 /** The table printed when a job ends: rows by outcome, calls by operation, 429s, retries, time. */
+import { advisesMaxMissing } from '../pipeline/departed/departure-plan.js';
 import type { DepartedSummary } from '../pipeline/departed/settle-departed.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { differingKeys, type ReconcileSummary } from '../pipeline/report/reconcile-summary.js';
@@ -56,8 +57,17 @@ export function whatNext(summary: JobSummary, reportFiles: readonly string[]): s
   const left = summary.rows.notReached ?? 0;
   const failed = summary.rows.failed;
   const rejected = reportFiles.find((file) => file.endsWith('.rejected.csv')) ?? 'the rejected rows file';
-  const fix = failed > 0 ? `; ${failed} rows failed: fix them in ${rejected} and feed it back as input` : '';
+  // A summary without failedRows (written before it existed) counts every failed row as to fix.
+  const toFix = summary.failedRows?.toFix ?? failed;
+  const toRunAgain = summary.failedRows?.toRunAgain ?? 0;
   const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
+  // Saved from a spreadsheet as UTF-8, a windows-1252 file would be misread by the job's own input.encoding.
+  const encoding = summary.failedRows?.rejectedEncoding ?? 'utf-8';
+  const savedAs = encoding === 'utf-8' ? '' : ` (written in ${encoding}, as the input: save it in ${encoding})`;
+  const fixes = toFix > 0 ? `${rows(toFix)} failed for their data: fix them in ${rejected}${savedAs} and feed it back as input (--input)` : '';
+  const again = toRunAgain > 0 ? `${rows(toRunAgain)} failed for a cause outside their data (the job stopped, or the platform failed): nothing to fix in them, results.csv lists them and the same command run again takes them` : '';
+  const failures = [fixes, again].filter((part) => part !== '').join('; ');
+  const fix = failures === '' ? '' : `; ${failures}`;
   if (summary.dryRun) return `Dry run: nothing was written; run it without --dry-run to make these changes.`;
   switch (summary.status) {
     case 'aborted':
@@ -68,14 +78,22 @@ export function whatNext(summary: JobSummary, reportFiles: readonly string[]): s
       return `Stopped at --max-duration with ${rows(left)} not reached${fix}: run the same command again to go on.`;
     default:
       if (left > 0) return `Took the rows asked for; ${rows(left)} of the input not reached${fix}.`;
-      if (departedRefused(summary)) return `The rows are done${fix}, but the departed step was refused: check the export, then run again (or with --max-missing).`;
-      return failed > 0 ? `Done, but ${rows(failed)} failed: fix them in ${rejected} and feed it back as input.` : 'Done: every row ended well; nothing is left to run.';
+      if (departedRefused(summary)) return `The rows are done${fix}, but the departed step was refused: ${departedWayOn(summary)}.`;
+      return failed > 0 ? `Done, but ${failures}.` : 'Done: every row ended well; nothing is left to run.';
   }
 }
 
 function departedRefused(summary: JobSummary): boolean {
   const departed = summary.departed as Partial<DepartedSummary> | undefined;
   return departed?.refused === true;
+}
+
+/** After a refused departed step: never a share that would act on most of the keys (departure-plan.ts). */
+function departedWayOn(summary: JobSummary): string {
+  const departed = summary.departed as Partial<DepartedSummary> | undefined;
+  return advisesMaxMissing(departed?.missingPercent ?? 100)
+    ? 'check the export, then run again (a part of it with --partial; or with --max-missing if the keys really left)'
+    : 'most of the known keys are missing, so this input is not the whole export: run a part of it with --partial, or export it again';
 }
 
 /** The table printed when a reconcile of a job ends: keys by how they stand, the calls, the files. */

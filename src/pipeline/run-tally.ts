@@ -11,6 +11,7 @@ import type { RunStatus } from '../state/run-journal.js';
 import type { DepartedSummary } from './departed/settle-departed.js';
 import { JobAbortError } from './job-abort.js';
 import type { JobSummary } from './report/job-summary.js';
+import { failureCause } from './report/failure-cause.js';
 import type { RowOutcome, RowResult } from './types.js';
 
 /** Rows a percentage threshold waits for before it may abort: 1 failure in 3 rows is no trend. */
@@ -28,11 +29,14 @@ export type RunExitCode = (typeof EXIT)['ok' | 'rowsFailed' | 'aborted' | 'deadl
 export class RunTally {
   readonly rows: RowTally = { total: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
   readonly messages: MessageTally = { sent: 0, skipped: 0, failed: 0, unknown: 0 };
+  /** The failed rows by cause: their own data (rejected.csv) or outside it (run again); report/failure-cause.ts. */
+  readonly failedRows = { toFix: 0, toRunAgain: 0 };
 
   /** Counts a finished row. */
   add(result: RowResult): void {
     this.rows.total++;
     this.rows[result.outcome]++;
+    if (result.outcome === 'failed') this.failedRows[failureCause(result.errorCode) === 'fix' ? 'toFix' : 'toRunAgain']++;
     if (result.messageStatus !== '') this.messages[result.messageStatus]++;
   }
 

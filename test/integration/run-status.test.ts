@@ -41,7 +41,7 @@ describe('run status', () => {
     const summary = ws.summary('import', 'r');
     expect(summary.status).toBe('aborted');
     expect(summary.rows.total! + summary.rows.notReached!).toBe(30);
-    expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^Stopped \(MAX_ERRORS\) with \d+ rows not reached; \d+ rows failed: fix them in .*import\.rejected\.csv and feed it back as input: fix the cause above, then run the same command again\.$/);
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^Stopped \(MAX_ERRORS\) with \d+ rows not reached; \d+ rows failed for their data: fix them in .*import\.rejected\.csv and feed it back as input \(--input\); 1 row failed for a cause outside their data \(the job stopped, or the platform failed\): nothing to fix in them, results\.csv lists them and the same command run again takes them: fix the cause above, then run the same command again\.$/);
   });
 
   it('state show lists the last runs with their status and real exit code', async () => {
