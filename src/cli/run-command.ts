@@ -306,7 +306,7 @@ async function runOneJob(
       ...(args.partial === true ? { partial: true } : {}),
     });
     progress.stop();
-    io.stdout.write(run.reconcile === undefined ? formatSummary(run.summary, run.reportFiles) : formatReconcile(run.reconcile, run.reportFiles));
+    io.stdout.write(run.reconcile === undefined ? formatSummary(run.summary, run.reportFiles, { limit: args.limit }) : formatReconcile(run.reconcile, run.reportFiles));
     if (run.inputHint !== undefined) logger.warn({ job: job.name }, run.inputHint);
     if (run.summary.aborted !== undefined) logger.error({ job: job.name, code: run.summary.aborted.code }, `job aborted: ${run.summary.aborted.message}`);
     if (run.reconcile !== undefined) logger.info({ job: job.name, keys: run.reconcile.keys, apiCalls: run.reconcile.apiCalls.total, exitCode: run.exitCode }, 'reconcile finished');

@@ -5,7 +5,13 @@ import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { differingKeys, type ReconcileSummary } from '../pipeline/report/reconcile-summary.js';
 import { formatDuration } from './progress-display.js';
 
-export function formatSummary(summary: JobSummary, reportFiles: readonly string[]): string {
+/** What the command asked of the run, where the summary alone cannot tell (a threshold crossed at the end of --limit's rows). */
+export interface RunAsked {
+  /** `--limit`: the rows the run was to take at most. */
+  readonly limit?: number | undefined;
+}
+
+export function formatSummary(summary: JobSummary, reportFiles: readonly string[], asked: RunAsked = {}): string {
   const lines: string[] = [''];
   const shard = typeof summary.shard === 'string' ? ` (shard ${summary.shard})` : '';
   const title = `Job ${summary.job}${shard}${summary.dryRun ? ' (dry run: nothing was written)' : ''}`;
@@ -37,7 +43,7 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
   if (summary.interrupted !== undefined) lines.push('', `Interrupted by ${summary.interrupted}: the rows taken were finished and reported.`);
   lines.push('', 'Reports:', ...reportFiles.map((file) => `  ${file}`));
-  lines.push('', whatNext(summary, reportFiles));
+  lines.push('', whatNext(summary, reportFiles, asked));
   return `${lines.join('\n')}\n`;
 }
 
@@ -53,7 +59,7 @@ function departedLine(summary: JobSummary): string | undefined {
 }
 
 /** The one plain sentence a summary ends with: what is left, and what to run. */
-export function whatNext(summary: JobSummary, reportFiles: readonly string[]): string {
+export function whatNext(summary: JobSummary, reportFiles: readonly string[], asked: RunAsked = {}): string {
   const left = summary.rows.notReached ?? 0;
   const failed = summary.rows.failed;
   const rejected = reportFiles.find((file) => file.endsWith('.rejected.csv')) ?? 'the rejected rows file';
@@ -71,6 +77,10 @@ export function whatNext(summary: JobSummary, reportFiles: readonly string[]): s
   if (summary.dryRun) return `Dry run: nothing was written; run it without --dry-run to make these changes.`;
   switch (summary.status) {
     case 'aborted':
+      // Every row --limit was to take was taken: the rows not reached were left by the limit, not by the stop.
+      if (asked.limit !== undefined && summary.rows.total >= asked.limit) {
+        return `Took the ${rows(asked.limit)} asked for (--limit; ${rows(left)} of the input beyond it not reached)${fix}; ended ${summary.aborted?.code ?? 'aborted'}: fix the cause above, then run again.`;
+      }
       return `Stopped (${summary.aborted?.code ?? 'aborted'}) with ${rows(left)} not reached${fix}: fix the cause above, then run the same command again.`;
     case 'interrupted':
       return `Interrupted with ${rows(left)} not reached${fix}: run the same command again to go on.`;

@@ -155,7 +155,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     await source.close();
     throw error;
   }
-  const failedRowsFile = report instanceof ReportWriter ? report.paths.rejected : report.paths.diff;
+  // The error threshold counts rows the platform failed, which are in results.csv (not rejected.csv: nothing to fix in them).
+  const failedRowsFile = report instanceof ReportWriter ? report.paths.results : report.paths.diff;
   const state = options.dryRun ? undefined : options.state;
   const statePath = job.state === false ? '' : job.state;
   let abort: JobAbortError | undefined;
