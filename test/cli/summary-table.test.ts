@@ -64,7 +64,7 @@ describe('the sentence a summary ends with', () => {
       'rows to run again are not sent to rejected.csv',
       { ...completed, failedRows: failedRows(0, 10) },
       {},
-      'Done, but 10 rows failed for a cause outside their data (the job stopped, or the platform failed): nothing to fix in them, results.csv lists them and the same command run again takes them.',
+      'Done, but 10 rows failed for a cause outside their data (the job stopped, or the platform refused or failed): nothing in the rows to fix; results.csv gives the error_code of each, and the same command run again takes them once that is fixed.',
     ],
     [
       'a refused departed step with most keys missing advises no share',
@@ -82,7 +82,7 @@ describe('the sentence a summary ends with', () => {
       'a threshold crossed after the rows --limit took',
       { ...done, status: 'aborted', rows: { ...done.rows, notReached: 1900 }, failedRows: failedRows(0, 10) },
       { limit: 100 },
-      'Took the 100 rows asked for (--limit; 1900 rows of the input beyond it not reached); 10 rows failed for a cause outside their data (the job stopped, or the platform failed): nothing to fix in them, results.csv lists them and the same command run again takes them; ended MAX_ERRORS: fix the cause above, then run again.',
+      'Took the 100 rows asked for (--limit; 1900 rows of the input beyond it not reached); 10 rows failed for a cause outside their data (the job stopped, or the platform refused or failed): nothing in the rows to fix; results.csv gives the error_code of each, and the same command run again takes them once that is fixed; ended MAX_ERRORS: fix the cause above, then run again.',
     ],
   ])('%s', (_case, given, asked, sentence) => {
     expect(whatNext(given, files, asked)).toBe(sentence);

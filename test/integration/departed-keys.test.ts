@@ -188,3 +188,35 @@ describe('onMissing: keep, untag, update', () => {
     expect(contactWithKey(emulator(), customerKey(4)).custom_fields.plan).toBe('pro');
   });
 });
+
+describe('onMissing and a part of the export', () => {
+  it('--partial runs a slice without the departed step (said once); an --input that replaces the export is complete and acts', async () => {
+    const ws = await firstImport('{ action: tag, tags: [left-crm] }');
+    const slice = `${customersCsv(ROWS).trimEnd().split('\n').slice(0, 6).join('\n')}\n`;
+    ws.write('slice.csv', slice);
+
+    const part = await ws.run(['run', 'jobs.yaml', '--input', 'slice.csv', '--partial', '--report-dir', 'r1']);
+
+    expect(part.exitCode).toBe(0);
+    expect(ws.summary('import', 'r1').departed).toEqual({
+      applied: false,
+      reason: 'the input is marked partial (--partial): departed keys are looked at by the next run of the whole export',
+    });
+    expect(part.stdout.split('departed keys: not looked at').length).toBe(2);
+    expect(existsSync(join(ws.dir, 'r1', 'import.departed.csv'))).toBe(false);
+    expect(callsByOperation(emulator()).total).toBe(0);
+
+    // The same slice without --partial is taken for the whole export: 45 of 50 keys missing, refused, and no share over half advised.
+    const unmarked = await ws.run(['run', 'jobs.yaml', '--input', 'slice.csv', '--report-dir', 'r2']);
+    expect(unmarked.exitCode).toBe(1);
+    expect(ws.summary('import', 'r2').departed).toMatchObject({ missing: 45, refused: true });
+    expect(unmarked.stdout).not.toContain('--max-missing');
+    expect(emulator().contacts(TOKEN).filter((contact) => contact.tags.includes('left-crm'))).toEqual([]);
+
+    // A nightly pipe replacing the export, one key gone: complete, the key is tagged.
+    const nightly = await ws.run(['run', 'jobs.yaml', '--input', '-', '--report-dir', 'r3'], { stdin: without(ROWS, [9]) });
+    expect(nightly.exitCode).toBe(0);
+    expect(ws.summary('import', 'r3').departed).toMatchObject({ missing: 1, updated: 1 });
+    expect(sortedTags(contactWithKey(emulator(), customerKey(9)))).toContain('left-crm');
+  });
+});

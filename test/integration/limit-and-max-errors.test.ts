@@ -160,8 +160,8 @@ describe('run: --max-errors', () => {
     expect(run.exitCode).toBe(3);
     expect(ws.summary('import').rows).toMatchObject({ total: 20, failed: 5, notReached: 40 });
     expect(run.stdout.trim().split('\n').at(-1)).toBe(
-      'Took the 20 rows asked for (--limit; 40 rows of the input beyond it not reached); 5 rows failed for a cause outside their data (the job stopped, or the platform failed): ' +
-        'nothing to fix in them, results.csv lists them and the same command run again takes them; ended MAX_ERRORS: fix the cause above, then run again.',
+      'Took the 20 rows asked for (--limit; 40 rows of the input beyond it not reached); 5 rows failed for a cause outside their data (the job stopped, or the platform refused or failed): ' +
+        'nothing in the rows to fix; results.csv gives the error_code of each, and the same command run again takes them once that is fixed; ended MAX_ERRORS: fix the cause above, then run again.',
     );
   });
 

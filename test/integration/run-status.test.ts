@@ -44,7 +44,7 @@ describe('run status', () => {
     expect(summary.status).toBe('aborted');
     expect(summary.rows.total! + summary.rows.notReached!).toBe(30);
     expect(run.stdout.trim().split('\n').at(-1)).toMatch(
-      /^Stopped \(MAX_ERRORS\) with \d+ rows not reached; 2 rows failed for their data: fix them in .*import\.rejected\.csv and feed it back as input \(--input\); \d+ rows failed for a cause outside their data \(the job stopped, or the platform failed\): nothing to fix in them, results\.csv lists them and the same command run again takes them: fix the cause above, then run the same command again\.$/,
+      /^Stopped \(MAX_ERRORS\) with \d+ rows not reached; 2 rows failed for their data: fix them in .*import\.rejected\.csv and feed it back as input \(--input\); \d+ rows failed for a cause outside their data \(the job stopped, or the platform refused or failed\): nothing in the rows to fix; results\.csv gives the error_code of each, and the same command run again takes them once that is fixed: fix the cause above, then run the same command again\.$/,
     );
   });
 
