@@ -84,6 +84,13 @@ describe('the sentence a summary ends with', () => {
       { limit: 100 },
       'Took the 100 rows asked for (--limit; 1900 rows of the input beyond it not reached); 10 rows failed for a cause outside their data (the job stopped, or the platform refused or failed): nothing in the rows to fix; results.csv gives the error_code of each, and the same command run again takes them once that is fixed; ended MAX_ERRORS: fix the cause above, then run again.',
     ],
+    [
+      'one row of each kind',
+      { ...completed, rows: { ...completed.rows, failed: 2 }, failedRows: failedRows(1, 1) },
+      {},
+      'Done, but 1 row failed for its data: fix it in r/crm.rejected.csv and feed it back as input (--input); 1 row failed for a cause outside its data (the job stopped, or the platform refused or failed): ' +
+        'nothing in the row to fix; results.csv gives its error_code, and the same command run again takes it once that is fixed.',
+    ],
   ])('%s', (_case, given, asked, sentence) => {
     expect(whatNext(given, files, asked)).toBe(sentence);
   });

@@ -153,7 +153,7 @@ describe('a run with a wrong token', () => {
       [key(2), 'INVALID_EMAIL'],
     ]);
     expect(ws.summary('import', 'r').failedRows).toMatchObject({ toFix: 2, toRunAgain: outside.length });
-    expect(run.stdout).toContain(`${outside.length} row${outside.length === 1 ? '' : 's'} failed for a cause outside their data`);
+    expect(run.stdout).toContain(outside.length === 1 ? '1 row failed for a cause outside its data' : `${outside.length} rows failed for a cause outside their data`);
     expect(run.stdout).toContain('2 rows failed for their data: fix them in');
 
     // The token fixed, the same command again takes every good row; the rejected rows fixed and fed back, the rest.
