@@ -64,6 +64,8 @@ export interface RunArgs {
   input?: string;
   /** `--metrics-file` and `--pushgateway`: replace jobs.yaml's `metrics:` (`job-watch.ts`). */
   watch?: WatchFlags;
+  /** `--partial`: the input is a part of the export; the departed step (onMissing) does not run. @default false */
+  partial?: boolean;
 }
 
 /** `I/N` for --shard. */
@@ -333,9 +335,10 @@ async function runOneJob(
       ...(args.limit === undefined ? {} : { limit: args.limit }),
       ...(args.maxErrors === undefined ? {} : { maxErrors: args.maxErrors }),
       ...(args.maxMissing === undefined ? {} : { maxMissingPercent: args.maxMissing }),
+      ...(args.partial === true ? { partial: true } : {}),
     });
     progress.stop();
-    io.stdout.write(run.reconcile === undefined ? formatSummary(run.summary, run.reportFiles) : formatReconcile(run.reconcile, run.reportFiles));
+    io.stdout.write(run.reconcile === undefined ? formatSummary(run.summary, run.reportFiles, { limit: args.limit }) : formatReconcile(run.reconcile, run.reportFiles));
     if (run.inputHint !== undefined) logger.warn({ job: job.name }, run.inputHint);
     if (run.summary.aborted !== undefined) logger.error({ job: job.name, code: run.summary.aborted.code }, `job aborted: ${run.summary.aborted.message}`);
     if (run.reconcile !== undefined) logger.info({ job: job.name, keys: run.reconcile.keys, apiCalls: run.reconcile.apiCalls.total, exitCode: run.exitCode }, 'reconcile finished');
@@ -358,6 +361,7 @@ function describeRun(args: RunArgs): string {
     args.maxDuration !== undefined && `--max-duration ${formatDuration(args.maxDuration)}`,
     args.maxMissing !== undefined && `--max-missing ${args.maxMissing}%`,
     args.input !== undefined && `--input ${args.input}`,
+    args.partial === true && '--partial',
     args.undo !== undefined && `--run ${args.undo.runId}${args.undo.force ? ' --force' : ''}`,
   ];
   return [args.command ?? 'run', args.jobsFile, ...flags.filter((flag): flag is string => typeof flag === 'string')].join(' ');

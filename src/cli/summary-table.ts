@@ -1,10 +1,17 @@
 /** The table printed when a job ends: rows by outcome, calls by operation, 429s, retries, time. */
+import { advisesMaxMissing } from '../pipeline/departed/departure-plan.js';
 import type { DepartedSummary } from '../pipeline/departed/settle-departed.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { differingKeys, type ReconcileSummary } from '../pipeline/report/reconcile-summary.js';
 import { formatDuration } from './progress-display.js';
 
-export function formatSummary(summary: JobSummary, reportFiles: readonly string[]): string {
+/** What the command asked of the run, where the summary alone cannot tell (a threshold crossed at the end of --limit's rows). */
+export interface RunAsked {
+  /** `--limit`: the rows the run was to take at most. */
+  readonly limit?: number | undefined;
+}
+
+export function formatSummary(summary: JobSummary, reportFiles: readonly string[], asked: RunAsked = {}): string {
   const lines: string[] = [''];
   const shard = typeof summary.shard === 'string' ? ` (shard ${summary.shard})` : '';
   const title = `Job ${summary.job}${shard}${summary.dryRun ? ' (dry run: nothing was written)' : ''}`;
@@ -40,7 +47,7 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
   if (summary.interrupted !== undefined) lines.push('', `Interrupted by ${summary.interrupted}: the rows taken were finished and reported.`);
   lines.push('', 'Reports:', ...reportFiles.map((file) => `  ${file}`));
-  lines.push('', whatNext(summary, reportFiles));
+  lines.push('', whatNext(summary, reportFiles, asked));
   return `${lines.join('\n')}\n`;
 }
 
@@ -56,15 +63,38 @@ function departedLine(summary: JobSummary): string | undefined {
 }
 
 /** The one plain sentence a summary ends with: what is left, and what to run. */
-export function whatNext(summary: JobSummary, reportFiles: readonly string[]): string {
+export function whatNext(summary: JobSummary, reportFiles: readonly string[], asked: RunAsked = {}): string {
   const left = summary.rows.notReached ?? 0;
   const failed = summary.rows.failed;
   const rejected = reportFiles.find((file) => file.endsWith('.rejected.csv')) ?? 'the rejected rows file';
-  const fix = failed > 0 ? `; ${failed} rows failed: fix them in ${rejected} and feed it back as input` : '';
+  // A summary without failedRows (written before it existed) counts every failed row as to fix.
+  const toFix = summary.failedRows?.toFix ?? failed;
+  const toRunAgain = summary.failedRows?.toRunAgain ?? 0;
   const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
+  // Saved from a spreadsheet as UTF-8, a windows-1252 file would be misread by the job's own input.encoding.
+  const encoding = summary.failedRows?.rejectedEncoding ?? 'utf-8';
+  const savedAs = encoding === 'utf-8' ? '' : ` (written in ${encoding}, as the input: save it in ${encoding})`;
+  const fixes =
+    toFix === 0
+      ? ''
+      : toFix === 1
+        ? `1 row failed for its data: fix it in ${rejected}${savedAs} and feed it back as input (--input)`
+        : `${toFix} rows failed for their data: fix them in ${rejected}${savedAs} and feed it back as input (--input)`;
+  const again =
+    toRunAgain === 0
+      ? ''
+      : toRunAgain === 1
+        ? '1 row failed for a cause outside its data (the job stopped, or the platform refused or failed): nothing in the row to fix; results.csv gives its error_code, and the same command run again takes it once that is fixed'
+        : `${toRunAgain} rows failed for a cause outside their data (the job stopped, or the platform refused or failed): nothing in the rows to fix; results.csv gives the error_code of each, and the same command run again takes them once that is fixed`;
+  const failures = [fixes, again].filter((part) => part !== '').join('; ');
+  const fix = failures === '' ? '' : `; ${failures}`;
   if (summary.dryRun) return `Dry run: nothing was written; run it without --dry-run to make these changes.`;
   switch (summary.status) {
     case 'aborted':
+      // Every row --limit was to take was taken: the rows not reached were left by the limit, not by the stop.
+      if (asked.limit !== undefined && summary.rows.total >= asked.limit) {
+        return `Took the ${rows(asked.limit)} asked for (--limit; ${rows(left)} of the input beyond it not reached)${fix}; ended ${summary.aborted?.code ?? 'aborted'}: fix the cause above, then run again.`;
+      }
       return `Stopped (${summary.aborted?.code ?? 'aborted'}) with ${rows(left)} not reached${fix}: fix the cause above, then run the same command again.`;
     case 'interrupted':
       return `Interrupted with ${rows(left)} not reached${fix}: run the same command again to go on.`;
@@ -72,14 +102,22 @@ export function whatNext(summary: JobSummary, reportFiles: readonly string[]): s
       return `Stopped at --max-duration with ${rows(left)} not reached${fix}: run the same command again to go on.`;
     default:
       if (left > 0) return `Took the rows asked for; ${rows(left)} of the input not reached${fix}.`;
-      if (departedRefused(summary)) return `The rows are done${fix}, but the departed step was refused: check the export, then run again (or with --max-missing).`;
-      return failed > 0 ? `Done, but ${rows(failed)} failed: fix them in ${rejected} and feed it back as input.` : 'Done: every row ended well; nothing is left to run.';
+      if (departedRefused(summary)) return `The rows are done${fix}, but the departed step was refused: ${departedWayOn(summary)}.`;
+      return failed > 0 ? `Done, but ${failures}.` : 'Done: every row ended well; nothing is left to run.';
   }
 }
 
 function departedRefused(summary: JobSummary): boolean {
   const departed = summary.departed as Partial<DepartedSummary> | undefined;
   return departed?.refused === true;
+}
+
+/** After a refused departed step: never a share that would act on most of the keys (departure-plan.ts). */
+function departedWayOn(summary: JobSummary): string {
+  const departed = summary.departed as Partial<DepartedSummary> | undefined;
+  return advisesMaxMissing(departed?.missingPercent ?? 100)
+    ? 'check the export, then run again (a part of it with --partial; or with --max-missing if the keys really left)'
+    : 'most of the known keys are missing, so this input is not the whole export: run a part of it with --partial, or export it again';
 }
 
 /** The table printed when a reconcile of a job ends: keys by how they stand, the calls, the files. */

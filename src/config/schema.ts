@@ -362,7 +362,7 @@ const maxErrors = z
     const parsed = parseMaxErrors(value);
     if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: `${show(value)} ${parsed.problem}` });
   })
-  .meta({ description: 'a count (50) or a share of the rows ("5%", at most 100%): the job aborts when more rows failed', examples: [50, '5%'] });
+  .meta({ description: 'a count (50) or a share ("5%", at most 100%) of the rows sent to the platform: the job aborts when more rows failed there (rows refused for their own data do not count)', examples: [50, '5%'] });
 
 const job = z
   .strictObject({

@@ -7,7 +7,7 @@ import { ContactSyncError } from '../failure/contact-sync-error.js';
 export const JOB_ABORT_CODES = [
   /** The platform refused the channel token (401). */
   'INVALID_TOKEN',
-  /** Failed rows crossed `--max-errors` / `maxErrors`. */
+  /** Rows the platform failed crossed `--max-errors` / `maxErrors` (pipeline/error-threshold.ts). */
   'MAX_ERRORS',
   /** The shared rate limit's Redis was lost mid-run. */
   'RATE_LIMITER_LOST',

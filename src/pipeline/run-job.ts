@@ -33,6 +33,8 @@ import { pastTakingTime, timeToFinishMs } from './deadline.js';
 import { mapRow } from './map/map.js';
 import { KeySighting } from './key-sighting.js';
 import { settleDeparted, type DepartedSummary } from './departed/settle-departed.js';
+import { partialInputReason } from './departed/partial-input.js';
+import { lineEndName } from './source/input-layout.js';
 import { departedPath } from './report/departed-report.js';
 import type { MatchedContact } from './row/plan.js';
 import { ReportWriteError, ReportWriter, reportWriteAbort } from './report/report.js';
@@ -84,6 +86,8 @@ export interface RunJobOptions {
   readonly shard?: Shard;
   /** `--max-missing`: `onMissing.maxShare` for this run, percent. @default job.onMissing.maxShare */
   readonly maxMissingPercent?: number;
+  /** `--partial`: the input is a part of the export; the departed step does not run. @default false */
+  readonly partial?: boolean;
   /**
    * The version of contact-sync, part of the row hashes' mapping fingerprint: another version may
    * map a row otherwise, so its first run maps every row again (`map/row-hash.ts`). @default ''
@@ -146,12 +150,13 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const reportName = shardReportName(job.name, shard);
   let report: ReportWriter | ReconcileReport;
   try {
-    report = reconciling ? new ReconcileReport(options.reportDir, reportName) : new ReportWriter(options.reportDir, reportName, source.header);
+    report = reconciling ? new ReconcileReport(options.reportDir, reportName) : new ReportWriter(options.reportDir, reportName, { header: source.header, layout: source.layout });
   } catch (error) {
     await source.close();
     throw error;
   }
-  const failedRowsFile = report instanceof ReportWriter ? report.paths.rejected : report.paths.diff;
+  // The error threshold counts rows the platform failed, which are in results.csv (not rejected.csv: nothing to fix in them).
+  const failedRowsFile = report instanceof ReportWriter ? report.paths.results : report.paths.diff;
   const state = options.dryRun ? undefined : options.state;
   const statePath = job.state === false ? '' : job.state;
   let abort: JobAbortError | undefined;
@@ -174,9 +179,12 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   // intake classifies every record.
   const tally = new RunTally();
   const dispatcher = new RowDispatcher(job.concurrency);
+  // A part of the export (a fed-back rejected file, --limit, --partial) says nothing of the keys
+  // that left: the departed step does not run on it.
+  const partial = job.onMissing === undefined || reconciling ? undefined : partialInputReason({ markedPartial: options.partial === true, limit: options.limit, header: source.header });
   // onMissing: the keys of this input, 8 bytes each, for the departed step after the rows; a
   // reconcile's, for the marked contacts the file lacks.
-  const seen = (job.onMissing !== undefined && options.state !== undefined && !reconciling) || (reconciling && index !== undefined) ? new KeySighting() : undefined;
+  const seen = (job.onMissing !== undefined && options.state !== undefined && !reconciling && partial === undefined) || (reconciling && index !== undefined) ? new KeySighting() : undefined;
   const ahead = new RowLookahead({
     job,
     state: context.state,
@@ -327,11 +335,13 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     }
     if (job.message !== undefined) summary.messages = tally.messages;
     if (tally.fieldsSkipped.rows > 0) summary.fieldsSkipped = tally.fieldsSkipped;
+    if (tally.rows.failed > 0 && !reconciling) summary.failedRows = { ...tally.failedRows, rejectedEncoding: source.layout.encoding, rejectedLineEnds: lineEndName(source.layout.lineEnd) };
     if (job.onMissing !== undefined) {
       const reason =
-        options.state === undefined
+        partial ??
+        (options.state === undefined
           ? 'there is no state store yet (a first run, or a dry run before one): no key is known to have left'
-          : 'the run did not read its whole input (stopped early, --limit or an abort): departed keys are acted on by a complete run';
+          : 'the run did not read its whole input (stopped early or an abort): departed keys are acted on by a complete run');
       summary.departed = departed ?? { applied: false, reason };
     }
     const { contacts } = job.connection.rateLimits;

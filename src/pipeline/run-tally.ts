@@ -5,16 +5,15 @@
  */
 import type { ContactsApi } from '../api/contacts-api.js';
 import type { Job } from '../config/job-types.js';
-import { describeMaxErrors, type MaxErrors } from '../config/max-errors.js';
+import type { MaxErrors } from '../config/max-errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { RunStatus } from '../state/run-journal.js';
 import type { DepartedSummary } from './departed/settle-departed.js';
-import { JobAbortError } from './job-abort.js';
+import type { JobAbortError } from './job-abort.js';
+import { crossed, maxErrorsAbort, thresholdCount } from './error-threshold.js';
 import type { JobSummary } from './report/job-summary.js';
+import { failureCause } from './report/failure-cause.js';
 import type { RowOutcome, RowResult } from './types.js';
-
-/** Rows a percentage threshold waits for before it may abort: 1 failure in 3 rows is no trend. */
-export const MAX_ERRORS_PERCENT_MIN_ROWS = 100;
 
 export type RowTally = Record<'total' | RowOutcome, number>;
 export type MessageTally = Record<'sent' | 'skipped' | 'failed' | 'unknown', number>;
@@ -30,6 +29,10 @@ export class RunTally {
   readonly messages: MessageTally = { sent: 0, skipped: 0, failed: 0, unknown: 0 };
   /** Rows written without a field (`onInvalid: skip-field`), and the skips by field. */
   readonly fieldsSkipped: { rows: number; byField: Record<string, number> } = { rows: 0, byField: {} };
+  /** The failed rows by cause: their own data (rejected.csv) or outside it (run again); report/failure-cause.ts. */
+  readonly failedRows = { toFix: 0, toRunAgain: 0 };
+  /** What the error threshold is judged on: the rows sent to the platform, and those it failed. */
+  readonly threshold = { sent: 0, failed: 0 };
 
   /** Counts a finished row. */
   add(result: RowResult): void {
@@ -39,27 +42,17 @@ export class RunTally {
       this.fieldsSkipped.rows++;
       for (const skip of result.fieldsSkipped) this.fieldsSkipped.byField[skip.field] = (this.fieldsSkipped.byField[skip.field] ?? 0) + 1;
     }
+    if (result.outcome === 'failed') this.failedRows[failureCause(result.errorCode) === 'fix' ? 'toFix' : 'toRunAgain']++;
     if (result.messageStatus !== '') this.messages[result.messageStatus]++;
+    const counted = thresholdCount(result);
+    if (counted.sent) this.threshold.sent++;
+    if (counted.failed) this.threshold.failed++;
   }
 
-  /** The job's abort when the failed rows crossed `maxErrors` (a share waits for enough rows, until the end). */
-  thresholdAbort(maxErrors: MaxErrors | undefined, atEnd: boolean, rejected: string): JobAbortError | undefined {
-    return crossed(maxErrors, this.rows, atEnd) ? maxErrorsCrossed(this.rows, maxErrors, rejected) : undefined;
+  /** The job's abort when the rows the platform failed crossed `maxErrors` (error-threshold.ts); `inputDone`: every row there will be is in. */
+  thresholdAbort(maxErrors: MaxErrors | undefined, inputDone: boolean, results: string): JobAbortError | undefined {
+    return maxErrors !== undefined && crossed(maxErrors, this.threshold, inputDone) ? maxErrorsAbort(this.threshold, maxErrors, results) : undefined;
   }
-}
-
-export function crossed(maxErrors: MaxErrors | undefined, tally: RowTally, atEnd: boolean): boolean {
-  if (maxErrors === undefined) return false;
-  if ('count' in maxErrors) return tally.failed > maxErrors.count;
-  if (!atEnd && tally.total < MAX_ERRORS_PERCENT_MIN_ROWS) return false;
-  return tally.total > 0 && (tally.failed / tally.total) * 100 > maxErrors.percent;
-}
-
-function maxErrorsCrossed(tally: RowTally, maxErrors: MaxErrors | undefined, rejected: string): JobAbortError {
-  return new JobAbortError(
-    'MAX_ERRORS',
-    `${tally.failed} of the ${tally.total} rows finished so far failed, over --max-errors ${maxErrors === undefined ? '' : describeMaxErrors(maxErrors)}; see the failed rows in ${rejected}, fix them and run again`,
-  );
 }
 
 /** How the run ended (summary.json `status`, the state store's journal). */

@@ -78,7 +78,7 @@ describe('onMissing: tag', () => {
     expect(callsByOperation(emulator()).total).toBe(0);
   });
 
-  it('refuses the step when more than maxShare of the known keys vanished: nothing changes, exit 1, and says how to go on', async () => {
+  it('refuses the step when more than maxShare of the known keys vanished: nothing changes, exit 1, and says how to go on without advising a share over half', async () => {
     const ws = await firstImport('{ action: tag, tags: [left-crm] }');
     const lost = Array.from({ length: 40 }, (_, i) => i + 11);
     ws.write('customers.csv', without(ROWS, lost));
@@ -90,7 +90,9 @@ describe('onMissing: tag', () => {
     expect(emulator().contacts(TOKEN).filter((contact) => contact.tags.includes('left-crm'))).toEqual([]);
     expect(ws.summary('import', 'r1').departed).toMatchObject({ knownKeys: 50, missing: 40, missingPercent: 80, maxSharePercent: 10, refused: true, updated: 0 });
     expect(truncated.stdout).toContain('40 of the 50 keys that earlier runs synced are missing from this input (80%, over onMissing.maxShare 10%)');
-    expect(truncated.stdout).toContain('--max-missing 80%');
+    // 80% of the keys: no message advises a share that would act on most of them.
+    expect(truncated.stdout).not.toContain('--max-missing');
+    expect(truncated.stdout).toContain('this input is not the whole export: run a part of it with --partial, or export it again.');
     expect(departedRows(ws, 'r1')).toHaveLength(40);
     expect(departedRows(ws, 'r1').every((row) => row.outcome === 'skipped' && row.api_calls === '0')).toBe(true);
 
@@ -184,5 +186,37 @@ describe('onMissing: keep, untag, update', () => {
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'r2'])).exitCode).toBe(0);
     expect(callsByOperation(emulator())).toMatchObject({ total: 1, updateContact: 1 });
     expect(contactWithKey(emulator(), customerKey(4)).custom_fields.plan).toBe('pro');
+  });
+});
+
+describe('onMissing and a part of the export', () => {
+  it('--partial runs a slice without the departed step (said once); an --input that replaces the export is complete and acts', async () => {
+    const ws = await firstImport('{ action: tag, tags: [left-crm] }');
+    const slice = `${customersCsv(ROWS).trimEnd().split('\n').slice(0, 6).join('\n')}\n`;
+    ws.write('slice.csv', slice);
+
+    const part = await ws.run(['run', 'jobs.yaml', '--input', 'slice.csv', '--partial', '--report-dir', 'r1']);
+
+    expect(part.exitCode).toBe(0);
+    expect(ws.summary('import', 'r1').departed).toEqual({
+      applied: false,
+      reason: 'the input is marked partial (--partial): departed keys are looked at by the next run of the whole export',
+    });
+    expect(part.stdout.split('departed keys: not looked at').length).toBe(2);
+    expect(existsSync(join(ws.dir, 'r1', 'import.departed.csv'))).toBe(false);
+    expect(callsByOperation(emulator()).total).toBe(0);
+
+    // The same slice without --partial is taken for the whole export: 45 of 50 keys missing, refused, and no share over half advised.
+    const unmarked = await ws.run(['run', 'jobs.yaml', '--input', 'slice.csv', '--report-dir', 'r2']);
+    expect(unmarked.exitCode).toBe(1);
+    expect(ws.summary('import', 'r2').departed).toMatchObject({ missing: 45, refused: true });
+    expect(unmarked.stdout).not.toContain('--max-missing');
+    expect(emulator().contacts(TOKEN).filter((contact) => contact.tags.includes('left-crm'))).toEqual([]);
+
+    // A nightly pipe replacing the export, one key gone: complete, the key is tagged.
+    const nightly = await ws.run(['run', 'jobs.yaml', '--input', '-', '--report-dir', 'r3'], { stdin: without(ROWS, [9]) });
+    expect(nightly.exitCode).toBe(0);
+    expect(ws.summary('import', 'r3').departed).toMatchObject({ missing: 1, updated: 1 });
+    expect(sortedTags(contactWithKey(emulator(), customerKey(9)))).toContain('left-crm');
   });
 });

@@ -34,14 +34,18 @@ describe('run status', () => {
 
   it('aborted: the summary names what is left and what to do', async () => {
     const ws = workspace();
-    ws.write('customers.csv', customersCsv(30, (i, cells) => (i > 3 ? ['', ...cells.slice(1)] : cells)));
     ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: `${CUSTOMERS_JOB}\nconcurrency: 1` }));
+    // The first rows fail for their data; the others fail on the platform (every create refused), which --max-errors counts.
+    ws.write('customers.csv', customersCsv(30, (i, cells) => (i <= 2 ? [cells[0]!, cells[1]!, cells[2]!, 'not-an-email', ...cells.slice(4)] : cells)));
+    emulator.setFaults({ echoTokenEscaped: 1, operations: ['createContact'] });
     const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r', '--max-errors', '2']);
     expect(run.exitCode).toBe(3);
     const summary = ws.summary('import', 'r');
     expect(summary.status).toBe('aborted');
     expect(summary.rows.total! + summary.rows.notReached!).toBe(30);
-    expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^Stopped \(MAX_ERRORS\) with \d+ rows not reached; \d+ rows failed: fix them in .*import\.rejected\.csv and feed it back as input: fix the cause above, then run the same command again\.$/);
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(
+      /^Stopped \(MAX_ERRORS\) with \d+ rows not reached; 2 rows failed for their data: fix them in .*import\.rejected\.csv and feed it back as input \(--input\); \d+ rows failed for a cause outside their data \(the job stopped, or the platform refused or failed\): nothing in the rows to fix; results\.csv gives the error_code of each, and the same command run again takes them once that is fixed: fix the cause above, then run the same command again\.$/,
+    );
   });
 
   it('state show lists the last runs with their status and real exit code', async () => {

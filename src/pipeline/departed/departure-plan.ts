@@ -37,12 +37,34 @@ export function missingShare(known: number, missing: number, maxSharePercent: nu
   return { known, missing, percent, refused: percent > maxSharePercent, maxSharePercent };
 }
 
+/**
+ * The largest share of the known keys a message may advise to act on with `--max-missing`: past
+ * half, the input is far likelier a part of the export (a fed-back rejected file, a slice) or a
+ * cut-short one than the day most customers left, and the advice would tag them all as gone.
+ */
+export const MAX_ADVISED_SHARE_PERCENT = 50;
+
+/** Whether a refusal may advise `--max-missing` (share.percent at most MAX_ADVISED_SHARE_PERCENT). */
+export function advisesMaxMissing(percent: number): boolean {
+  return percent <= MAX_ADVISED_SHARE_PERCENT;
+}
+
 /** Why the step was refused, with what to do: said on the console, in summary.json and departed.csv. */
 export function refusalReason(share: MissingShare, job: string): string {
-  return (
+  const counts =
     `${share.missing} of the ${share.known} keys that earlier runs synced are missing from this input (${describeShare(share.percent)}, ` +
-    `over onMissing.maxShare ${describeShare(share.maxSharePercent)}); nothing was done to them. A truncated or empty export is the usual cause: ` +
-    `check the file and run again, or if they really left, run once with --max-missing ${Math.min(100, Math.ceil(share.percent))}% (job ${job})`
+    `over onMissing.maxShare ${describeShare(share.maxSharePercent)}); nothing was done to them. `;
+  if (!advisesMaxMissing(share.percent)) {
+    return (
+      counts +
+      'With most of the keys missing, this input is not the whole export: a part of it (a slice, a rejected file whose error columns were removed) ' +
+      `is run with --partial, which leaves the departed keys alone; a truncated or empty export is exported again (job ${job})`
+    );
+  }
+  return (
+    counts +
+    'A truncated or empty export is the usual cause: check the file and run again, a part of the export is run with --partial, ' +
+    `or if they really left, run once with --max-missing ${Math.min(100, Math.ceil(share.percent))}% (job ${job})`
   );
 }
 

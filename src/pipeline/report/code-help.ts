@@ -13,7 +13,10 @@ export interface CodeHelp {
 export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   CSV_UNCLOSED_QUOTE: { meaning: 'a quoted cell never closes; the reader resynchronised at the next line that parses', fix: 'close the quote in the input' },
   CSV_COLUMN_COUNT: { meaning: 'the row has more or fewer cells than the header', fix: 'fix the row; extra cells are quoted in the message' },
-  CSV_INVALID_BYTES: { meaning: 'bytes that are not valid in `input.encoding`', fix: 'set `input.encoding` (e.g. `windows-1252`) or re-export as UTF-8' },
+  CSV_INVALID_BYTES: {
+    meaning: "bytes that are not valid in `input.encoding`, or UTF-8 text read as a one-byte `input.encoding` (`RenÃ©e` for `Renée`)",
+    fix: "set `input.encoding` to the file's own (e.g. `windows-1252`, or `utf-8` for the second) or re-export as UTF-8",
+  },
   CSV_MALFORMED: { meaning: 'any other CSV syntax error (a quote inside an unquoted cell, a record too long)', fix: 'fix the row as the message says' },
   KEY_MISSING: { meaning: 'the key column is empty', fix: 'fill the key, or drop the row from the export' },
   INVALID_EMAIL: { meaning: 'the email cell is not an address', fix: 'fix or empty the cell' },
@@ -37,7 +40,10 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   PAGE_LIMIT: { meaning: 'a search for the key has more pages than the page cap', fix: 'the key matches too many contacts: use a more selective `keyField`, or merge them on the platform' },
   SEND_REFUSED: { meaning: 'a send answered 200 with a body that refuses it (`status: error`): the message was not delivered', fix: 'read the platform\'s message; a later run sends it again' },
   API_UNAVAILABLE: { meaning: 'no call of the connection succeeded for too long (the circuit breaker; the job aborts, see below)', fix: 'check the platform\'s status, then run again; or raise `timeouts.unavailableAfter*`' },
-  MAX_ERRORS: { meaning: 'failed rows crossed `--max-errors` / `maxErrors`', fix: 'read rejected.csv, fix, and feed it back' },
+  MAX_ERRORS: {
+    meaning: 'rows the platform failed crossed `--max-errors` / `maxErrors` (rows refused for their own data do not count)',
+    fix: 'read the `error_code` of the failed rows in results.csv: fix what the platform refuses (the token, a field, its status), then run again',
+  },
   RATE_LIMITER_LOST: { meaning: 'the shared rate limit\'s Redis went away mid-run', fix: 'check the Redis server, then run again' },
   STATE_WRITE_FAILED: { meaning: 'the state store could not be written (full disk, permissions)', fix: 'free space or fix permissions, then run again: what was confirmed is kept' },
   REPORT_WRITE_FAILED: { meaning: 'a report file could not be written (a full disk, a lost mount); the files end at their last whole row and no further row was taken', fix: 'free space on the report folder\'s disk, or choose another with `--report-dir`, then run again' },

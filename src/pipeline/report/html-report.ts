@@ -6,6 +6,7 @@
  */
 import { basename } from 'node:path';
 import { CODE_HELP } from './code-help.js';
+import { failureCause } from './failure-cause.js';
 import { formatDuration } from './duration.js';
 import { escapeHtml as escape, pageHead } from './html-page.js';
 import type { JobSummary, ReportPaths } from './job-summary.js';
@@ -124,7 +125,9 @@ function failuresSection(digest: RunDigest): string {
       return `<h3><code>${escape(group.code)}</code>: ${group.count} row${group.count === 1 ? '' : 's'}</h3>
 <p>${withCode(help.meaning)}. <strong>Fix:</strong> ${withCode(help.fix)}.</p>
 <table><thead><tr><th class="n">line</th><th>key</th><th>message</th></tr></thead><tbody>${lines}</tbody></table>${
-        group.count > group.first.length ? `<p class="meta">and ${group.count - group.first.length} more in the rejected rows file.</p>` : ''
+        group.count > group.first.length
+          ? `<p class="meta">and ${group.count - group.first.length} more in ${failureCause(group.code) === 'fix' ? 'the rejected rows file' : 'results.csv (failed for a cause outside their data: run again)'}.</p>`
+          : ''
       }`;
     })
     .join('\n');
@@ -156,7 +159,7 @@ function filesSection(paths: ReportPaths, summary: JobSummary): string {
   const departed = summary.departed as { applied?: boolean } | undefined;
   const links = [
     ['results', paths.results, 'every row and its outcome'],
-    ['rejected rows', paths.rejected, 'the failed rows with the input\u2019s own columns: fix and feed back'],
+    ['rejected rows', paths.rejected, 'the rows that failed for their own data, in the input\u2019s own columns and encoding: fix and feed back'],
     ['summary', paths.summary, 'the counts, for scripts'],
     ...(departed !== undefined && departed.applied !== false ? [['departed keys', paths.summary.replace(/\.summary\.json$/, '.departed.csv'), 'the keys that left the file and what was done']] : []),
   ]

@@ -47,6 +47,13 @@ export interface JobSummary {
    * and the skips by field. Absent when none.
    */
   fieldsSkipped?: { rows: number; byField: Record<string, number> };
+  /**
+   * When rows failed: how many failed for their own data (in rejected.csv, to fix and feed back)
+   * and how many for a cause outside it (the job stopped, the platform failed: only in
+   * results.csv, run the same command again), and the encoding and line ends rejected.csv is
+   * written in (the input's). docs/reports.md, "Rows that failed".
+   */
+  failedRows?: { toFix: number; toRunAgain: number; rejectedEncoding: string; rejectedLineEnds: 'CRLF' | 'LF' | 'CR' };
   /** Rows' messages by status, when the job sends one. */
   messages?: Record<'sent' | 'skipped' | 'failed' | 'unknown', number>;
   /**

@@ -4,7 +4,10 @@
  * readable by their owner only, since they hold customer data.
  */
 import { closeSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { csvLine } from './csv-line.js';
+import type { InputLayout } from '../source/input-layout.js';
+import { failedRowColumns, type FailedRowColumns } from './failed-row-columns.js';
+import { failureCause } from './failure-cause.js';
+import { inputCsvFormat, REPORT_CSV, type CsvFormat } from './input-csv-format.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 import type { RowResult } from '../types.js';
 import { renderHtmlReport } from './html-report.js';
@@ -110,9 +113,11 @@ export class CsvFile {
     header: readonly string[],
     /** results.csv is for people: cells a spreadsheet would run are neutralised. */
     private readonly neutralise: boolean,
+    /** rejected.csv is written as the input was (input-csv-format.ts). @default UTF-8, comma, LF */
+    private readonly format: CsvFormat = REPORT_CSV,
   ) {
     this.fd = openSync(path, 'w', OWNER_ONLY);
-    this.buffer = csvLine(header);
+    this.buffer = format.preamble + format.line(header);
     this.flush();
     this.throwIfFailed();
     this.timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS);
@@ -121,7 +126,7 @@ export class CsvFile {
 
   append(cells: readonly string[]): void {
     this.throwIfFailed();
-    this.buffer += csvLine(this.neutralise ? cells.map(spreadsheetSafe) : cells);
+    this.buffer += this.format.line(this.neutralise ? cells.map(spreadsheetSafe) : cells);
     if (this.buffer.length >= FLUSH_BYTES) this.flush();
     this.throwIfFailed();
   }
@@ -129,7 +134,7 @@ export class CsvFile {
   /** Writes the buffered rows; on failure cuts the file back and remembers why (never throws: a timer calls it). */
   flush(): void {
     if (this.buffer === '' || this.failure !== undefined) return;
-    const bytes = Buffer.from(this.buffer, 'utf8');
+    const bytes = this.format.encode(this.buffer);
     let done = 0;
     try {
       while (done < bytes.length) {
@@ -163,22 +168,29 @@ export class CsvFile {
   }
 }
 
+/** The input as rejected.csv repeats it: its header, and its layout as bytes. */
+export interface ReportInput {
+  readonly header: readonly string[];
+  readonly layout: InputLayout;
+}
+
 export class ReportWriter {
   readonly paths: ReportPaths;
   private readonly results: CsvFile;
   private readonly rejected: CsvFile;
-  private readonly headerLength: number;
+  private readonly failedColumns: FailedRowColumns;
   private readonly digest = new RunDigest();
   private closed = false;
 
-  /** `inputHeader` is the CSV's own header: rejected.csv repeats it so it can be fed back. */
-  constructor(dir: string, job: string, inputHeader: readonly string[]) {
+  /** `input` is the CSV's own header and layout: rejected.csv repeats them so it can be fed back. */
+  constructor(dir: string, job: string, input: ReportInput) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.paths = reportPaths(dir, job);
-    this.headerLength = inputHeader.length;
     this.results = new CsvFile(this.paths.results, RESULT_COLUMNS, true);
-    // rejected.csv is fed back as input: it keeps the input's values exactly, `=` and `@` included.
-    this.rejected = new CsvFile(this.paths.rejected, [...inputHeader, 'error_code', 'error_message'], false);
+    this.failedColumns = failedRowColumns(input.header);
+    // rejected.csv is fed back as input: it keeps the input's values exactly, `=` and `@` included,
+    // in the input's encoding, delimiter and line ends.
+    this.rejected = new CsvFile(this.paths.rejected, this.failedColumns.header, false, inputCsvFormat(input.layout));
   }
 
   add(result: RowResult): void {
@@ -198,14 +210,11 @@ export class ReportWriter {
       result.messageError,
       (result.fieldsSkipped ?? []).map((skip) => `${skip.field} (${skip.code}: ${skip.reason})`).join('; '),
     ]);
-    if (result.outcome === 'failed') {
-      // Cells line up under the input's header; cells beyond it go into the message, so
-      // nothing the user gave is lost.
-      const cells = result.cells.slice(0, this.headerLength);
-      const extra = result.cells.slice(this.headerLength);
-      while (cells.length < this.headerLength) cells.push('');
-      const message = extra.length === 0 ? result.errorMessage : `${result.errorMessage} (cells beyond the header: ${JSON.stringify(extra)})`;
-      this.rejected.append([...cells, result.errorCode, message]);
+    // Only a row that failed for its own data is to fix. One that failed for a cause outside it
+    // (the job stopped, the platform failed) has nothing to fix: it is in results.csv, and the same
+    // command run again takes it, as it takes the rows not reached (failure-cause.ts).
+    if (result.outcome === 'failed' && failureCause(result.errorCode) === 'fix') {
+      this.rejected.append(this.failedColumns.cells(result.cells, result.errorCode, result.errorMessage));
     }
   }
 

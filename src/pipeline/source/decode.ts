@@ -18,6 +18,8 @@ const BOMS: ReadonlyArray<{ bytes: readonly number[]; encoding: string }> = [
 export interface DecodedInput {
   /** The encoding actually used: the BOM's when the file has one, else the configured one. */
   encoding: string;
+  /** The file starts with a byte order mark (removed from `chunks`). */
+  bom: boolean;
   /** UTF-8 bytes of the file, BOM removed. */
   chunks: AsyncGenerator<Buffer, void, undefined>;
   /**
@@ -81,17 +83,19 @@ export async function decodeInput(stream: AsyncIterable<Buffer>, encoding: strin
     else head = head.length === 0 ? next.value : Buffer.concat([head, next.value]);
   }
   let effective = encoding;
+  let hasBom = false;
   for (const bom of BOMS) {
     if (bom.bytes.every((byte, i) => head[i] === byte)) {
       effective = bom.encoding;
       head = head.subarray(bom.bytes.length);
+      hasBom = true;
       break;
     }
   }
   const passThrough = UTF8_LABELS.has(effective.toLowerCase());
-  if (!passThrough) return { encoding: effective, chunks: decodedChunks(head, source, ended, effective), looksLike: () => undefined };
+  if (!passThrough) return { encoding: effective, bom: hasBom, chunks: decodedChunks(head, source, ended, effective), looksLike: () => undefined };
   const evidence = new EncodingEvidence();
-  return { encoding: 'utf-8', chunks: rawChunks(head, source, ended, evidence), looksLike: () => evidence.looksLike() };
+  return { encoding: 'utf-8', bom: hasBom, chunks: rawChunks(head, source, ended, evidence), looksLike: () => evidence.looksLike() };
 }
 
 async function* rawChunks(head: Buffer, source: AsyncIterator<Buffer>, ended: boolean, evidence: EncodingEvidence): AsyncGenerator<Buffer, void, undefined> {

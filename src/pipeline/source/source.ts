@@ -17,7 +17,10 @@ import { readCsvBatches, type CsvRecord } from './csv-records.js';
 import { inputBytes, isGzip, namedGzip } from './input-bytes.js';
 import { decodeInput, isKnownEncoding, type DecodedInput } from './decode.js';
 import { detectDelimiter, firstLine } from './delimiter-detect.js';
+import { isErrorColumn } from './error-columns.js';
+import { firstLineEnd, type InputLayout, type LineEnd } from './input-layout.js';
 import { SourceError } from './source-error.js';
+import { utf8MisreadCheck } from './utf8-misread.js';
 
 /** Bytes read from a file at a time. */
 const READ_CHUNK_BYTES = 64 * 1024;
@@ -57,13 +60,16 @@ export interface Source {
   delimiter: string;
   /** The encoding used: `utf-8`, the configured label, or the one a BOM named. */
   encoding: string;
+  /** The file's layout as bytes (encoding, BOM, delimiter, line ends): rejected.csv is written with it. */
+  layout: InputLayout;
   /** The data rows, read as iterated. Iterate once. Breaking out of the loop closes the file. */
   records: AsyncIterable<SourceRecord>;
   /** Closes the file when the records will not be read to the end (e.g. the header check failed). */
   close(): Promise<void>;
   /**
    * Once the rows are read: when rows failed with CSV_INVALID_BYTES and the file looks like
-   * windows-1252, the one file-level advice to set input.encoding; undefined otherwise.
+   * windows-1252 (read as UTF-8), or like UTF-8 (read as a one-byte encoding), the one file-level
+   * advice to set input.encoding; undefined otherwise.
    */
   encodingHint(): string | undefined;
 }
@@ -90,15 +96,21 @@ export async function readSource(options: SourceOptions): Promise<Source> {
     csv = readCsvBatches(sample.chunks, { delimiter: sample.delimiter, maxRecordBytes: options.maxRecordBytes, maxRecordLines: options.maxRecordLines });
     const first = await csv.next();
     const firstBatch = first.done === true ? [] : first.value;
-    const { header, line } = checkHeaderRecord(file, decoded.encoding, firstBatch[0]);
-    const records = dataRecords(file, header, firstBatch.slice(1), csv);
+    const misread = utf8Misreads(decoded.encoding);
+    const { header, line } = checkHeaderRecord(file, decoded.encoding, firstBatch[0], misread);
+    const records = dataRecords(file, header, firstBatch.slice(1), csv, misread);
     return {
       header,
       headerLine: line,
       delimiter: sample.delimiter,
       encoding: decoded.encoding,
+      layout: { encoding: decoded.encoding, bom: decoded.bom, delimiter: sample.delimiter, lineEnd: sample.lineEnd, separatorLine: excel.separatorLine },
       records,
       encodingHint: () => {
+        if (misread !== undefined && misread.rows > 0) {
+          const rows = misread.rows === 1 ? '1 row holds' : `${misread.rows} rows hold`;
+          return `${file}: this file looks like UTF-8, not ${decoded.encoding} (${rows} UTF-8's two-byte letters, such as "Ã©" for "é"); set input.encoding: utf-8, or save the file as ${decoded.encoding}`;
+        }
         const looksLike = decoded.looksLike();
         return looksLike === undefined
           ? undefined
@@ -189,7 +201,7 @@ async function excelSeparatorLine(
   file: string,
   chunks: AsyncGenerator<Buffer, void, undefined>,
   delimiter: string,
-): Promise<{ delimiter: string; chunks: AsyncGenerator<Buffer, void, undefined> }> {
+): Promise<{ delimiter: string; separatorLine: boolean; chunks: AsyncGenerator<Buffer, void, undefined> }> {
   const head: Buffer[] = [];
   let bytes = 0;
   while (bytes < 8) {
@@ -200,7 +212,7 @@ async function excelSeparatorLine(
   }
   const joined = Buffer.concat(head);
   const match = /^sep=(.)(?=\r?\n|$)/.exec(joined.subarray(0, 16).toString('utf8'));
-  if (match === null) return { delimiter, chunks: prepend(head, chunks) };
+  if (match === null) return { delimiter, separatorLine: false, chunks: prepend(head, chunks) };
   const named = match[1]!;
   if (delimiter !== 'auto' && delimiter !== named) {
     await chunks.return(undefined);
@@ -210,24 +222,33 @@ async function excelSeparatorLine(
       `${file}: line 1 says sep=${named} (Excel's delimiter line) but input.delimiter is ${JSON.stringify(delimiter)}; remove input.delimiter, or set it to ${JSON.stringify(named)}`,
     );
   }
-  return { delimiter: named, chunks: prepend([joined.subarray(Buffer.byteLength(match[0]))], chunks) };
+  return { delimiter: named, separatorLine: true, chunks: prepend([joined.subarray(Buffer.byteLength(match[0]))], chunks) };
 }
 
-async function sampleHeader(chunks: AsyncGenerator<Buffer, void, undefined>, delimiter: string): Promise<{ delimiter: string; chunks: AsyncGenerator<Buffer, void, undefined> }> {
-  if (delimiter !== 'auto') return { delimiter, chunks };
+/**
+ * The first line of the file, read ahead and put back: its line end (rejected.csv is written with
+ * the file's own) and, with `auto`, the delimiter of the header line.
+ */
+async function sampleHeader(chunks: AsyncGenerator<Buffer, void, undefined>, delimiter: string): Promise<{ delimiter: string; lineEnd: LineEnd; chunks: AsyncGenerator<Buffer, void, undefined> }> {
   const sample: Buffer[] = [];
   let sampleBytes = 0;
+  let lineEnd: LineEnd | undefined;
   let headerLine: string | undefined;
-  while (headerLine === undefined && sampleBytes < DELIMITER_SAMPLE_BYTES) {
+  while ((lineEnd === undefined || headerLine === undefined) && sampleBytes < DELIMITER_SAMPLE_BYTES) {
     const next = await chunks.next();
     if (next.done === true) break;
     sample.push(next.value);
     sampleBytes += next.value.length;
+    const text = Buffer.concat(sample).toString('utf8');
+    lineEnd = firstLineEnd(text);
     // Blank lines before the header do not count as the header line.
-    headerLine = firstLine(Buffer.concat(sample).toString('utf8').replace(/^[\r\n]+/, ''));
+    headerLine = firstLine(text.replace(/^[\r\n]+/, ''));
   }
-  headerLine ??= Buffer.concat(sample).toString('utf8').replace(/^[\r\n]+/, '');
-  return { delimiter: detectDelimiter(headerLine), chunks: prepend(sample, chunks) };
+  const text = Buffer.concat(sample).toString('utf8');
+  // A file of one line has no line end of its own: LF, as the other reports. A CR that ends the file is a line end.
+  lineEnd ??= text.endsWith('\r') ? '\r' : '\n';
+  headerLine ??= text.replace(/^[\r\n]+/, '');
+  return { delimiter: delimiter === 'auto' ? detectDelimiter(headerLine) : delimiter, lineEnd, chunks: prepend(sample, chunks) };
 }
 
 async function* prepend(head: readonly Buffer[], rest: AsyncGenerator<Buffer, void, undefined>): AsyncGenerator<Buffer, void, undefined> {
@@ -239,7 +260,19 @@ async function* prepend(head: readonly Buffer[], rest: AsyncGenerator<Buffer, vo
   }
 }
 
-function checkHeaderRecord(file: string, encoding: string, record: CsvRecord | undefined): { header: string[]; line: number } {
+/** The one-byte encoding's check for UTF-8 text read in it, and the rows it failed. */
+interface Utf8Misreads {
+  readonly check: (text: string) => string | undefined;
+  readonly encoding: string;
+  rows: number;
+}
+
+function utf8Misreads(encoding: string): Utf8Misreads | undefined {
+  const check = utf8MisreadCheck(encoding);
+  return check === undefined ? undefined : { check, encoding, rows: 0 };
+}
+
+function checkHeaderRecord(file: string, encoding: string, record: CsvRecord | undefined, misread: Utf8Misreads | undefined): { header: string[]; line: number } {
   if (record === undefined) {
     throw new SourceError('INPUT_EMPTY', file, `${file}: the file is empty; it needs a header line naming the columns (e.g. customer_id,email)`);
   }
@@ -254,9 +287,19 @@ function checkHeaderRecord(file: string, encoding: string, record: CsvRecord | u
   if (header.some((name) => name.includes('\uFFFD'))) {
     throw new SourceError('INPUT_ENCODING', file, `${file}: the header holds bytes that are not valid ${encoding}; set input.encoding to the encoding the file was saved in (e.g. windows-1252 or latin1)`);
   }
+  const misreadName = misread === undefined ? undefined : header.find((name) => misread.check(name) !== undefined);
+  if (misreadName !== undefined) {
+    const meant = misread?.check(misreadName) ?? '';
+    throw new SourceError(
+      'INPUT_ENCODING',
+      file,
+      `${file}: the header reads ${JSON.stringify(misreadName)} for ${JSON.stringify(meant)}: the file is UTF-8, read as ${encoding}; set input.encoding: utf-8, or save the file as ${encoding}`,
+    );
+  }
   const seen = new Map<string, number>();
   header.forEach((name, index) => {
-    if (name === '') return;
+    // A rejected file of an earlier version repeats the error columns; they are ignored anyway.
+    if (name === '' || isErrorColumn(name)) return;
     const earlier = seen.get(name);
     if (earlier !== undefined) {
       throw new SourceError('INPUT_DUPLICATE_HEADER', file, `${file}: column ${JSON.stringify(name)} appears twice in the header (columns ${earlier + 1} and ${index + 1}); rename or remove one of them`);
@@ -271,11 +314,12 @@ async function* dataRecords(
   header: readonly string[],
   firstBatch: readonly CsvRecord[],
   csv: AsyncGenerator<CsvRecord[], void, undefined>,
+  misread: Utf8Misreads | undefined,
 ): AsyncGenerator<SourceRecord, void, undefined> {
   // A column named __proto__ would be lost on a plain object; only then pay for null-prototype ones.
   const newValues = header.includes('__proto__') ? () => Object.create(null) as Record<string, string> : () => ({}) as Record<string, string>;
   try {
-    for (const record of firstBatch) yield toSourceRecord(record, header, newValues);
+    for (const record of firstBatch) yield toSourceRecord(record, header, newValues, misread);
     for (;;) {
       let next: IteratorResult<CsvRecord[], void>;
       try {
@@ -284,14 +328,14 @@ async function* dataRecords(
         throw unreadable(file, error);
       }
       if (next.done === true) return;
-      for (const record of next.value) yield toSourceRecord(record, header, newValues);
+      for (const record of next.value) yield toSourceRecord(record, header, newValues, misread);
     }
   } finally {
     await csv.return(undefined);
   }
 }
 
-function toSourceRecord(record: CsvRecord, header: readonly string[], newValues: () => Record<string, string>): SourceRecord {
+function toSourceRecord(record: CsvRecord, header: readonly string[], newValues: () => Record<string, string>, misread: Utf8Misreads | undefined): SourceRecord {
   if (record.kind === 'fault') {
     return { kind: 'malformed', line: record.line, code: record.code, message: record.message, cells: record.cells };
   }
@@ -308,6 +352,17 @@ function toSourceRecord(record: CsvRecord, header: readonly string[], newValues:
     if (INVALID_TEXT.test(cell)) {
       const what = cell.includes('\u0000') ? 'a NUL byte' : 'bytes that are not valid text in the encoding of the file (shown as \uFFFD)';
       return malformed(line, 'CSV_INVALID_BYTES', `line ${line}, column ${JSON.stringify(name)}: ${what}; fix the value, or set input.encoding to the encoding the file was saved in`, cells);
+    }
+    // UTF-8 read as a one-byte encoding decodes without a bad byte: written, it would be "RenÃ©e".
+    const meant = misread?.check(cell);
+    if (meant !== undefined && misread !== undefined) {
+      misread.rows++;
+      return malformed(
+        line,
+        'CSV_INVALID_BYTES',
+        `line ${line}, column ${JSON.stringify(name)}: ${JSON.stringify(cell)} is UTF-8 text read as ${misread.encoding} (it means ${JSON.stringify(meant)}); set input.encoding: utf-8 if the file was saved as UTF-8, or fix the value`,
+        cells,
+      );
     }
     if (name !== '') values[name] = cell;
   }

@@ -16,11 +16,23 @@ describe('the guard', () => {
     expect(missingShare(known, missing, 10)).toEqual({ known, missing, percent, refused, maxSharePercent: 10 });
   });
 
-  test('the refusal says how many, the share, and both ways on', () => {
-    expect(refusalReason(missingShare(50, 40, 10), 'crm')).toBe(
-      '40 of the 50 keys that earlier runs synced are missing from this input (80%, over onMissing.maxShare 10%); nothing was done to them. ' +
-        'A truncated or empty export is the usual cause: check the file and run again, or if they really left, run once with --max-missing 80% (job crm)',
+  test('the refusal says how many, the share, and the ways on', () => {
+    expect(refusalReason(missingShare(100, 30, 10), 'crm')).toBe(
+      '30 of the 100 keys that earlier runs synced are missing from this input (30%, over onMissing.maxShare 10%); nothing was done to them. ' +
+        'A truncated or empty export is the usual cause: check the file and run again, a part of the export is run with --partial, ' +
+        'or if they really left, run once with --max-missing 30% (job crm)',
     );
+  });
+
+  test.each([
+    [100, 50, true],
+    [100, 51, false],
+    [2000, 1934, false],
+    [50, 40, false],
+  ])('%i known, %i missing: advises --max-missing %s (never a share acting on most of the keys)', (known, missing, advises) => {
+    const reason = refusalReason(missingShare(known, missing, 10), 'crm');
+    expect(reason.includes('--max-missing')).toBe(advises);
+    expect(reason).toContain('--partial');
   });
 });
 
