@@ -11,7 +11,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
 import { CAN_MOUNT_SMALL_DISK, SMALL_DISK_SKIP_REASON, smallDisk, type SmallDisk } from './support/small-disk.js';
-import { REPORT_WRITE_FIX } from '../../src/pipeline/report/report.js';
+import { REPORT_WRITE_FIX, RESULT_COLUMNS } from '../../src/pipeline/report/report.js';
 
 const withSmallDisk = CAN_MOUNT_SMALL_DISK ? it : it.skip;
 if (!CAN_MOUNT_SMALL_DISK) console.warn(`local-faults: the full-disk tests are skipped: ${SMALL_DISK_SKIP_REASON}`);
@@ -44,7 +44,7 @@ describe('local failures', () => {
     const results = parse(readFileSync(join(disk.dir, 'import.results.csv'), 'utf8'), { relaxColumnCount: true, columns: false });
     expect(results.length).toBeGreaterThan(1);
     expect(results.length).toBeLessThan(301);
-    expect(results.filter((row) => row.length !== 12)).toEqual([]);
+    expect(results.filter((row) => row.length !== RESULT_COLUMNS.length)).toEqual([]);
     expect(results.slice(1).filter((row) => row[2] === 'created' && !/^\d+$/.test(row[3]!))).toEqual([]);
     // It stopped taking rows: far fewer contacts than rows.
     const created = emulator.contacts(TOKEN).length;
