@@ -14,6 +14,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallCounters, FaultOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { RESULT_COLUMNS } from '../../src/pipeline/report/report.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { type CliProcess, startCli, useCliChildren, waitUntil } from '../helpers/cli-process.js';
 import { STATE_JOB } from '../helpers/state-fixtures.js';
@@ -53,7 +54,7 @@ interface KillPoint {
 }
 
 /** Bytes of results.csv holding only its header. */
-const HEADER_BYTES = 'line,key,outcome,contact_id,fields_changed,tags_added,tags_removed,api_calls,error_code,error_message,message_status,message_error\n'.length;
+const HEADER_BYTES = `${RESULT_COLUMNS.join(',')}\n`.length;
 
 const KILL_POINTS: KillPoint[] = [
   {
