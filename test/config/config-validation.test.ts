@@ -52,7 +52,7 @@ jobs:
       { yamlPath: 'jobs[0].fields.email.transfrom', line: 13 },
     ]);
     expect(error.message.split('\n')).toEqual([
-      `${path}: connections.main.rateLimits.contacts: "100/minute" is not a rate; write N/s, N/sec, N/m, N/min or N/h, e.g. 100/min (line 5)`,
+      `${path}: connections.main.rateLimits.contacts: "100/minute" is not a rate; write N/s, N/sec, N/m, N/min or N/h, or N per a window of several units such as 20/2s, e.g. 100/min (line 5)`,
       `${path}: jobs[0].connection: "backup" is not a connection of this file; use one of main (line 8)`,
       `${path}: jobs[0].mode: "upsret" is not one of upsert, create, update, message; did you mean "upsert"? (line 11)`,
       `${path}: jobs[0].fields.email.transfrom: unknown key "transfrom"; did you mean "transform"? (line 13)`,
@@ -82,7 +82,7 @@ jobs:
       { path: 'connections.main.rateLimits.contacts', message: '"0/min" allows no call at all; write a limit of at least 1, e.g. 100/min', line: 5 },
       {
         path: 'connections.main.rateLimits.messages',
-        message: '25 is a number; write a rate of Messages API calls: N/s, N/sec, N/m, N/min or N/h',
+        message: '25 is a number; write a rate of Messages API calls: N/s, N/sec, N/m, N/min or N/h, or N per a window of several units such as 20/2s',
         line: 5,
       },
     ]);
