@@ -9,5 +9,13 @@ if (!isSupportedNode()) {
   process.exit(2);
 }
 
-const { main } = await import('../dist/src/cli/main.js');
-process.exitCode = await main(process.argv.slice(2));
+const args = process.argv.slice(2);
+// The version alone is answered without loading the CLI's modules (a cold start is paid by every
+// short command: docs/decisions.md, "The limiter's edges").
+const { asksForVersion, packageVersion } = await import('../dist/src/cli/package-version.js');
+if (asksForVersion(args)) {
+  process.stdout.write(`${packageVersion()}\n`);
+} else {
+  const { main } = await import('../dist/src/cli/main.js');
+  process.exitCode = await main(args);
+}

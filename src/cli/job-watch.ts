@@ -14,11 +14,9 @@ import { stripUrlAuth } from '../api/strip-url-auth.js';
 import type { Job } from '../config/job-types.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { reportName, type Shard } from '../pipeline/shard.js';
-import { metricsTextfileProblem, updateMetricsTextfile } from '../watch/metrics-textfile.js';
 import { notifyText, shouldNotify } from '../watch/notify-text.js';
-import { pushJobMetrics } from '../watch/pushgateway.js';
 import type { EndedJob } from '../watch/run-metrics.js';
-import { postWebhook } from '../watch/webhook.js';
+import { metricsTextfileProblem } from '../watch/textfile-folder.js';
 import { UsageError } from './usage-error.js';
 
 /** `--metrics-file` and `--pushgateway`, which replace jobs.yaml's `metrics:` for the run. */
@@ -77,21 +75,27 @@ export class JobWatch {
     const pushgateway = measured ? this.pushgateway(job) : undefined;
     const notify = job.notify !== undefined && shouldNotify(job.notify.on, end.exitCode) ? job.notify : undefined;
     await Promise.all([
+      // The sinks' modules (prom-client, got) are loaded when a job has a sink: a run without
+      // metrics and webhook starts without them (issue 24).
       textfile === undefined
         ? undefined
-        : updateMetricsTextfile(textfile, ended).catch((error: unknown) => this.#warn(job, `the metrics file ${textfile} was not written (${reason(error)}); the job's exit code is unchanged`)),
+        : import('../watch/metrics-textfile.js').then(({ updateMetricsTextfile }) => updateMetricsTextfile(textfile, ended)).catch((error: unknown) => this.#warn(job, `the metrics file ${textfile} was not written (${reason(error)}); the job's exit code is unchanged`)),
       pushgateway === undefined
         ? undefined
-        : pushJobMetrics(pushgateway, ended).catch((error: unknown) =>
+        : import('../watch/pushgateway.js').then(({ pushJobMetrics }) => pushJobMetrics(pushgateway, ended)).catch((error: unknown) =>
             this.#warn(job, `the Pushgateway at ${new URL(pushgateway).origin} did not take the metrics (${reason(error)}); the job's exit code is unchanged`),
           ),
       notify === undefined
         ? undefined
-        : postWebhook(notify.webhook, {
-            text: notifyText({ ...end, syncJob, host: this.#host }),
-            summary: end.summary ?? null,
-            exitCode: end.exitCode,
-          }).catch((error: unknown) => this.#warn(job, `${(error as Error).message}; the job's exit code is unchanged`)),
+        : import('../watch/webhook.js')
+            .then(({ postWebhook }) =>
+              postWebhook(notify.webhook, {
+                text: notifyText({ ...end, syncJob, host: this.#host }),
+                summary: end.summary ?? null,
+                exitCode: end.exitCode,
+              }),
+            )
+            .catch((error: unknown) => this.#warn(job, `${(error as Error).message}; the job's exit code is unchanged`)),
     ]);
   }
 

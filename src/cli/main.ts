@@ -11,7 +11,7 @@ import { processIo, type CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { describeFailure } from './failure.js';
 import { createLogger, type LogFormat, type LogLevel } from './logger.js';
-import { packageVersion } from './package-version.js';
+import { asksForVersion, packageVersion } from './package-version.js';
 import { TerminalOutput } from './terminal-output.js';
 import { explainUsage, usageFooter } from './usage-hints.js';
 import { UsageError, UsageErrorFromYargs } from './usage-error.js';
@@ -41,7 +41,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
 
   const context: CommandContext = { io, logger: loggerFor, exit: (code) => (exitCode = code) };
 
-  if (argv.includes('--version') || (argv.length === 1 && argv[0] === '-V')) {
+  if (asksForVersion(argv)) {
     io.stdout.write(`${packageVersion()}\n`);
     return EXIT.ok;
   }

@@ -8,7 +8,7 @@
  * merged and replaced under a lock (two jobs ending together do not lose each other's samples),
  * and replaced through a rename in its own folder, so the collector never reads half a file.
  */
-import { accessSync, constants, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { openSqliteDatabase } from '../state/sqlite-database.js';
 import { parseMetrics, renderMetrics } from './metrics-text.js';
@@ -72,15 +72,4 @@ function lockFile(path: string): () => void {
       db.close();
     }
   };
-}
-
-/** Why the textfile cannot be written, said before any call; undefined when it can. */
-export function metricsTextfileProblem(path: string): string | undefined {
-  try {
-    accessSync(dirname(path), constants.W_OK);
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    return code === 'ENOENT' ? `its folder ${dirname(path)} does not exist (node_exporter's --collector.textfile.directory)` : `its folder ${dirname(path)} cannot be written (${code})`;
-  }
 }

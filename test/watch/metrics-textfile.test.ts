@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobSummary } from '../../src/pipeline/report/job-summary.js';
 import { parseMetrics } from '../../src/watch/metrics-text.js';
-import { metricsTextfileProblem, updateMetricsTextfile } from '../../src/watch/metrics-textfile.js';
+import { updateMetricsTextfile } from '../../src/watch/metrics-textfile.js';
+import { metricsTextfileProblem } from '../../src/watch/textfile-folder.js';
 import type { EndedJob } from '../../src/watch/run-metrics.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
