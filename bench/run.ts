@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md. See docs/benchmarks.md.
  *
- *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only] [--sqlite-only] [--reconcile-only] [--journal-only]
+ *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only] [--sqlite-only] [--reconcile-only] [--journal-only] [--short-job-only]
  *
  * `--limiter-only` runs the limiter section alone and prints its figures; with `--out FILE` it
  * replaces that section of FILE (a RESULTS.md), saying when and under what load it was taken.
@@ -18,6 +18,8 @@
  * `--journal-only` runs the change journal's section alone (a 2,000-row update run, its journal's
  * bytes and time, the re-run of the unchanged file) and prints it; with `--out FILE` it replaces
  * (or adds) that section of FILE.
+ * `--short-job-only` runs the short job's section alone (issue 24: spawn to exit, and the start-up
+ * figures) and prints it; with `--out FILE` it replaces (or adds) that section of FILE.
  * `--quick` runs every section at a tenth of the size (a smoke test of the bench itself; its
  * figures are not the committed ones) and writes to a temporary file unless `--out` is given.
  */
@@ -41,6 +43,7 @@ import { MONTH_PREFETCH_SECTION, MONTH_SECTION, monthMarkdown, runMonthOfNights 
 import { runSqliteEngines, SQLITE_SECTION } from './sqlite-engines.js';
 import { RECONCILE_SECTION, reconcileMarkdown, runReconcileBench } from './reconcile.js';
 import { JOURNAL_SECTION, journalMarkdown, runJournalBench } from './change-journal.js';
+import { SHORT_JOB_SECTION, runShortJobBench } from './short-job.js';
 
 /**
  * The strict limit of the API scenarios: the platform's 100/min scaled up 60 times, so that a
@@ -146,6 +149,10 @@ async function main(argv: readonly string[]): Promise<void> {
     await sectionAlone('journal-only', JOURNAL_SECTION, (workDir) => runJournal(workDir, cli, quick, log), outFile);
     return;
   }
+  if (argv.includes('--short-job-only')) {
+    await sectionAlone('short-job-only', SHORT_JOB_SECTION, (workDir) => runShortJobBench(workDir, cli, quick, log), outFile);
+    return;
+  }
   if (argv.includes('--unattended-only')) {
     const workDir = mkdtempSync(join(tmpdir(), 'contact-sync-bench-'));
     const load = (): string => loadavg().map((n) => n.toFixed(2)).join(', ');
@@ -191,8 +198,10 @@ async function main(argv: readonly string[]): Promise<void> {
     const reconcile = await runReconcile(workDir, cli, quick, log);
     log("the change journal's cost (issue 22)");
     const journal = await runJournal(workDir, cli, quick, log);
+    log('a short job, spawn to exit (issue 24)');
+    const shortJob = await runShortJobBench(workDir, cli, quick, log);
     const totalMs = performance.now() - started;
-    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month.plain + '\n' + month.prefetch + '\n' + sqlite + '\n' + reconcile + '\n' + journal);
+    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month.plain + '\n' + month.prefetch + '\n' + sqlite + '\n' + reconcile + '\n' + journal + '\n' + shortJob);
     log(`wrote ${out} (${(totalMs / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
