@@ -32,7 +32,7 @@ import { DuplicateRowsStage } from './duplicate-rows-stage.js';
 import { pastTakingTime, timeToFinishMs } from './deadline.js';
 import { mapRow } from './map/map.js';
 import { KeySighting } from './key-sighting.js';
-import { settleDeparted, type DepartedSummary } from './departed/settle-departed.js';
+import { knownKeysNow, settleDeparted, type DepartedSummary } from './departed/settle-departed.js';
 import { partialInputReason } from './departed/partial-input.js';
 import { lineEndName } from './source/input-layout.js';
 import { departedPath } from './report/departed-report.js';
@@ -51,6 +51,7 @@ import type { ContactIndex } from './row/contact-index.js';
 import { notSentResult } from './row/row-result.js';
 import { RowDispatcher } from './row-dispatcher.js';
 import { RowIntake } from './row-intake.js';
+import { estimateRealRun, WithheldCalls } from './real-run-estimate.js';
 import { exitCodeOf, RunTally, statusOf, summarize, type RowTally, type RunExitCode, type StopReason } from './run-tally.js';
 import type { RowResult } from './types.js';
 
@@ -173,7 +174,18 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   if (prefetchChoice !== undefined) options.onPrefetch?.(prefetchChoice);
   const prefetched = prefetch === undefined || prefetchChoice === undefined ? undefined : await prefetch.run(api, prefetchChoice);
   const index = prefetched?.index;
-  const context = { api, job, dryRun: options.dryRun, dryRunContacts: new Map<string, MatchedContact>(), full, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) };
+  // A dry run counts the writes and sends it withholds: with its own reads, the real run's calls.
+  const withheld = options.dryRun ? new WithheldCalls() : undefined;
+  const context = {
+    api,
+    job,
+    dryRun: options.dryRun,
+    dryRunContacts: new Map<string, MatchedContact>(),
+    full,
+    ...(options.state ? { state: options.state } : {}),
+    ...(index ? { index } : {}),
+    ...(withheld ? { withheld } : {}),
+  };
 
   // The three stages: the tally counts, the dispatcher runs the rows that need the API, the
   // intake classifies every record.
@@ -185,6 +197,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   // onMissing: the keys of this input, 8 bytes each, for the departed step after the rows; a
   // reconcile's, for the marked contacts the file lacks.
   const seen = (job.onMissing !== undefined && options.state !== undefined && !reconciling && partial === undefined) || (reconciling && index !== undefined) ? new KeySighting() : undefined;
+  // The departed step's share is of the keys earlier runs synced: counted before this run's rows
+  // add theirs, so a dry run and a real run of the same input say the same share.
+  const knownBefore = seen !== undefined && !reconciling && options.state !== undefined ? knownKeysNow(options.state, mine) : undefined;
   const ahead = new RowLookahead({
     job,
     state: context.state,
@@ -305,6 +320,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
             ...(options.maxMissingPercent === undefined ? {} : { maxSharePercent: options.maxMissingPercent }),
             reportPath,
             stop: () => options.signal?.aborted === true || (options.deadline !== undefined && now().getTime() >= options.deadline),
+            ...(withheld ? { withheld } : {}),
+            ...(knownBefore === undefined ? {} : { knownBefore }),
           }),
         statePath,
       );
@@ -334,6 +351,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       }
     }
     if (job.message !== undefined) summary.messages = tally.messages;
+    if (withheld !== undefined && !reconciling) summary.realRunEstimate = estimateRealRun(summary.apiCalls.byOperation, withheld.byOperation, job.connection.rateLimits);
     if (tally.fieldsSkipped.rows > 0) summary.fieldsSkipped = tally.fieldsSkipped;
     if (tally.rows.failed > 0 && !reconciling) summary.failedRows = { ...tally.failedRows, rejectedEncoding: source.layout.encoding, rejectedLineEnds: lineEndName(source.layout.lineEnd) };
     if (job.onMissing !== undefined) {

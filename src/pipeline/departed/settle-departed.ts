@@ -17,6 +17,7 @@ import { DepartedReport, type DepartedOutcome, type DepartedRow } from '../repor
 import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
 import { executePlan } from '../row/write.js';
+import type { WithheldCalls } from '../real-run-estimate.js';
 import { missingShare, planDeparture, refusalReason, type DepartedKey } from './departure-plan.js';
 
 export interface DepartedStepOptions {
@@ -35,12 +36,30 @@ export interface DepartedStepOptions {
   readonly reportPath: string;
   /** Stops acting on further keys (a signal, the deadline); those left are acted on by the next complete run. */
   readonly stop?: () => boolean;
+  /** Dry run: the calls it decides and withholds, for its estimate of the real run. */
+  readonly withheld?: WithheldCalls;
+  /**
+   * The known keys in scope before the run's rows (`knownKeysNow`): the keys earlier runs synced,
+   * which the share is of. Counted after the rows, a real run would add the keys its own rows
+   * created and a dry run would not, so the two would say "47 of 1981" and "47 of 1920".
+   * @default counted when the step runs
+   */
+  readonly knownBefore?: number;
+}
+
+/** The keys the state store knows in scope that no earlier departure took: the share's denominator. */
+export function knownKeysNow(state: StateStore, inScope: (key: string) => boolean): number {
+  let known = 0;
+  state.scanKeys((key) => {
+    if (!key.departed && inScope(key.key)) known++;
+  });
+  return known;
 }
 
 /** summary.json `departed`. */
 export interface DepartedSummary {
   action: OnMissingSpec['action'];
-  /** Known keys (in this run's scope) that no earlier departure took. */
+  /** Known keys (in this run's scope) that no earlier departure took, before this run's rows: the keys earlier runs synced. */
   knownKeys: number;
   /** Of those, the keys this input lacks. */
   missing: number;
@@ -77,6 +96,8 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
     known++;
     if (!options.seen.has(key.key)) missing.push(key);
   });
+  // Every missing key was known before the rows: a key this run created or brought back is in the input.
+  if (options.knownBefore !== undefined) known = options.knownBefore;
   const share = missingShare(known, missing.length, options.maxSharePercent ?? spec.maxSharePercent);
   const summary: DepartedSummary = {
     action: spec.action,
@@ -144,7 +165,10 @@ async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promis
   });
   if (spec.action === 'keep') return row('unchanged', 0, '', 'kept: onMissing.action is keep');
   const changes = plan.operations.length > 0;
-  if (options.dryRun) return row(changes ? 'updated' : 'unchanged', 0, '', 'dry run: nothing was written');
+  if (options.dryRun) {
+    options.withheld?.addOperations(plan.operations);
+    return row(changes ? 'updated' : 'unchanged', 0, '', 'dry run: nothing was written');
+  }
   const api = new CountedApi(options.api);
   try {
     if (changes) {
