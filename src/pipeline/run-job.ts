@@ -32,7 +32,7 @@ import { DuplicateRowsStage } from './duplicate-rows-stage.js';
 import { pastTakingTime, timeToFinishMs } from './deadline.js';
 import { mapRow } from './map/map.js';
 import { KeySighting } from './key-sighting.js';
-import { knownKeysNow, settleDeparted, type DepartedSummary } from './departed/settle-departed.js';
+import { knownKeysNow, settleDeparted, type DepartedStep, type DepartedSummary } from './departed/settle-departed.js';
 import { partialInputReason } from './departed/partial-input.js';
 import { lineEndName } from './source/input-layout.js';
 import { departedPath } from './report/departed-report.js';
@@ -327,6 +327,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       );
       departed = step.summary;
       abort ??= step.abort;
+      // The departed step's writes are needed, not waste: the run report's "least the data needed" counts them.
+      if (step.writes !== undefined && report instanceof ReportWriter) report.addDepartedWrites(step.writes);
     }
   } finally {
     const rowsFailure = report.closeRows();
@@ -392,7 +394,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
 }
 
 /** The departed step, with the local failures that stop the job turned into its abort. */
-async function runDepartedStep(step: () => ReturnType<typeof settleDeparted>, statePath: string): Promise<{ summary?: DepartedSummary; abort?: JobAbortError }> {
+async function runDepartedStep(step: () => ReturnType<typeof settleDeparted>, statePath: string): Promise<{ summary?: DepartedSummary; abort?: JobAbortError; writes?: DepartedStep['writes'] }> {
   try {
     return await step();
   } catch (error) {

@@ -16,6 +16,7 @@ import type { KeySighting } from '../key-sighting.js';
 import { DepartedReport, type DepartedOutcome, type DepartedRow } from '../report/departed-report.js';
 import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
+import type { Operation } from '../row/plan.js';
 import { executePlan } from '../row/write.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
 import { missingShare, planDeparture, refusalReason, type DepartedKey } from './departure-plan.js';
@@ -82,6 +83,8 @@ export interface DepartedSummary {
 
 export interface DepartedStep {
   readonly summary: DepartedSummary;
+  /** The write calls of the keys changed (or, in a dry run, that would be): the run report counts them as needed. */
+  readonly writes: readonly Operation[];
   /** The job must stop (an invalid token, the state store...); the keys after it were not acted on. */
   readonly abort?: JobAbortError;
 }
@@ -123,14 +126,16 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
     throw error instanceof ReportWriteError ? error : new ReportWriteError(options.reportPath, (error as NodeJS.ErrnoException).code ?? String(error), { cause: error });
   }
   let abort: JobAbortError | undefined;
+  const writes: Operation[] = [];
   try {
     for (const key of missing) {
       if (abort !== undefined || options.stop?.() === true) {
         summary.notReached++;
         continue;
       }
-      const row: DepartedRow & { abort?: JobAbortError } = summary.refused ? refusedRow(key, spec, summary.message ?? '') : await settleKey(key, options);
+      const row: DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] } = summary.refused ? refusedRow(key, spec, summary.message ?? '') : await settleKey(key, options);
       abort = row.abort;
+      if (row.writes !== undefined) writes.push(...row.writes);
       summary[row.outcome]++;
       summary.apiCalls += row.apiCalls;
       report.add(row);
@@ -142,7 +147,7 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
   }
   const failure = report.close();
   if (failure !== undefined) throw failure;
-  return abort === undefined ? { summary } : { summary, abort };
+  return abort === undefined ? { summary, writes } : { summary, writes, abort };
 }
 
 function refusedRow(key: DepartedKey, spec: OnMissingSpec, reason: string): DepartedRow {
@@ -150,7 +155,7 @@ function refusedRow(key: DepartedKey, spec: OnMissingSpec, reason: string): Depa
 }
 
 /** Applies the action to one departed key's contact and journals it; a failure is the key's row. */
-async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError }> {
+async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] }> {
   const { job, state } = options;
   const spec = job.onMissing;
   const plan = planDeparture(key, spec);
@@ -167,7 +172,7 @@ async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promis
   const changes = plan.operations.length > 0;
   if (options.dryRun) {
     options.withheld?.addOperations(plan.operations);
-    return row(changes ? 'updated' : 'unchanged', 0, '', 'dry run: nothing was written');
+    return { ...row(changes ? 'updated' : 'unchanged', 0, '', 'dry run: nothing was written'), writes: plan.operations };
   }
   const api = new CountedApi(options.api);
   try {
@@ -178,7 +183,7 @@ async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promis
       await executePlan(api, write, key.key, { findByKey: () => Promise.resolve([]), confirmed: (contactId, change) => state.journalChange(key.key, contactId, change) }, { contactId: key.contactId });
     }
     state.recordDeparture(key.key, { contactId: key.contactId, action: spec.action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
-    return row(changes ? 'updated' : 'unchanged', api.calls);
+    return { ...row(changes ? 'updated' : 'unchanged', api.calls), writes: plan.operations };
   } catch (error) {
     if (error instanceof NoSuchContactError) {
       // Deleted on the platform: nothing to act on, and nothing for a returning key to find.
