@@ -29,7 +29,7 @@ import { openCheckedSource } from './source/checked-source.js';
 import { SourceError } from './source/source-error.js';
 import { isSqliteError, JobAbortError, stateWriteFailed } from './job-abort.js';
 import { DuplicateRowsStage } from './duplicate-rows-stage.js';
-import { pastTakingTime, timeToFinishMs } from './deadline.js';
+import { pastTakingTime, rowCallsAtMost, timeToFinishMs } from './deadline.js';
 import { mapRow } from './map/map.js';
 import { KeySighting } from './key-sighting.js';
 import { knownKeysNow, settleDeparted, type DepartedStep, type DepartedSummary } from './departed/settle-departed.js';
@@ -233,11 +233,19 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   let stopped: StopReason | undefined;
   const { contacts: contactRate } = job.connection.rateLimits;
   const spacingMs = contactRate.periodMs / contactRate.limit;
+  // --max-duration's reckoning (deadline.ts): the calls of the rows that went to the API and
+  // finished, and the most calls the rows in flight can make (before one finished, nothing else
+  // tells what a row costs). Rows that ended with no call are not in it: none is in flight.
   let finishedCalls = 0;
+  let finishedDispatched = 0;
+  let callsAtMostInFlight = 0;
+  let widestRow = 0;
   let slowestRowMs = 0;
   const finishEstimate = (extra: number) => ({
     inFlight: dispatcher.inFlight + extra,
-    callsPerRow: tally.rows.total === 0 ? 2 : finishedCalls / tally.rows.total,
+    callsPerRow: finishedDispatched === 0 ? undefined : finishedCalls / finishedDispatched,
+    // The row about to be taken is not read yet: it is reckoned as the widest so far (a search and a write before any).
+    callsAtMost: callsAtMostInFlight + extra * Math.max(2, widestRow),
     spacingMs,
     slowestRowMs,
   });
@@ -277,6 +285,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       // Backpressure: stop reading while enough rows are waiting for the API.
       await dispatcher.room();
       const takenAt = now().getTime();
+      const atMost = rowCallsAtMost(draft);
+      callsAtMostInFlight += atMost;
+      widestRow = Math.max(widestRow, atMost);
       dispatcher.dispatch(
         draft.key,
         // Rows queued before an abort do not call: after a 401 every call would be refused too.
@@ -284,6 +295,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         (sync) => {
           if (sync.abort !== undefined) abort ??= sync.abort;
           finishedCalls += sync.result.apiCalls;
+          finishedDispatched++;
+          callsAtMostInFlight -= atMost;
           slowestRowMs = Math.max(slowestRowMs, now().getTime() - takenAt);
           finish(sync.result, sync.comparison);
         },
