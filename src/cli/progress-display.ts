@@ -2,8 +2,8 @@
  * Progress while a job runs: a bar on a terminal (log lines printed above it, never into it), a
  * line every few seconds otherwise (cron logs), and with `--log-format json` a JSON `progress`
  * log line instead, so a collector reads the whole stream as JSON. The ETA comes from the rate
- * limit: the calls the remaining rows will cost, at the calls per row of the rows finished so far
- * (calls of rows still in flight would inflate it at the start), at the allowed rate.
+ * limit: the calls the remaining rows will cost, new keys and the other rows each at their own
+ * calls per finished row, at the allowed rate (`eta.ts`).
  */
 import cliProgress from 'cli-progress';
 import type { CallStats } from '../api/contacts-api.js';
@@ -11,12 +11,16 @@ import type { Rate } from '../limits.js';
 import type { RowTally } from '../pipeline/run-tally.js';
 import type { RowResult } from '../pipeline/types.js';
 import { formatDuration } from '../pipeline/report/duration.js';
+import { estimateRemainingMs } from './eta.js';
 import { TerminalOutput } from './terminal-output.js';
 
 export interface ProgressDisplay {
-  update(tally: Readonly<RowTally>, row?: Pick<RowResult, 'apiCalls'>): void;
+  update(tally: Readonly<RowTally>, row?: FinishedRow): void;
   stop(): void;
 }
+
+/** What the display needs of a finished row: its calls, and whether it created its contact. */
+export type FinishedRow = Pick<RowResult, 'apiCalls' | 'outcome'>;
 
 /** Where a `log` mode display writes its JSON progress events (the job's logger). */
 export type ProgressLog = (fields: Record<string, unknown>, message: string) => void;
@@ -26,6 +30,11 @@ export interface ProgressOptions {
   mode: 'bar' | 'lines' | 'log' | 'off';
   /** Data rows expected (physical lines less the header, at most `--limit`): an estimate. */
   expectedRows: number | undefined;
+  /**
+   * Keys the state store knew when the run started (less the departed ones): the rows beyond them
+   * are new keys, which the ETA weighs at the calls of a created row. @default no state store
+   */
+  knownKeys?: number | undefined;
   stats: CallStats;
   rate: Rate;
   stream: NodeJS.WriteStream | NodeJS.WritableStream;
@@ -42,13 +51,6 @@ export interface ProgressOptions {
 
 export { formatDuration };
 
-/** Time the rows left will take at the allowed rate, from the calls per finished row. */
-export function estimateRemainingMs(tally: Readonly<RowTally>, expectedRows: number | undefined, rowCalls: number, rate: Rate): number | undefined {
-  if (expectedRows === undefined || tally.total === 0) return undefined;
-  const rowsLeft = Math.max(0, expectedRows - tally.total);
-  return ((rowsLeft * (rowCalls / tally.total)) / rate.limit) * rate.periodMs;
-}
-
 const defaultEvery = (ms: number, tick: () => void): (() => void) => {
   const timer = setInterval(tick, ms);
   timer.unref();
@@ -59,7 +61,8 @@ export function createProgressDisplay(options: ProgressOptions): ProgressDisplay
   if (options.mode === 'off') return { update: () => undefined, stop: () => undefined };
   const now = options.now ?? Date.now;
   const started = now();
-  let rowCalls = 0;
+  // The calls of the finished rows: of those that created their contact, and of the others.
+  const rowCalls = { created: 0, other: 0 };
   let last: Readonly<RowTally> | undefined;
   // Calls are counted between starts: N calls paced by the limit span N - 1 spacings, so N / time
   // would show a paced run as over its limit.
@@ -67,13 +70,14 @@ export function createProgressDisplay(options: ProgressOptions): ProgressDisplay
     const minutes = (now() - started) / 60_000;
     return minutes > 0 ? (Math.max(0, options.stats.total() - 1) / minutes).toFixed(1) : '0.0';
   };
-  const remainingMs = (tally: Readonly<RowTally>): number | undefined => estimateRemainingMs(tally, options.expectedRows, rowCalls, options.rate);
+  const remainingMs = (tally: Readonly<RowTally>): number | undefined =>
+    estimateRemainingMs({ expectedRows: options.expectedRows, knownKeys: options.knownKeys, finished: { rows: tally.total, created: tally.created }, calls: rowCalls, rate: options.rate });
   const eta = (tally: Readonly<RowTally>): string => {
     const ms = remainingMs(tally);
     return ms === undefined ? '?' : formatDuration(ms);
   };
-  const count = (tally: Readonly<RowTally>, row: Pick<RowResult, 'apiCalls'> | undefined): void => {
-    rowCalls += row?.apiCalls ?? 0;
+  const count = (tally: Readonly<RowTally>, row: FinishedRow | undefined): void => {
+    rowCalls[row?.outcome === 'created' ? 'created' : 'other'] += row?.apiCalls ?? 0;
     last = { ...tally };
   };
 
@@ -102,7 +106,7 @@ export function createProgressDisplay(options: ProgressOptions): ProgressDisplay
 
 function barDisplay(
   options: ProgressOptions,
-  shown: { callRate: () => string; eta: (tally: Readonly<RowTally>) => string; count: (tally: Readonly<RowTally>, row: Pick<RowResult, 'apiCalls'> | undefined) => void },
+  shown: { callRate: () => string; eta: (tally: Readonly<RowTally>) => string; count: (tally: Readonly<RowTally>, row: FinishedRow | undefined) => void },
 ): ProgressDisplay {
   // Log lines written while the bar is up go above it (MultiBar.log), not into it.
   const terminal = options.stream instanceof TerminalOutput ? options.stream : undefined;

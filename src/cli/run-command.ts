@@ -297,11 +297,15 @@ async function runOneJob(
   // The count is the progress display's estimate alone: a run that shows none does not read the file for it.
   const lines = progressMode === 'off' ? undefined : await countLines(job.input.path).catch(() => undefined);
   const fileRows = lines === undefined ? undefined : Math.max(0, lines - 1);
+  // A dry run reads the state when there is one and never creates or writes it.
+  const state = job.state === false || (args.dryRun && !existsSync(job.state)) ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
   const progress = createProgressDisplay({
     mode: progressMode,
     ...(timing.labelled ? { label: job.name } : {}),
     // With --limit the run takes at most that many rows: the bar's total and the ETA say so.
     expectedRows: fileRows === undefined || args.limit === undefined ? fileRows : Math.min(fileRows, args.limit),
+    // The rows beyond the keys the store knows are new keys, which the ETA weighs at a create's calls.
+    knownKeys: progressMode === 'off' || job.state === false ? undefined : state === undefined ? 0 : knownKeysOf(state),
     stats,
     rate: connection.rateLimits.contacts,
     stream: io.stderr,
@@ -309,8 +313,6 @@ async function runOneJob(
   });
   const reconciling = args.command === 'reconcile';
   logger.info({ job: job.name, input: job.input.label ?? job.input.path, dryRun: args.dryRun, ...(reconciling ? { reconcile: true } : {}) }, reconciling ? 'reconcile started' : 'job started');
-  // A dry run reads the state when there is one and never creates or writes it.
-  const state = job.state === false || (args.dryRun && !existsSync(job.state)) ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
   try {
     const run = await runJob({
       job,
@@ -348,6 +350,12 @@ async function runOneJob(
     progress.stop();
     state?.close();
   }
+}
+
+/** The keys the state store knows that no departure took: the ETA's known rows. */
+function knownKeysOf(state: StateStore): number {
+  const { keys, departed } = state.summary();
+  return Math.max(0, keys - departed);
 }
 
 /** The run as the state store's journal records it: the flags, never a secret. */

@@ -30,6 +30,8 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   lines.push(`${'429s'.padEnd(width)}${String(summary.rateLimited).padStart(8)}`);
   lines.push(`${'retries'.padEnd(width)}${String(summary.retries).padStart(8)}`);
   lines.push(`${'duration'.padEnd(width)}${formatDuration(summary.durationMs).padStart(8)}`);
+  const estimate = estimateLine(summary);
+  if (estimate !== undefined) lines.push('', estimate);
   if (summary.prefetch !== undefined) {
     const { used, reason, contacts, calls, searchesSaved } = summary.prefetch;
     lines.push('', used ? `prefetch: ${contacts} contacts read in ${calls} calls, ${searchesSaved} searches saved` : `prefetch: not used (${reason})`);
@@ -49,6 +51,21 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   lines.push('', 'Reports:', ...reportFiles.map((file) => `  ${file}`));
   lines.push('', whatNext(summary, reportFiles, asked));
   return `${lines.join('\n')}\n`;
+}
+
+/** A dry run's estimate of the real run: its calls by operation and their time at the rate limit. */
+function estimateLine(summary: JobSummary): string | undefined {
+  const estimate = summary.realRunEstimate;
+  if (estimate === undefined) return undefined;
+  const byOperation = Object.entries(estimate.calls.byOperation)
+    .filter(([, calls]) => calls > 0)
+    .map(([operation, calls]) => `${operation} ${calls}`)
+    .join(', ');
+  const notReached = (summary.rows.notReached ?? 0) > 0 ? ` (the rows this dry run took; ${summary.rows.notReached} not reached are not in it)` : '';
+  return (
+    `the real run (estimate${notReached}): ${estimate.calls.total} API calls${byOperation === '' ? '' : ` (${byOperation})`}, ` +
+    `about ${formatDuration(estimate.durationMs)} at ${estimate.contactsPerMinute}/min`
+  );
 }
 
 /** What the departed step (onMissing) did, or why it did not run. */

@@ -1,12 +1,28 @@
 /**
  * `--max-duration`: when to stop taking rows so that the rows in flight still finish within the
  * duration. Pure: the job gives what it measured (docs/operations.md, "Imports that span nights").
+ *
+ * Before any row that called the API has finished, nothing is measured: the rows in flight are
+ * reckoned at the most calls each can make (`rowCallsAtMost`: a search, then its create's or its
+ * update's calls). A guess of 2 calls a row let a run at 100/min take 8 rows of 3 calls at once,
+ * promise "about 10s" and run 15 s (20 to 31 s on wider rows) for `--max-duration 10s`: the
+ * calls past the deadline were waiting for the limiter, which keeps its pace whatever the deadline.
  */
+import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../limits.js';
+import type { ContactDraft } from './types.js';
+import { planCreate } from './row/plan.js';
+
 export interface FinishEstimate {
   /** Rows taken and not finished, counting the one about to be taken. */
   readonly inFlight: number;
-  /** Calls per row of the rows finished so far (2 before any finished: a search and a write). */
-  readonly callsPerRow: number;
+  /**
+   * Calls per row of the rows that went to the API and finished so far; undefined before one did
+   * (rows that ended with no call, such as unchanged or invalid rows, are not in it: the rows in
+   * flight all went to the API).
+   */
+  readonly callsPerRow: number | undefined;
+  /** The most calls the rows in flight can make (the sum of their `rowCallsAtMost`): the reckoning before any finished. */
+  readonly callsAtMost: number;
   /** The limiter's spacing of contact calls, in ms (period / limit). */
   readonly spacingMs: number;
   /** The longest a row took so far, from taken to finished (latency, retries). */
@@ -15,10 +31,23 @@ export interface FinishEstimate {
 
 /** Time the rows in flight need to finish: their calls at the allowed pace, plus the slowest row. */
 export function timeToFinishMs(estimate: FinishEstimate): number {
-  return Math.ceil(estimate.inFlight * estimate.callsPerRow * estimate.spacingMs) + estimate.slowestRowMs;
+  const calls = estimate.callsPerRow === undefined ? estimate.callsAtMost : estimate.inFlight * estimate.callsPerRow;
+  return Math.ceil(calls * estimate.spacingMs) + estimate.slowestRowMs;
 }
 
 /** True when one more row could not finish, with those in flight, before the deadline. */
 export function pastTakingTime(nowMs: number, deadlineMs: number, estimate: FinishEstimate): boolean {
   return nowMs + timeToFinishMs(estimate) >= deadlineMs;
+}
+
+/**
+ * The most Contacts API calls a row sent to the API makes when no call fails: a search of its key,
+ * then the calls of a create (with its tags) or of an update of every field with its tags added
+ * and removed, whichever is more. Messages have a budget of their own and are not counted.
+ */
+export function rowCallsAtMost(draft: ContactDraft): number {
+  const create = planCreate(draft).operations.length;
+  const update =
+    Math.ceil(Object.keys(draft.fields).length / MAX_FIELDS_PER_CALL) + Math.ceil(draft.tagsToAdd.length / MAX_TAGS_PER_CALL) + Math.ceil(draft.tagsToRemove.length / MAX_TAGS_PER_CALL);
+  return 1 + Math.max(create, update);
 }

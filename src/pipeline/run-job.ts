@@ -29,10 +29,10 @@ import { openCheckedSource } from './source/checked-source.js';
 import { SourceError } from './source/source-error.js';
 import { isSqliteError, JobAbortError, stateWriteFailed } from './job-abort.js';
 import { DuplicateRowsStage } from './duplicate-rows-stage.js';
-import { pastTakingTime, timeToFinishMs } from './deadline.js';
+import { pastTakingTime, rowCallsAtMost, timeToFinishMs } from './deadline.js';
 import { mapRow } from './map/map.js';
 import { KeySighting } from './key-sighting.js';
-import { settleDeparted, type DepartedSummary } from './departed/settle-departed.js';
+import { knownKeysNow, settleDeparted, type DepartedStep, type DepartedSummary } from './departed/settle-departed.js';
 import { partialInputReason } from './departed/partial-input.js';
 import { lineEndName } from './source/input-layout.js';
 import { departedPath } from './report/departed-report.js';
@@ -51,6 +51,7 @@ import type { ContactIndex } from './row/contact-index.js';
 import { notSentResult } from './row/row-result.js';
 import { RowDispatcher } from './row-dispatcher.js';
 import { RowIntake } from './row-intake.js';
+import { estimateRealRun, WithheldCalls } from './real-run-estimate.js';
 import { exitCodeOf, RunTally, statusOf, summarize, type RowTally, type RunExitCode, type StopReason } from './run-tally.js';
 import type { RowResult } from './types.js';
 
@@ -173,7 +174,18 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   if (prefetchChoice !== undefined) options.onPrefetch?.(prefetchChoice);
   const prefetched = prefetch === undefined || prefetchChoice === undefined ? undefined : await prefetch.run(api, prefetchChoice);
   const index = prefetched?.index;
-  const context = { api, job, dryRun: options.dryRun, dryRunContacts: new Map<string, MatchedContact>(), full, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) };
+  // A dry run counts the writes and sends it withholds: with its own reads, the real run's calls.
+  const withheld = options.dryRun ? new WithheldCalls() : undefined;
+  const context = {
+    api,
+    job,
+    dryRun: options.dryRun,
+    dryRunContacts: new Map<string, MatchedContact>(),
+    full,
+    ...(options.state ? { state: options.state } : {}),
+    ...(index ? { index } : {}),
+    ...(withheld ? { withheld } : {}),
+  };
 
   // The three stages: the tally counts, the dispatcher runs the rows that need the API, the
   // intake classifies every record.
@@ -185,6 +197,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   // onMissing: the keys of this input, 8 bytes each, for the departed step after the rows; a
   // reconcile's, for the marked contacts the file lacks.
   const seen = (job.onMissing !== undefined && options.state !== undefined && !reconciling && partial === undefined) || (reconciling && index !== undefined) ? new KeySighting() : undefined;
+  // The departed step's share is of the keys earlier runs synced: counted before this run's rows
+  // add theirs, so a dry run and a real run of the same input say the same share.
+  const knownBefore = seen !== undefined && !reconciling && options.state !== undefined ? knownKeysNow(options.state, mine) : undefined;
   const ahead = new RowLookahead({
     job,
     state: context.state,
@@ -218,11 +233,19 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   let stopped: StopReason | undefined;
   const { contacts: contactRate } = job.connection.rateLimits;
   const spacingMs = contactRate.periodMs / contactRate.limit;
+  // --max-duration's reckoning (deadline.ts): the calls of the rows that went to the API and
+  // finished, and the most calls the rows in flight can make (before one finished, nothing else
+  // tells what a row costs). Rows that ended with no call are not in it: none is in flight.
   let finishedCalls = 0;
+  let finishedDispatched = 0;
+  let callsAtMostInFlight = 0;
+  let widestRow = 0;
   let slowestRowMs = 0;
   const finishEstimate = (extra: number) => ({
     inFlight: dispatcher.inFlight + extra,
-    callsPerRow: tally.rows.total === 0 ? 2 : finishedCalls / tally.rows.total,
+    callsPerRow: finishedDispatched === 0 ? undefined : finishedCalls / finishedDispatched,
+    // The row about to be taken is not read yet: it is reckoned as the widest so far (a search and a write before any).
+    callsAtMost: callsAtMostInFlight + extra * Math.max(2, widestRow),
     spacingMs,
     slowestRowMs,
   });
@@ -262,6 +285,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       // Backpressure: stop reading while enough rows are waiting for the API.
       await dispatcher.room();
       const takenAt = now().getTime();
+      const atMost = rowCallsAtMost(draft);
+      callsAtMostInFlight += atMost;
+      widestRow = Math.max(widestRow, atMost);
       dispatcher.dispatch(
         draft.key,
         // Rows queued before an abort do not call: after a 401 every call would be refused too.
@@ -269,6 +295,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
         (sync) => {
           if (sync.abort !== undefined) abort ??= sync.abort;
           finishedCalls += sync.result.apiCalls;
+          finishedDispatched++;
+          callsAtMostInFlight -= atMost;
           slowestRowMs = Math.max(slowestRowMs, now().getTime() - takenAt);
           finish(sync.result, sync.comparison);
         },
@@ -305,11 +333,15 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
             ...(options.maxMissingPercent === undefined ? {} : { maxSharePercent: options.maxMissingPercent }),
             reportPath,
             stop: () => options.signal?.aborted === true || (options.deadline !== undefined && now().getTime() >= options.deadline),
+            ...(withheld ? { withheld } : {}),
+            ...(knownBefore === undefined ? {} : { knownBefore }),
           }),
         statePath,
       );
       departed = step.summary;
       abort ??= step.abort;
+      // The departed step's writes are needed, not waste: the run report's "least the data needed" counts them.
+      if (step.writes !== undefined && report instanceof ReportWriter) report.addDepartedWrites(step.writes);
     }
   } finally {
     const rowsFailure = report.closeRows();
@@ -334,6 +366,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       }
     }
     if (job.message !== undefined) summary.messages = tally.messages;
+    if (withheld !== undefined && !reconciling) summary.realRunEstimate = estimateRealRun(summary.apiCalls.byOperation, withheld.byOperation, job.connection.rateLimits);
     if (tally.fieldsSkipped.rows > 0) summary.fieldsSkipped = tally.fieldsSkipped;
     if (tally.rows.failed > 0 && !reconciling) summary.failedRows = { ...tally.failedRows, rejectedEncoding: source.layout.encoding, rejectedLineEnds: lineEndName(source.layout.lineEnd) };
     if (job.onMissing !== undefined) {
@@ -374,7 +407,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
 }
 
 /** The departed step, with the local failures that stop the job turned into its abort. */
-async function runDepartedStep(step: () => ReturnType<typeof settleDeparted>, statePath: string): Promise<{ summary?: DepartedSummary; abort?: JobAbortError }> {
+async function runDepartedStep(step: () => ReturnType<typeof settleDeparted>, statePath: string): Promise<{ summary?: DepartedSummary; abort?: JobAbortError; writes?: DepartedStep['writes'] }> {
   try {
     return await step();
   } catch (error) {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { ApiCallStats } from '../../src/api/call-stats.js';
-import { createProgressDisplay, estimateRemainingMs } from '../../src/cli/progress-display.js';
+import { createProgressDisplay } from '../../src/cli/progress-display.js';
 import { TerminalOutput } from '../../src/cli/terminal-output.js';
 
 const tally = (total: number, failed = 0) => ({ total, created: total - failed, updated: 0, unchanged: 0, skipped: 0, failed });
@@ -31,13 +31,6 @@ function manualTimer(): { every: (ms: number, tick: () => void) => () => void; f
 }
 
 describe('progress', () => {
-  it('estimates the time left from the calls per finished row at the allowed rate', () => {
-    // 100 rows done with 300 calls: 3 calls a row; 900 rows left = 2,700 calls at 100/min = 27 min.
-    expect(estimateRemainingMs(tally(100), 1000, 300, RATE)).toBe(27 * 60_000);
-    expect(estimateRemainingMs(tally(0), 1000, 0, RATE)).toBeUndefined();
-    expect(estimateRemainingMs(tally(10), undefined, 30, RATE)).toBeUndefined();
-  });
-
   it('the first ETA counts the calls of finished rows, not those of the rows still in flight', () => {
     const stream = new Capture();
     const stats = new ApiCallStats();
@@ -45,7 +38,7 @@ describe('progress', () => {
     const display = createProgressDisplay({ mode: 'lines', expectedRows: 361, stats, rate: RATE, stream, every: timer.every });
     // Eight rows in flight have searched; one finished with its search and its create.
     for (let i = 0; i < 9; i++) stats.recordRequest('searchContacts', false);
-    display.update(tally(1), { apiCalls: 2 });
+    display.update(tally(1), { apiCalls: 2, outcome: 'created' });
     timer.fire();
     // 360 rows left at 2 calls a row, at 100 calls a minute: 7m12s (the 9 calls / 1 row of all
     // calls so far would say 32m24s).
@@ -59,8 +52,8 @@ describe('progress', () => {
     const display = createProgressDisplay({ mode: 'lines', expectedRows: 10, stats, rate: RATE, stream, every: timer.every });
     stats.recordRequest('searchContacts', false);
     stats.recordRequest('createContact', false);
-    display.update(tally(1), { apiCalls: 2 });
-    display.update(tally(2, 1), { apiCalls: 0 });
+    display.update(tally(1), { apiCalls: 2, outcome: 'created' });
+    display.update(tally(2, 1), { apiCalls: 0, outcome: 'failed' });
     timer.fire();
     display.stop();
     expect(stream.text).toMatch(/^progress: 2\/10 rows \(created 1, updated 0, unchanged 0, skipped 0, failed 1\), 2 calls \([\d.]+\/min\), ETA 5s\n$/);
@@ -74,7 +67,7 @@ describe('progress', () => {
     const timer = manualTimer();
     const display = createProgressDisplay({ mode: 'log', expectedRows: 10, stats, rate: RATE, stream, every: timer.every, log: (fields, message) => events.push({ fields, message }) });
     stats.recordRequest('searchContacts', false);
-    display.update(tally(1), { apiCalls: 1 });
+    display.update(tally(1), { apiCalls: 1, outcome: 'created' });
     timer.fire();
     expect(stream.text).toBe('');
     expect(events).toEqual([
@@ -88,9 +81,9 @@ describe('progress', () => {
     const terminal = new TerminalOutput(screen);
     const stats = new ApiCallStats();
     const display = createProgressDisplay({ mode: 'bar', expectedRows: 10, stats, rate: RATE, stream: terminal });
-    display.update(tally(1), { apiCalls: 2 });
+    display.update(tally(1), { apiCalls: 2, outcome: 'created' });
     terminal.write('warn: interrupted: finishing the rows in flight, then writing the reports\n');
-    display.update(tally(2), { apiCalls: 2 });
+    display.update(tally(2), { apiCalls: 2, outcome: 'created' });
     display.stop();
     terminal.write('after the bar\n');
     // The log line is whole on a line of its own, before the final bar; the bar shows every outcome
@@ -104,5 +97,22 @@ describe('progress', () => {
     const final = lines.filter((line) => line.startsWith('rows ')).at(-1);
     expect(final).toMatch(/2\/10 \| created 2 updated 0 unchanged 0 skipped 0 failed 0 \| calls 0 \([\d.]+\/min\) \| ETA \d+s$/);
     expect(lines.at(-1)).toBe('after the bar');
+  });
+});
+
+describe('progress: the ETA weighs the rows left by their kind (issue 29)', () => {
+  it('after 71 unchanged rows of a file with 1,900 new keys, says ? until a new row finished, then the new keys\' calls', () => {
+    const stream = new Capture();
+    const timer = manualTimer();
+    const display = createProgressDisplay({ mode: 'lines', expectedRows: 1971, knownKeys: 71, stats: new ApiCallStats(), rate: RATE, stream, every: timer.every });
+    const unchanged = { total: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
+    for (let i = 1; i <= 71; i++) display.update({ ...unchanged, total: i, unchanged: i }, { apiCalls: 0, outcome: 'unchanged' });
+    timer.fire();
+    expect(stream.text).toMatch(/ETA \?\n$/);
+    display.update({ ...unchanged, total: 72, unchanged: 71, created: 1 }, { apiCalls: 3, outcome: 'created' });
+    timer.fire();
+    // 1,899 new keys at 3 calls, at 100/min (the old rule said 47s).
+    expect(stream.text).toMatch(/ETA 56m58s\n$/);
+    display.stop();
   });
 });

@@ -89,3 +89,49 @@ describe('run --dry-run', () => {
     expect(emulator().contacts(TOKEN)).toEqual([]);
   });
 });
+
+describe('run --dry-run: the estimate of the real run', () => {
+  const emulator = emulatorPerTest();
+  const JOB = `input: customers.csv
+key: { column: customer_id, field: customerid }
+fields: { firstName: first_name, plan: plan, email: { column: email, transform: email } }
+tags: { column: segments, static: [crm] }
+onMissing: { action: tag, tags: [left-crm] }
+state: state.db`;
+
+  it("counts the real run's calls by operation (its own searches, the writes and departed tags it withholds) and their time at the rate limit; the departed step's share is the same in both", async () => {
+    const ws = workspace();
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: JOB }));
+    ws.write('customers.csv', customersCsv(30));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+    // C0004-C0006 left the export, C0002 has a new email, C0007 a new segment, C0031-C0040 are new.
+    const [header = '', ...lines] = customersCsv(40, (i, cells) => (i === 2 ? [...cells.slice(0, 3), 'new2@example.com', ...cells.slice(4)] : i === 7 ? [...cells.slice(0, 5), 'newsletter;beta'] : cells))
+      .trimEnd()
+      .split('\n');
+    ws.write('customers.csv', `${[header, ...lines.filter((_line, index) => ![4, 5, 6].includes(index + 1))].join('\n')}\n`);
+    emulator().resetCounters(TOKEN);
+
+    const dry = await ws.run(['run', 'jobs.yaml', '--dry-run', '--report-dir', 'dry']);
+    expect(dry.exitCode).toBe(0);
+    expect(callsByOperation(emulator())).toMatchObject({ searchContacts: 10, total: 10 });
+    emulator().resetCounters(TOKEN);
+    const real = await ws.run(['run', 'jobs.yaml', '--report-dir', 'real']);
+    expect(real.exitCode).toBe(0);
+
+    const estimate = ws.summary('import', 'dry').realRunEstimate as { calls: { total: number; byOperation: Record<string, number> }; contactsCalls: number; contactsPerMinute: number; durationMs: number };
+    const made = ws.summary('import', 'real').apiCalls;
+    // The issue's bar is 10%; on this file the estimate is exact, operation by operation.
+    expect(Math.abs(estimate.calls.total - made.total)).toBeLessThanOrEqual(made.total * 0.1);
+    expect(estimate.calls.byOperation).toEqual(made.byOperation);
+    // 10 new keys: a search, a create and a tag call each; C0002 an update, C0007 a tag call; 3 departed tags.
+    expect(made.byOperation).toMatchObject({ searchContacts: 10, createContact: 10, updateContact: 1, addTags: 14 });
+    expect(estimate).toMatchObject({ contactsCalls: made.total, contactsPerMinute: 60_000, durationMs: made.total });
+    expect(ws.summary('import', 'real').realRunEstimate).toBeUndefined();
+    expect(dry.stdout).toContain(`the real run (estimate): ${made.total} API calls (searchContacts 10, updateContact 1, addTags 14, createContact 10), about 0s at 60000/min`);
+    // The keys earlier runs synced, in both: the real run's 10 creates do not enter the share.
+    const share = 'departed keys (onMissing: tag): 3 of 30 known keys left the file';
+    expect(dry.stdout).toContain(share);
+    expect(real.stdout).toContain(share);
+    expect(ws.summary('import', 'real').departed).toMatchObject({ knownKeys: 30, missing: 3, updated: 3, apiCalls: 3 });
+  });
+});

@@ -16,7 +16,9 @@ import type { KeySighting } from '../key-sighting.js';
 import { DepartedReport, type DepartedOutcome, type DepartedRow } from '../report/departed-report.js';
 import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
+import type { Operation } from '../row/plan.js';
 import { executePlan } from '../row/write.js';
+import type { WithheldCalls } from '../real-run-estimate.js';
 import { missingShare, planDeparture, refusalReason, type DepartedKey } from './departure-plan.js';
 
 export interface DepartedStepOptions {
@@ -35,12 +37,30 @@ export interface DepartedStepOptions {
   readonly reportPath: string;
   /** Stops acting on further keys (a signal, the deadline); those left are acted on by the next complete run. */
   readonly stop?: () => boolean;
+  /** Dry run: the calls it decides and withholds, for its estimate of the real run. */
+  readonly withheld?: WithheldCalls;
+  /**
+   * The known keys in scope before the run's rows (`knownKeysNow`): the keys earlier runs synced,
+   * which the share is of. Counted after the rows, a real run would add the keys its own rows
+   * created and a dry run would not, so the two would say "47 of 1981" and "47 of 1920".
+   * @default counted when the step runs
+   */
+  readonly knownBefore?: number;
+}
+
+/** The keys the state store knows in scope that no earlier departure took: the share's denominator. */
+export function knownKeysNow(state: StateStore, inScope: (key: string) => boolean): number {
+  let known = 0;
+  state.scanKeys((key) => {
+    if (!key.departed && inScope(key.key)) known++;
+  });
+  return known;
 }
 
 /** summary.json `departed`. */
 export interface DepartedSummary {
   action: OnMissingSpec['action'];
-  /** Known keys (in this run's scope) that no earlier departure took. */
+  /** Known keys (in this run's scope) that no earlier departure took, before this run's rows: the keys earlier runs synced. */
   knownKeys: number;
   /** Of those, the keys this input lacks. */
   missing: number;
@@ -63,6 +83,8 @@ export interface DepartedSummary {
 
 export interface DepartedStep {
   readonly summary: DepartedSummary;
+  /** The write calls of the keys changed (or, in a dry run, that would be): the run report counts them as needed. */
+  readonly writes: readonly Operation[];
   /** The job must stop (an invalid token, the state store...); the keys after it were not acted on. */
   readonly abort?: JobAbortError;
 }
@@ -77,6 +99,8 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
     known++;
     if (!options.seen.has(key.key)) missing.push(key);
   });
+  // Every missing key was known before the rows: a key this run created or brought back is in the input.
+  if (options.knownBefore !== undefined) known = options.knownBefore;
   const share = missingShare(known, missing.length, options.maxSharePercent ?? spec.maxSharePercent);
   const summary: DepartedSummary = {
     action: spec.action,
@@ -102,14 +126,16 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
     throw error instanceof ReportWriteError ? error : new ReportWriteError(options.reportPath, (error as NodeJS.ErrnoException).code ?? String(error), { cause: error });
   }
   let abort: JobAbortError | undefined;
+  const writes: Operation[] = [];
   try {
     for (const key of missing) {
       if (abort !== undefined || options.stop?.() === true) {
         summary.notReached++;
         continue;
       }
-      const row: DepartedRow & { abort?: JobAbortError } = summary.refused ? refusedRow(key, spec, summary.message ?? '') : await settleKey(key, options);
+      const row: DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] } = summary.refused ? refusedRow(key, spec, summary.message ?? '') : await settleKey(key, options);
       abort = row.abort;
+      if (row.writes !== undefined) writes.push(...row.writes);
       summary[row.outcome]++;
       summary.apiCalls += row.apiCalls;
       report.add(row);
@@ -121,7 +147,7 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
   }
   const failure = report.close();
   if (failure !== undefined) throw failure;
-  return abort === undefined ? { summary } : { summary, abort };
+  return abort === undefined ? { summary, writes } : { summary, writes, abort };
 }
 
 function refusedRow(key: DepartedKey, spec: OnMissingSpec, reason: string): DepartedRow {
@@ -129,7 +155,7 @@ function refusedRow(key: DepartedKey, spec: OnMissingSpec, reason: string): Depa
 }
 
 /** Applies the action to one departed key's contact and journals it; a failure is the key's row. */
-async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError }> {
+async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] }> {
   const { job, state } = options;
   const spec = job.onMissing;
   const plan = planDeparture(key, spec);
@@ -144,7 +170,10 @@ async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promis
   });
   if (spec.action === 'keep') return row('unchanged', 0, '', 'kept: onMissing.action is keep');
   const changes = plan.operations.length > 0;
-  if (options.dryRun) return row(changes ? 'updated' : 'unchanged', 0, '', 'dry run: nothing was written');
+  if (options.dryRun) {
+    options.withheld?.addOperations(plan.operations);
+    return { ...row(changes ? 'updated' : 'unchanged', 0, '', 'dry run: nothing was written'), writes: plan.operations };
+  }
   const api = new CountedApi(options.api);
   try {
     if (changes) {
@@ -154,7 +183,7 @@ async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promis
       await executePlan(api, write, key.key, { findByKey: () => Promise.resolve([]), confirmed: (contactId, change) => state.journalChange(key.key, contactId, change) }, { contactId: key.contactId });
     }
     state.recordDeparture(key.key, { contactId: key.contactId, action: spec.action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
-    return row(changes ? 'updated' : 'unchanged', api.calls);
+    return { ...row(changes ? 'updated' : 'unchanged', api.calls), writes: plan.operations };
   } catch (error) {
     if (error instanceof NoSuchContactError) {
       // Deleted on the platform: nothing to act on, and nothing for a returning key to find.

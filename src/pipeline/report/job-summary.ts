@@ -4,6 +4,7 @@
  * (`html-report.ts`), which both read it, so that neither imports the other's module for it.
  */
 import { join } from 'node:path';
+import type { RealRunEstimate } from '../real-run-estimate.js';
 import type { RowOutcome } from '../types.js';
 
 /** The files of one job's run (a shard's are named `<job>.shard-I-of-N.*`). */
@@ -61,6 +62,12 @@ export interface JobSummary {
    * contacts read, calls made, searches saved (all 0 when it did not page).
    */
   prefetch?: { used: boolean; reason: string; contacts: number; calls: number; searchesSaved: number };
+  /**
+   * A dry run's estimate of the real run of the same rows: its calls by operation (the dry run's
+   * own reads, and the writes, sends and departed-step calls it withheld) and their time at the
+   * connection's rate limits (real-run-estimate.ts). Absent in a real run.
+   */
+  realRunEstimate?: RealRunEstimate;
   /** Why the job stopped before the end of the input, if it did. */
   aborted?: { code: string; message: string };
   /** Set when the run was interrupted by a signal. */

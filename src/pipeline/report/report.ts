@@ -12,6 +12,7 @@ import { spreadsheetSafe } from './spreadsheet-safe.js';
 import type { RowResult } from '../types.js';
 import { renderHtmlReport } from './html-report.js';
 import { RunDigest } from './run-digest.js';
+import type { Operation } from '../row/plan.js';
 import { reportPaths, type JobSummary, type ReportPaths } from './job-summary.js';
 import { ContactSyncError } from '../../failure/contact-sync-error.js';
 import { JobAbortError } from '../job-abort.js';
@@ -191,6 +192,11 @@ export class ReportWriter {
     // rejected.csv is fed back as input: it keeps the input's values exactly, `=` and `@` included,
     // in the input's encoding, delimiter and line ends.
     this.rejected = new CsvFile(this.paths.rejected, this.failedColumns.header, false, inputCsvFormat(input.layout));
+  }
+
+  /** The departed step's writes, for the run report's "least the data needed" (`RunDigest.addDepartedWrites`). */
+  addDepartedWrites(operations: readonly Pick<Operation, 'kind'>[]): void {
+    this.digest.addDepartedWrites(operations);
   }
 
   add(result: RowResult): void {

@@ -112,6 +112,11 @@ export interface RowPlan {
   readonly contacts: readonly ContactTarget[];
   /** Write plans, run in order, one per contact written (several under `onDuplicate: all`). None in a dry run. */
   readonly writes: readonly ContactPlan[];
+  /**
+   * Dry run: the write plans a real run would run, which the dry run withholds; they are counted
+   * into its estimate of the real run's calls (`real-run-estimate.ts`). None in a real run.
+   */
+  readonly withheld: readonly ContactPlan[];
   /** Journal the key as create-pending before a create leaves (the job has a state store). */
   readonly journalCreate: boolean;
   /** Recorded in the state store once every write is confirmed. */
@@ -207,6 +212,7 @@ const NOTHING: Omit<RowPlan, 'outcome' | 'matchedBy'> = {
   reason: '',
   contacts: [],
   writes: [],
+  withheld: [],
   journalCreate: false,
   record: undefined,
   simulate: undefined,
@@ -355,6 +361,7 @@ function single(facts: RowFacts, source: MatchSource, before: MatchedContact | u
     outcome,
     contacts: facts.dryRun && target === 'created' ? [] : [target],
     writes: facts.dryRun || plan.operations.length === 0 ? [] : [plan],
+    withheld: facts.dryRun && plan.operations.length > 0 ? [plan] : [],
     journalCreate: plan.action === 'create' && facts.state !== undefined && !facts.dryRun,
     record,
     simulate: facts.dryRun ? after : undefined,
@@ -374,6 +381,7 @@ function several(facts: RowFacts, source: MatchSource, contacts: readonly Matche
     outcome: plans.some((plan) => plan.action === 'update') ? 'updated' : 'unchanged',
     contacts: contacts.map((contact) => ({ id: contact.id })),
     writes: facts.dryRun ? [] : plans.filter((plan) => plan.operations.length > 0),
+    withheld: facts.dryRun ? plans.filter((plan) => plan.operations.length > 0) : [],
     fieldsChanged: union((plan) => plan.fieldsChanged),
     tagsAdded: union((plan) => plan.tagsAdded),
     tagsRemoved: union((plan) => plan.tagsRemoved),

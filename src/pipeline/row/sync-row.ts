@@ -29,6 +29,7 @@ import type { ContactTarget, MatchedContact, Operation } from './plan.js';
 import { executePlan, type WriteHooks, type WriteProgress } from './write.js';
 import type { ChangeEntry } from '../../state/change-journal.js';
 import { confirmedResult, draftResult, planResult } from './row-result.js';
+import type { WithheldCalls } from '../real-run-estimate.js';
 
 export interface RowSyncContext {
   readonly api: ContactsApi;
@@ -46,6 +47,8 @@ export interface RowSyncContext {
   readonly full?: boolean;
   /** Contacts prefetched by `match.prefetch`. */
   readonly index?: ContactIndex;
+  /** Dry run: the writes and sends it decides and withholds, for its estimate of the real run. */
+  readonly withheld?: WithheldCalls;
 }
 
 /** A row's result, and the reason the job must stop when the row met one. */
@@ -94,12 +97,15 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
     const contactIds = plan.contacts.map((target) => resolve(target, progress.contactId));
     recordState(plan, draft.key, contactIds[0] ?? '', context.state);
     if (plan.simulate !== undefined) context.dryRunContacts?.set(draft.key, plan.simulate);
+    countWithheld(plan, context.withheld);
     const result: RowResult = { ...row, ...planResult(plan), contactId: contactIds.join(';') };
     const spec = context.job.message;
     if (plan.message === undefined || spec === undefined) return { result: { ...result, apiCalls: api.calls } };
     // A dry run has no id for a contact it would create; the send is reported all the same.
     const recipients = plan.message.map((target) => resolve(target, progress.contactId) || '(new)');
     const sent = await sendRowMessage(recipients, draft.templateValues, { api, spec, state: context.state, dryRun: context.dryRun });
+    // A dry run's "sent" is a send per recipient the real run would make.
+    if (context.dryRun && sent.status === 'sent') context.withheld?.addSends(recipients.length);
     // Left, skipped as already sent, or unknown: the message journal has it now.
     if (sent.status !== 'failed' && plan.clearMessageDueWhenSent) context.state?.clearMessageDue(draft.key);
     return { result: { ...result, messageStatus: sent.status, messageError: sent.error, apiCalls: api.calls } };
@@ -132,6 +138,7 @@ export function settleWithoutCalls(draft: ContactDraft, cells: string[], context
     const contactIds = plan.contacts.map((target) => resolve(target, ''));
     recordState(plan, draft.key, contactIds[0] ?? '', context.state);
     if (plan.simulate !== undefined) context.dryRunContacts?.set(draft.key, plan.simulate);
+    countWithheld(plan, context.withheld);
     return { result: { ...row, ...planResult(plan), contactId: contactIds.join(';'), apiCalls: 0 } };
   } catch (error) {
     return failedSync(error, { draft, context, row, plan, contactId: '', calls: 0 });
@@ -213,6 +220,11 @@ async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, c
     // Each contact of `onDuplicate: all` reports its own id; the row lists them all.
     if (plan.writes.length > 1) progress.contactId = '';
   }
+}
+
+/** A dry run's withheld writes, counted once the row is decided. */
+function countWithheld(plan: RowPlan, withheld: WithheldCalls | undefined): void {
+  for (const write of plan.withheld) withheld?.addOperations(write.operations);
 }
 
 function resolve(target: ContactTarget, created: string): string {

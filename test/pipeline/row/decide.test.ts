@@ -190,6 +190,9 @@ describe('the row decision: mode x state x platform x --full', () => {
       tags: real.plan.tagsAdded,
     });
     expect({ writes: dry.plan.writes, record: dry.plan.record, journal: dry.plan.journalCreate }).toEqual({ writes: [], record: undefined, journal: false });
+    // What it withholds is what the real run writes: its estimate of the real run counts these calls.
+    expect(dry.plan.withheld.flatMap((w) => w.operations.map((op) => op.kind))).toEqual(real.plan.writes.flatMap((w) => w.operations.map((op) => op.kind)));
+    expect(real.plan.withheld).toEqual([]);
     // The next row of the key is planned against what this one would have left.
     if (real.plan.writes.length === 1) expect(dry.plan.simulate).toMatchObject({ custom_fields: { firstName: 'Ada' }, tags: expect.arrayContaining(['crm']) });
     // A contact the dry run would create has no id: it is reported without one.
