@@ -13,6 +13,7 @@ import type { Job } from '../config/job-types.js';
 import { parseMaxErrors, type MaxErrors } from '../config/max-errors.js';
 import { parseMissingShare } from '../config/missing-share.js';
 import { DURATION_FORMS, parseDuration } from '../config/duration.js';
+import { urlProblem } from '../config/schema.js';
 import { runJob } from '../pipeline/run-job.js';
 import { parseShard, type Shard } from '../pipeline/shard.js';
 import type { CliIo } from './cli-io.js';
@@ -93,10 +94,8 @@ export function parseMaxMissingFlag(text: string): number {
 
 /** `--pushgateway URL`: an http(s) URL, its credentials never echoed. */
 export function parsePushgatewayFlag(text: string): string {
-  const url = URL.canParse(text) ? new URL(text) : undefined;
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new UsageError(`--pushgateway: "${stripUrlAuth(text)}" is not an http:// or https:// URL; write e.g. --pushgateway http://pushgateway:9091`);
-  }
+  const problem = urlProblem(text, ['http:', 'https:'], 'an http:// or https:// URL, e.g. --pushgateway http://pushgateway:9091');
+  if (problem !== undefined) throw new UsageError(`--pushgateway: "${stripUrlAuth(text)}" ${problem}`);
   return text;
 }
 

@@ -91,18 +91,14 @@ export function whatNext(summary: JobSummary, reportFiles: readonly string[], as
   // Saved from a spreadsheet as UTF-8, a windows-1252 file would be misread by the job's own input.encoding.
   const encoding = summary.failedRows?.rejectedEncoding ?? 'utf-8';
   const savedAs = encoding === 'utf-8' ? '' : ` (written in ${encoding}, as the input: save it in ${encoding})`;
-  const fixes =
-    toFix === 0
-      ? ''
-      : toFix === 1
-        ? `1 row failed for its data: fix it in ${rejected}${savedAs} and feed it back as input (--input)`
-        : `${toFix} rows failed for their data: fix them in ${rejected}${savedAs} and feed it back as input (--input)`;
+  // One sentence for one row or several: the words that change with the count.
+  const words = (n: number) => ({ its: n === 1 ? 'its' : 'their', it: n === 1 ? 'it' : 'them', row: n === 1 ? 'the row' : 'the rows' });
+  const fixes = toFix === 0 ? '' : `${rows(toFix)} failed for ${words(toFix).its} data: fix ${words(toFix).it} in ${rejected}${savedAs} and feed it back as input (--input)`;
   const again =
     toRunAgain === 0
       ? ''
-      : toRunAgain === 1
-        ? '1 row failed for a cause outside its data (the job stopped, or the platform refused or failed): nothing in the row to fix; results.csv gives its error_code, and the same command run again takes it once that is fixed'
-        : `${toRunAgain} rows failed for a cause outside their data (the job stopped, or the platform refused or failed): nothing in the rows to fix; results.csv gives the error_code of each, and the same command run again takes them once that is fixed`;
+      : `${rows(toRunAgain)} failed for a cause outside ${words(toRunAgain).its} data (the job stopped, or the platform refused or failed): nothing in ${words(toRunAgain).row} to fix; ` +
+        `results.csv gives ${toRunAgain === 1 ? 'its error_code' : 'the error_code of each'}, and the same command run again takes ${words(toRunAgain).it} once that is fixed`;
   const failures = [fixes, again].filter((part) => part !== '').join('; ');
   const fix = failures === '' ? '' : `; ${failures}`;
   if (summary.dryRun) return `Dry run: nothing was written; run it without --dry-run to make these changes.`;

@@ -19,23 +19,35 @@ import { ProblemsFile } from './problems-file.js';
 /** Row problems printed per job; the rest are counted. */
 const SHOWN_PROBLEMS = 50;
 
+/** The input as validate names it in its lines: the file, or `-` for standard input. */
+function inputName(job: Job): string {
+  return job.input.label ?? job.input.path;
+}
+
 /**
  * `key "C0001" is on lines 2, 5, 9: line 9 is applied, ...` (what `onDuplicateRows` will do): a
  * second read of the file, for the listed keys only, so memory stays flat however many rows repeat.
+ * Under `onDuplicateRows: fail` a run fails every row of a repeated key, the first one too: with a
+ * problems file, the same read names each of them there (`repeated`: every key seen again), as a
+ * run's report would.
  */
-async function repeatedKeyLines(job: Job, listed: ReadonlySet<string>, repeatedRows: number): Promise<string> {
+async function repeatedKeyLines(job: Job, listed: ReadonlySet<string>, repeatedRows: number, failing?: { repeated: KeySighting; problems: ProblemsFile }): Promise<string> {
   const lines = new Map<string, number[]>([...listed].map((key) => [key, []]));
   const source = await openCheckedSource(job);
   for await (const record of source.records) {
     if (record.kind === 'malformed') continue;
     const mapped = mapRow(record, job);
-    if (mapped.ok) lines.get(mapped.draft.key)?.push(record.line);
+    if (!mapped.ok) continue;
+    lines.get(mapped.draft.key)?.push(record.line);
+    if (failing?.repeated.has(mapped.draft.key) === true) {
+      failing.problems.add(job.name, inputName(job), record.line, 'DUPLICATE_ROWS', `key ${JSON.stringify(mapped.draft.key)} is on several rows, and onDuplicateRows: fail fails them all`);
+    }
   }
   const policy = duplicateRowsPolicy(job);
   const shown = [...lines].map(([key, at]) => {
     const group = { first: at[0] ?? 0, last: at.at(-1) ?? 0, count: at.length, lines: at };
     const what = policy === undefined ? '' : `: ${describePolicy(policy, group)}`;
-    return `${job.input.label ?? job.input.path}: key ${JSON.stringify(key)} is on lines ${at.join(', ')}${what}\n`;
+    return `${inputName(job)}: key ${JSON.stringify(key)} is on lines ${at.join(', ')}${what}\n`;
   });
   const more = listed.size === SHOWN_PROBLEMS && repeatedRows > SHOWN_PROBLEMS ? `... and more repeated keys (${repeatedRows} rows repeat a key in all)\n` : '';
   return shown.join('') + more;
@@ -72,7 +84,7 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     // Every key seen again (fingerprints: flat memory), for the problems file under onDuplicateRows: fail.
     const repeatedSet = new KeySighting();
     let skippedFields = 0;
-    const input = job.input.label ?? job.input.path;
+    const input = inputName(job);
     for await (const record of source.records) {
       rows++;
       let problem: { code: string; message: string } | undefined;
@@ -105,7 +117,6 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     }
     if (invalid > SHOWN_PROBLEMS) io.stdout.write(`... and ${invalid - SHOWN_PROBLEMS} more rows with problems${problems === undefined ? ' (every one of them: --problems FILE)' : ''}\n`);
     const policy = duplicateRowsPolicy(job);
-    if (policy === 'fail' && repeatedKeys > 0 && problems !== undefined) await addRepeatedKeyRows(job, repeatedSet, problems);
     // A run fails every row of a repeated key under `fail`: a green validate promises no failed row.
     if (policy === 'fail') invalid += repeatedKeys + keysRepeated;
     const repeated = repeatedKeys > 0 ? `; ${repeatedKeys} rows repeat a key of an earlier row (${policy === undefined ? 'mode: message sends each row' : `onDuplicateRows: ${policy}`})` : '';
@@ -113,26 +124,10 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     io.stdout.write(`${job.name}: ${rows} rows, ${rows - invalid} valid, ${invalid} invalid${repeated}${skipped}\n`);
     const hint = invalid > 0 ? source.encodingHint() : undefined;
     if (hint !== undefined) io.stdout.write(`${hint}\n`);
-    if (listed.size > 0) io.stdout.write(await repeatedKeyLines(job, listed, repeatedKeys));
+    if (listed.size > 0) io.stdout.write(await repeatedKeyLines(job, listed, repeatedKeys, policy === 'fail' && problems !== undefined ? { repeated: repeatedSet, problems } : undefined));
     codes.push(invalid > 0 ? EXIT.rowsFailed : EXIT.ok);
   }
   return worstExit(codes);
-}
-
-/**
- * Under `onDuplicateRows: fail` a run fails every row of a repeated key, the first one too: a
- * second read names each in the problems file, as a run's rejected.csv would.
- */
-async function addRepeatedKeyRows(job: Job, repeated: KeySighting, problems: ProblemsFile): Promise<void> {
-  const source = await openCheckedSource(job);
-  const input = job.input.label ?? job.input.path;
-  for await (const record of source.records) {
-    if (record.kind === 'malformed') continue;
-    const mapped = mapRow(record, job);
-    if (mapped.ok && repeated.has(mapped.draft.key)) {
-      problems.add(job.name, input, record.line, 'DUPLICATE_ROWS', `key ${JSON.stringify(mapped.draft.key)} is on several rows, and onDuplicateRows: fail fails them all`);
-    }
-  }
 }
 
 /** The job's `onDuplicateRows`, or undefined with `mode: message`, where it does not apply. */

@@ -62,7 +62,8 @@ const rate = z
     }
   });
 
-function urlProblem(text: string, protocols: readonly string[], what: string): string | undefined {
+/** Why `text` is not a URL of one of `protocols`, ending with what to write instead; undefined when it is one. */
+export function urlProblem(text: string, protocols: readonly string[], what: string): string | undefined {
   let url: URL;
   try {
     url = new URL(text);
@@ -80,18 +81,18 @@ const baseUrl = z
   })
   .meta({ description: `${BASE_URL_FORM} (request paths /v1/... are appended)`, examples: ['https://app.example.com/api'] });
 
-const redisUrl = z.string().superRefine((text, ctx) => {
-  const problem = urlProblem(text, ['redis:', 'rediss:'], 'a redis:// or rediss:// URL');
-  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${show(stripUrlAuth(text))} ${problem}` });
-});
-
-/** An http(s) URL (a webhook, a Pushgateway); its user and password, if any, never shown in a message. */
-function httpUrl(what: string) {
+/** A URL of one of `protocols` (`what` says which); its user and password, if any, never shown in a message. */
+function urlOf(protocols: readonly string[], what: string) {
   return z.string().superRefine((text, ctx) => {
-    const problem = urlProblem(text, ['http:', 'https:'], what);
+    const problem = urlProblem(text, protocols, what);
     if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${show(stripUrlAuth(text))} ${problem}` });
   });
 }
+
+const redisUrl = urlOf(['redis:', 'rediss:'], 'a redis:// or rediss:// URL');
+
+/** An http(s) URL: a webhook, a Pushgateway. */
+const httpUrl = (what: string) => urlOf(['http:', 'https:'], what);
 
 /** `notify:` on a job, or on a connection for its jobs (docs/operations.md, "Watching unattended runs"). */
 const notify = z

@@ -157,7 +157,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     throw error;
   }
   // The error threshold counts rows the platform failed, which are in results.csv (not rejected.csv: nothing to fix in them).
-  const failedRowsFile = report instanceof ReportWriter ? report.paths.results : report.paths.diff;
+  const thresholdReportFile = report instanceof ReportWriter ? report.paths.results : report.paths.diff;
   const state = options.dryRun ? undefined : options.state;
   const statePath = job.state === false ? '' : job.state;
   let abort: JobAbortError | undefined;
@@ -223,7 +223,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       abort ??= reportWriteFailed(error);
     }
     options.onRow?.(tally.rows, result);
-    abort ??= tally.thresholdAbort(maxErrors, false, failedRowsFile);
+    abort ??= tally.thresholdAbort(maxErrors, false, thresholdReportFile);
   };
 
   let rowsTaken = 0;
@@ -304,7 +304,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     }
     await dispatcher.drain();
     if (inputFailure !== undefined) abort ??= inputReadFailed(inputFailure);
-    abort ??= tally.thresholdAbort(maxErrors, true, failedRowsFile);
+    abort ??= tally.thresholdAbort(maxErrors, true, thresholdReportFile);
     // reconcile: the marked contacts whose key the file lacks, once every key of the file was read.
     if (report instanceof ReconcileReport && index !== undefined && seen !== undefined && abort === undefined && stopped === undefined && options.signal?.aborted !== true) {
       try {

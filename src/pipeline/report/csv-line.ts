@@ -6,15 +6,23 @@
  * holds the two equal).
  */
 
-/** A quote, the delimiter or the record delimiter: the value must be quoted. */
-const MUST_QUOTE = /[",\n]/;
-
-export function csvLine(cells: readonly string[]): string {
-  let line = '';
-  for (let i = 0; i < cells.length; i++) {
-    const cell = cells[i] ?? '';
-    if (i > 0) line += ',';
-    line += MUST_QUOTE.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
-  }
-  return `${line}\n`;
+/**
+ * A writer of CSV lines with `delimiter` and `lineEnd`: a value is quoted (its quotes doubled) when
+ * it holds one of `mustQuote`'s characters. The reports' is `csvLine`; the files fed back as input
+ * use the input's own delimiter and line ends (`input-csv-format.ts`).
+ */
+export function csvLineWriter(delimiter: string, lineEnd: string, mustQuote: string): (cells: readonly string[]) => string {
+  const quoted = new RegExp(`[${mustQuote.replace(/[\\\]^-]/g, '\\$&')}]`);
+  return (cells) => {
+    let line = '';
+    for (let i = 0; i < cells.length; i++) {
+      const cell = cells[i] ?? '';
+      if (i > 0) line += delimiter;
+      line += quoted.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+    }
+    return `${line}${lineEnd}`;
+  };
 }
+
+/** A quote, the delimiter or the record delimiter: the value must be quoted. */
+export const csvLine = csvLineWriter(',', '\n', '",\n');

@@ -7,7 +7,7 @@
  */
 import iconv from 'iconv-lite';
 import type { InputLayout } from '../source/input-layout.js';
-import { csvLine } from './csv-line.js';
+import { csvLine, csvLineWriter } from './csv-line.js';
 
 export interface CsvFormat {
   /** Written once, before the header: a byte order mark, Excel's `sep=` line. */
@@ -24,20 +24,11 @@ export const REPORT_CSV: CsvFormat = { preamble: '', line: csvLine, encode: (tex
 /** The input's own layout, for the files that are fed back. */
 export function inputCsvFormat(layout: InputLayout): CsvFormat {
   const { delimiter, lineEnd } = layout;
-  // A cell is quoted when it holds a quote, the delimiter or a line break, as csv-parse reads it back.
-  const mustQuote = new RegExp(`["\\r\\n${delimiter.replace(/[\\\]^-]/g, '\\$&')}]`);
   const utf8 = layout.encoding.toLowerCase() === 'utf-8' || layout.encoding.toLowerCase() === 'utf8';
   return {
     preamble: `${layout.bom ? '\uFEFF' : ''}${layout.separatorLine ? `sep=${delimiter}${lineEnd}` : ''}`,
-    line: (cells) => {
-      let line = '';
-      for (let i = 0; i < cells.length; i++) {
-        const cell = cells[i] ?? '';
-        if (i > 0) line += delimiter;
-        line += mustQuote.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
-      }
-      return `${line}${lineEnd}`;
-    },
+    // A cell is quoted when it holds a quote, the delimiter or a line break, as csv-parse reads it back.
+    line: csvLineWriter(delimiter, lineEnd, `"\r\n${delimiter}`),
     // Text read from the file encodes back to its bytes; a character the encoding lacks (only in a
     // message) becomes "?". No BOM of the encoder's own: the preamble has the file's, if it had one.
     encode: utf8 ? (text) => Buffer.from(text, 'utf8') : (text) => iconv.encode(text, layout.encoding, { addBOM: false }),
