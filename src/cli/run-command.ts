@@ -151,7 +151,7 @@ async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger
     logger.info({ url: embedded.emulator.url }, 'embedded emulator started');
   }
   // Only `run` tells the outside when a job ends: a reconcile and an undo are run by hand.
-  const watch = (args.command ?? 'run') === 'run' ? new JobWatch(args.watch ?? {}, io.cwd, args.shard, logger) : undefined;
+  const watch = (args.command ?? 'run') === 'run' ? new JobWatch(args.watch ?? {}, io.cwd, args.shard, logger, args.dryRun) : undefined;
   try {
     watch?.check(jobs);
   } catch (error) {
@@ -232,6 +232,7 @@ async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger
         for (const job of group) {
           if (interrupt.signal.aborted) break;
           const startedAt = new Date();
+          watch?.started(job);
           let end: JobEnd;
           try {
             end = await runOneJob(job, args, io, logger, limiters, reportDir, interrupt.signal, { deadline, labelled });

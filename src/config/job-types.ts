@@ -23,12 +23,14 @@ export interface Connection {
   notify?: NotifySpec;
 }
 
-/** A webhook told when a job ends (docs/operations.md, "Watching unattended runs"). */
+/** Who is told how a job went (docs/operations.md, "Watching unattended runs"); at least one of the two URLs. */
 export interface NotifySpec {
-  /** May hold a secret in its path (Slack's do): only its origin is ever logged. */
-  webhook: string;
-  /** `failure`: only when the job's exit code is not 0. @default 'failure' */
+  /** Told when the job ends. May hold a secret in its path (Slack's do): only its origin is ever logged. */
+  webhook?: string;
+  /** When the webhook is told; `failure`: only when the job's exit code is not 0. @default 'failure' */
   on: 'failure' | 'always';
+  /** A cron monitor's ping URL (`/start`, itself, `/fail`); its path and query are its secret: only its origin is logged. */
+  heartbeat?: string;
 }
 
 /** `metrics:` of the jobs file: where each job's figures go when it ends. */

@@ -69,7 +69,11 @@ function normaliseConnection(name: string, input: ConnectionParsed, context: Nor
 }
 
 function normaliseNotify(input: NonNullable<ConnectionParsed['notify']>): NotifySpec {
-  return { webhook: input.webhook, on: input.on ?? CONFIG_DEFAULTS.notifyOn };
+  return {
+    ...(input.webhook === undefined ? {} : { webhook: input.webhook }),
+    on: input.on ?? CONFIG_DEFAULTS.notifyOn,
+    ...(input.heartbeat === undefined ? {} : { heartbeat: input.heartbeat }),
+  };
 }
 
 function normaliseMetrics(input: JobsFileParsed['metrics'], context: NormaliseContext): MetricsSpec | undefined {

@@ -97,13 +97,18 @@ const httpUrl = (what: string) => urlOf(['http:', 'https:'], what);
 /** `notify:` on a job, or on a connection for its jobs (docs/operations.md, "Watching unattended runs"). */
 const notify = z
   .strictObject({
-    webhook: httpUrl('an http:// or https:// URL, e.g. a Slack incoming webhook').meta({ description: 'the URL that receives one JSON POST {text, summary, exitCode} when the job ends' }),
+    webhook: httpUrl('an http:// or https:// URL, e.g. a Slack incoming webhook')
+      .optional()
+      .meta({ description: 'the URL that receives one JSON POST {text, summary, exitCode} when the job ends' }),
     on: z
       .enum(['failure', 'always'])
       .optional()
-      .meta({ description: 'failure (an exit code other than 0) or always', default: CONFIG_DEFAULTS.notifyOn }),
+      .meta({ description: 'when the webhook is told: failure (an exit code other than 0) or always', default: CONFIG_DEFAULTS.notifyOn }),
+    heartbeat: httpUrl('an http:// or https:// URL of a cron monitor\'s check, e.g. https://hc-ping.com/<uuid>')
+      .optional()
+      .meta({ description: 'a cron monitor\'s ping URL: GET URL/start when the job starts, URL when it ends 0 or 1, URL/fail otherwise' }),
   })
-  .meta({ description: 'a webhook told when the job ends: {webhook: URL, on: failure | always}' });
+  .meta({ description: 'who is told how the job went: {webhook: URL, on: failure | always, heartbeat: URL}' });
 
 /** `metrics:` at the top of jobs.yaml: where every job's figures go after it ends. */
 const metrics = z
