@@ -136,6 +136,14 @@ export interface OnMissingSpec {
   maxSharePercent: number;
 }
 
+/** `guards:`: what refuses a run before its first write, unless `--allow NAME` (docs/configuration.md, "Guards"). */
+export interface GuardsSpec {
+  /** The fewest data rows the input may have. @default none */
+  minRows?: number;
+  /** Percent of the keys the state store knows that may change or clear one field. @default none */
+  maxChangePercent?: number;
+}
+
 export interface MatchSpec {
   /** Page through this field = value once to build the key index instead of a search per row. */
   prefetch?: { field: string; value: string };
@@ -192,6 +200,8 @@ export interface Job {
   message?: MessageSpec;
   /** Keys that left the file; absent: nothing is done about them. */
   onMissing?: OnMissingSpec;
+  /** `guards:`, checked before the first write and on dry runs. */
+  guards?: GuardsSpec;
   /** State store path (resolved), or false. */
   state: string | false;
   /** Rows in flight at once. @default 8 */

@@ -4,7 +4,7 @@
  * passed the schema and the rules, so it does not fail; it may add warnings.
  */
 import { resolve } from 'node:path';
-import type { Connection, FieldSpec, Job, JobsFile, MessageSpec, MetricsSpec, NotifySpec, OnMissingSpec, Transform } from './job-types.js';
+import type { Connection, FieldSpec, GuardsSpec, Job, JobsFile, MessageSpec, MetricsSpec, NotifySpec, OnMissingSpec, Transform } from './job-types.js';
 import { CONFIG_DEFAULTS, defaultStatePath } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
 import { parseRate } from './rate.js';
@@ -133,6 +133,7 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
   }
   if (owned !== undefined) job.tags.owned = Array.isArray(owned) ? { kind: 'list', tags: unique(owned) } : { kind: 'prefix', prefix: owned.prefix };
   if (input.onMissing !== undefined) job.onMissing = normaliseOnMissing(input.onMissing);
+  if (input.guards !== undefined) job.guards = normaliseGuards(input.guards);
   if (input.match?.prefetch !== undefined) job.match.prefetch = { ...input.match.prefetch };
   if (message !== undefined) job.message = message;
   const maxErrors = normaliseMaxErrors(input.maxErrors);
@@ -205,6 +206,15 @@ function normaliseOnMissing(input: NonNullable<JobParsed['onMissing']>): OnMissi
     fields: { ...(input.fields ?? {}) },
     maxSharePercent: 'ok' in share ? share.ok : 0,
   };
+}
+
+function normaliseGuards(input: NonNullable<JobParsed['guards']>): GuardsSpec {
+  const guards: GuardsSpec = {};
+  if (input.minRows !== undefined) guards.minRows = input.minRows;
+  // The schema has refused a share that does not parse.
+  const share = input.maxChange === undefined ? undefined : parseMissingShare(input.maxChange);
+  if (share !== undefined && 'ok' in share) guards.maxChangePercent = share.ok;
+  return guards;
 }
 
 function normaliseMaxErrors(input: JobParsed['maxErrors']): Job['maxErrors'] {

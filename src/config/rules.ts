@@ -111,6 +111,13 @@ function jobRules(path: YamlPath, job: Loose | undefined, connections: Loose | u
   const onMissing = asRecord(job.onMissing);
   if (onMissing !== undefined) issues.push(...onMissingRules([...path, 'onMissing'], onMissing, job.state, mode, keyField));
   issues.push(...notifyRules([...path, 'notify'], asRecord(job.notify)));
+  const guards = asRecord(job.guards);
+  if (guards?.maxChange !== undefined && job.state === false) {
+    issues.push({
+      path: [...path, 'guards', 'maxChange'],
+      message: 'needs the state store (this job has state: false): only the state knows, before any call, what each key was written last; remove state: false, or remove maxChange',
+    });
+  }
   return issues;
 }
 

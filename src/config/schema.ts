@@ -311,6 +311,23 @@ const onMissing = z
   .meta({ description: 'what to do with keys an earlier complete run saw and this complete run lacks: {action, tags, fields, maxShare}' });
 
 
+/** `guards:` on a job: what refuses a night before its first write (docs/configuration.md, "Guards"). */
+const guards = z
+  .strictObject({
+    minRows: envInteger('guards.minRows', 1, 1_000_000_000)
+      .optional()
+      .meta({ description: 'the fewest data rows the input may have: a shorter export (empty, or cut short) is refused before any write' }),
+    maxChange: z
+      .string()
+      .superRefine((value, ctx) => {
+        const parsed = parseMissingShare(value);
+        if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: `${show(value)} ${parsed.problem.replace('of the known keys', 'of the keys the state knows')}` });
+      })
+      .optional()
+      .meta({ description: 'a share of the keys the state store knows, such as "20%": when more of them would change or clear one field, the run is refused before any write' }),
+  })
+  .meta({ description: 'checks before the first write, each refusing the run (exit 2) unless --allow NAME: {minRows, maxChange}' });
+
 const match = z
   .strictObject({
     prefetch: z
@@ -412,6 +429,7 @@ const job = z
       .meta({ description: 'ignore (an empty cell keeps the platform value) or clear (writes "")', default: CONFIG_DEFAULTS.emptyValues }),
     tags: tags.optional(),
     onMissing: onMissing.optional(),
+    guards: guards.optional(),
     match: match.optional(),
     message: message.optional(),
     state: z
