@@ -81,7 +81,18 @@ export interface FieldSpec {
    * in results.csv's `fields_skipped`) instead of failing the row. Absent: the row fails.
    */
   onInvalid?: 'skip-field';
+  /**
+   * When the field is written to a contact that exists: `fill-empty` only where the platform's
+   * value is empty (an agent's value wins), `on-create` never (only when the contact is created).
+   * Absent: always, whenever the file's value differs.
+   */
+  write?: 'fill-empty' | 'on-create';
+  /** An empty cell: `clear` writes "", `keep` leaves the platform's value. Absent: the job's `emptyValues`. */
+  onEmpty?: 'keep' | 'clear';
 }
+
+/** A field's write rule other than the default (`always`), as a draft carries it. */
+export type WriteRule = NonNullable<FieldSpec['write']>;
 
 export type JobMode = 'upsert' | 'create' | 'update' | 'message';
 export type OnDuplicate = 'fail' | 'oldest' | 'newest' | 'all';

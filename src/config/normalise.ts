@@ -145,7 +145,7 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
 
 function normaliseField(name: string, source: FieldSourceParsed): FieldSpec {
   if (typeof source === 'string') return { name, source: { kind: 'column', column: source }, transforms: [{ kind: 'trim' }] };
-  if ('value' in source) return { name, source: { kind: 'value', value: source.value }, transforms: [] };
+  if ('value' in source) return withWriteRule({ name, source: { kind: 'value', value: source.value }, transforms: [] }, source.write);
   const listed = source.transform === undefined ? [] : Array.isArray(source.transform) ? source.transform : [source.transform];
   const trim = source.trim ?? CONFIG_DEFAULTS.trim;
   const transforms = listed.map(normaliseTransform);
@@ -157,6 +157,13 @@ function normaliseField(name: string, source: FieldSourceParsed): FieldSpec {
       : { name, source: { kind: 'template', template: source.template, columns: parseTemplate(source.template).columns }, transforms: ordered };
   if (source.default !== undefined) spec.default = source.default;
   if (source.onInvalid === 'skip-field') spec.onInvalid = 'skip-field';
+  if (source.onEmpty !== undefined) spec.onEmpty = source.onEmpty;
+  return withWriteRule(spec, source.write);
+}
+
+/** `write: always` is the default and left out, so a job that writes it keeps its mapping fingerprint. */
+function withWriteRule(spec: FieldSpec, write: 'always' | 'fill-empty' | 'on-create' | undefined): FieldSpec {
+  if (write !== undefined && write !== 'always') spec.write = write;
   return spec;
 }
 

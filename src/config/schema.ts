@@ -238,8 +238,23 @@ const transforms = z
   .union([transformItem, z.array(transformItem)])
   .meta({ id: 'transforms', description: 'a transform or a list of them, applied in order after trim, e.g. [trim, lowercase]' });
 
+/** A field's write rule (docs/configuration.md, "Write rules"). */
+const writeRule = z
+  .enum(['always', 'fill-empty', 'on-create'])
+  .optional()
+  .meta({
+    description:
+      'always: the file\'s value is written whenever it differs; fill-empty: only where the platform\'s value is empty (an agent\'s value wins); on-create: only when the contact is created',
+    default: 'always',
+  });
+
 const fieldOptions = {
   transform: transforms.optional(),
+  write: writeRule,
+  onEmpty: z
+    .enum(['keep', 'clear'])
+    .optional()
+    .meta({ description: 'an empty cell: keep the platform\'s value, or clear it (writes ""); default: the job\'s emptyValues (ignore is keep)' }),
   trim: envBoolean.optional().meta({ description: 'true to trim spaces first, false to keep them', default: CONFIG_DEFAULTS.trim }),
   default: scalarText.optional().meta({ description: 'the value used when the result is empty' }),
   onInvalid: z
@@ -260,11 +275,11 @@ const fieldSource = z
   .union([
     nonEmpty('a column name'),
     z.strictObject({ column: nonEmpty('a column name').meta({ description: 'the CSV column to read' }), ...fieldOptions }),
-    z.strictObject({ value: scalarText.meta({ description: 'a constant written to every contact' }) }),
+    z.strictObject({ value: scalarText.meta({ description: 'a constant written to every contact' }), write: writeRule }),
     z.strictObject({ template: template.meta({ description: 'a text with {{column}} placeholders' }), ...fieldOptions }),
   ])
   .meta({
-    description: 'a column name, or {column, transform, trim, default, onInvalid}, or {value: constant}, or {template: "{{first_name}} {{last_name}}"}',
+    description: 'a column name, or {column, transform, trim, default, onInvalid, write, onEmpty}, or {value: constant, write}, or {template: "{{first_name}} {{last_name}}"}',
   });
 
 const tags = z

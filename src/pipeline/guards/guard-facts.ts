@@ -42,6 +42,9 @@ export async function scanGuardFacts(job: Job, options: GuardScanOptions): Promi
       for (const [field, value] of Object.entries(mapped.draft.fields)) {
         const before = written[field];
         if (before === undefined || before === value) continue;
+        // A rule that keeps the value the contact holds changes nothing of it.
+        const rule = mapped.draft.writeRules?.[field];
+        if (rule === 'on-create' || (rule === 'fill-empty' && before !== '')) continue;
         let entry = changed.get(field);
         if (entry === undefined) changed.set(field, (entry = { keys: new Set(), samples: [] }));
         if (entry.keys.has(mapped.draft.key)) continue;
