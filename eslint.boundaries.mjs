@@ -45,7 +45,8 @@ export const boundaries = [
     [
       ...PIPELINE,
       [
-        '(^|/)api/(?!wire-types\\.js$)|(^|/)state/(?!change-journal\\.js$)|^\\./(sync-row|write|match|contact-index|counted-api)\\.js$',
+        // The executors by any path: `./write.js` from row/, `../row/write.js` from undo/ or departed/.
+        '(^|/)api/(?!wire-types\\.js$)|(^|/)state/(?!change-journal\\.js$)|(^\\./|/row/)(sync-row|write|match|contact-index|counted-api|reconcile-row|row-lookahead)\\.js$|(^\\./|/undo/)run-undo\\.js$|(^\\./|/departed/)settle-departed\\.js$',
         `the row decision is pure: it imports neither the client nor the state store (the change journal's line types aside), nor the executor that runs its plans${SEE}`,
       ],
     ],

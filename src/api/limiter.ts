@@ -236,6 +236,8 @@ export class LimiterRegistry {
     const key = LimiterRegistry.key(baseUrl, token, group);
     const existing = this.#entries.get(key);
     if (existing) {
+      // The config refuses such a pair at its YAML path (config/shared-budget-rule.ts): reaching
+      // this is a caller's mistake, not a user's.
       if (existing.link?.url !== options.redis) {
         const was = existing.link === undefined ? 'paced by this process alone' : `shared through Redis at ${existing.link.shown}`;
         throw new Error(

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Contact } from '../api/wire-types.js';
 import type { Connection, Job } from '../config/job-types.js';
 import { startEmulator, type RunningEmulator } from '../emulator/index.js';
+import { UsageError } from './usage-error.js';
 
 export interface EmbeddedEmulator {
   jobs: Job[];
@@ -15,6 +16,27 @@ export interface EmbeddedEmulator {
 
 /** Contacts to load before the run: `{"<connection name>": [contact, ...]}` in a JSON file. */
 export type EmulatorSeed = Record<string, Array<Partial<Contact> & { custom_fields: Record<string, string> }>>;
+
+/** The seed file's contacts by connection name; a file that is not one is the user's to fix (exit 2). */
+function readSeed(seedFile: string): EmulatorSeed {
+  let text: string;
+  try {
+    text = readFileSync(seedFile, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--emulator-seed ${seedFile}: cannot be read (${code ?? String(error)}); name a JSON file of contacts keyed by connection name`);
+  }
+  let seed: unknown;
+  try {
+    seed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${seedFile}: not valid JSON (${(error as Error).message}); write {"<connection name>": [{"custom_fields": {...}, "tags": [...]}, ...]}`);
+  }
+  if (seed === null || typeof seed !== 'object' || Array.isArray(seed)) {
+    throw new UsageError(`${seedFile}: must be an object keyed by connection name, {"<connection name>": [contact, ...]}, got ${Array.isArray(seed) ? 'a list' : JSON.stringify(seed)}`);
+  }
+  return seed as EmulatorSeed;
+}
 
 export async function startEmbeddedEmulator(jobs: readonly Job[], seedFile: string | undefined): Promise<EmbeddedEmulator> {
   const connections = new Map<string, Connection>();
@@ -25,14 +47,22 @@ export async function startEmbeddedEmulator(jobs: readonly Job[], seedFile: stri
     ...(first === undefined ? {} : { rateLimits: { contacts: first.rateLimits.contacts, messages: first.rateLimits.messages } }),
   });
   if (seedFile !== undefined) {
-    const seed = JSON.parse(readFileSync(seedFile, 'utf8')) as EmulatorSeed;
-    for (const [name, contacts] of Object.entries(seed)) {
-      const connection = connections.get(name);
-      if (connection === undefined) {
-        await emulator.close();
-        throw new Error(`${seedFile}: "${name}" is not a connection of the selected jobs (${[...connections.keys()].join(', ')}); key the seed by connection name`);
+    try {
+      for (const [name, contacts] of Object.entries(readSeed(seedFile))) {
+        const connection = connections.get(name);
+        if (connection === undefined) {
+          throw new UsageError(`${seedFile}: "${name}" is not a connection of the selected jobs (${[...connections.keys()].join(', ')}); key the seed by connection name`);
+        }
+        try {
+          emulator.loadContacts(connection.token, contacts);
+        } catch (error) {
+          // The emulator's own check names the contact and the field; the file and the key are ours.
+          throw new UsageError(`${seedFile}: "${name}": ${error instanceof Error ? error.message.replace(/^emulator\.loadContacts: /, '') : String(error)}`);
+        }
       }
-      emulator.loadContacts(connection.token, contacts);
+    } catch (error) {
+      await emulator.close();
+      throw error;
     }
   }
   const redirected = jobs.map((job) => ({ ...job, connection: { ...job.connection, baseUrl: emulator.url } }));

@@ -26,6 +26,7 @@ export type FailureCode =
   | StateStoreErrorCode
   | 'USAGE'
   | 'LOCK_HELD'
+  | 'GUARD_REFUSED'
   | 'RATE_LIMITER_UNAVAILABLE'
   | 'SQLITE_BINDING_UNAVAILABLE'
   | 'REPORT_WRITE_FAILED'
@@ -54,6 +55,8 @@ const EXIT_OF: Record<FailureCode, ExitCode> = {
   STATE_UNREADABLE: BEFORE_ANY_ROW,
   SQLITE_BINDING_UNAVAILABLE: BEFORE_ANY_ROW,
   LOCK_HELD: EXIT.locked,
+  // A guard refused the run before its first write: nothing was done, as for a bad input.
+  GUARD_REFUSED: BEFORE_ANY_ROW,
   // Unreachable at the start is exit 2 (no row taken); lost later, it stopped a job (see below).
   RATE_LIMITER_UNAVAILABLE: STOPPED_A_JOB,
   REPORT_WRITE_FAILED: STOPPED_A_JOB,

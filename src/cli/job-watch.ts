@@ -1,6 +1,7 @@
 /**
  * What the outside is told when a job of `run` ends (docs/operations.md, "Watching unattended
- * runs"): its figures to the metrics textfile and the Pushgateway, and its webhook. None of it
+ * runs"): its figures to the metrics textfile and the Pushgateway, its webhook, and its heartbeat
+ * (`/start` when the job starts, its end when it ends). None of it
  * changes the job's exit code: a sink that fails is a warning in the log, naming only the
  * sink's file or origin. Told for every job that started, whether it ended with a summary or
  * with a failure before it could write one; not for a run refused by the lock (the holder tells
@@ -14,6 +15,7 @@ import { stripUrlAuth } from '../api/strip-url-auth.js';
 import type { Job } from '../config/job-types.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { reportName, type Shard } from '../pipeline/shard.js';
+import { endPing, type HeartbeatPing } from '../watch/heartbeat.js';
 import { notifyText, shouldNotify } from '../watch/notify-text.js';
 import type { EndedJob } from '../watch/run-metrics.js';
 import { metricsTextfileProblem } from '../watch/textfile-folder.js';
@@ -37,13 +39,27 @@ export interface JobEnd {
 
 export class JobWatch {
   readonly #host = hostname();
+  /** Each started job's `/start` ping, which its end ping waits for: a monitor must see them in order. */
+  readonly #starts = new Map<Job, Promise<void>>();
 
   constructor(
     private readonly flags: WatchFlags,
     private readonly cwd: string,
     private readonly shard: Shard | undefined,
     private readonly logger: Logger,
+    /** A dry run changes nothing: it pings no heartbeat (a monitor would take it for the night's run). */
+    private readonly dryRun = false,
   ) {}
+
+  /**
+   * The job has its lock and starts: its heartbeat's `/start` ping leaves now, and the job does not
+   * wait for it (a slow monitor must not delay the night); its end ping waits for it.
+   */
+  started(job: Job): void {
+    const heartbeat = this.dryRun ? undefined : job.notify?.heartbeat;
+    if (heartbeat === undefined) return;
+    this.#starts.set(job, this.#ping(job, heartbeat, 'start'));
+  }
 
   /** The textfile of a job: the flag's (relative to the working folder), else jobs.yaml's. */
   textfile(job: Job): string | undefined {
@@ -73,8 +89,12 @@ export class JobWatch {
     const measured = end.summary?.dryRun !== true;
     const textfile = measured ? this.textfile(job) : undefined;
     const pushgateway = measured ? this.pushgateway(job) : undefined;
-    const notify = job.notify !== undefined && shouldNotify(job.notify.on, end.exitCode) ? job.notify : undefined;
+    const webhook = job.notify?.webhook !== undefined && shouldNotify(job.notify.on, end.exitCode) ? job.notify.webhook : undefined;
+    const heartbeat = this.dryRun ? undefined : job.notify?.heartbeat;
+    const started = this.#starts.get(job);
+    this.#starts.delete(job);
     await Promise.all([
+      heartbeat === undefined ? undefined : (started ?? Promise.resolve()).then(() => this.#ping(job, heartbeat, endPing(end.exitCode))),
       // The sinks' modules (prom-client, got) are loaded when a job has a sink: a run without
       // metrics and webhook starts without them (issue 24).
       textfile === undefined
@@ -85,11 +105,11 @@ export class JobWatch {
         : import('../watch/pushgateway.js').then(({ pushJobMetrics }) => pushJobMetrics(pushgateway, ended)).catch((error: unknown) =>
             this.#warn(job, `the Pushgateway at ${new URL(pushgateway).origin} did not take the metrics (${reason(error)}); the job's exit code is unchanged`),
           ),
-      notify === undefined
+      webhook === undefined
         ? undefined
         : import('../watch/webhook.js')
             .then(({ postWebhook }) =>
-              postWebhook(notify.webhook, {
+              postWebhook(webhook, {
                 text: notifyText({ ...end, syncJob, host: this.#host }),
                 summary: end.summary ?? null,
                 exitCode: end.exitCode,
@@ -97,6 +117,13 @@ export class JobWatch {
             )
             .catch((error: unknown) => this.#warn(job, `${(error as Error).message}; the job's exit code is unchanged`)),
     ]);
+  }
+
+  /** One ping; a failure is a warning naming only the monitor's origin (its message says no more). */
+  #ping(job: Job, url: string, ping: HeartbeatPing): Promise<void> {
+    return import('../watch/heartbeat.js')
+      .then(({ pingHeartbeat }) => pingHeartbeat(url, ping))
+      .catch((error: unknown) => this.#warn(job, `${(error as Error).message}; the job's exit code is unchanged`));
   }
 
   #warn(job: Job, message: string): void {

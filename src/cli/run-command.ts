@@ -32,6 +32,7 @@ import { describeFailure } from './failure.js';
 import { createProgressDisplay } from './progress-display.js';
 import { formatReconcile, formatSummary, whatNext } from './summary-table.js';
 import { formatDuration } from '../pipeline/report/duration.js';
+import { parseGuardName, type GuardName } from '../pipeline/guards/guard-verdict.js';
 
 export interface RunArgs {
   /**
@@ -67,6 +68,17 @@ export interface RunArgs {
   watch?: WatchFlags;
   /** `--partial`: the input is a part of the export; the departed step (onMissing) does not run. @default false */
   partial?: boolean;
+  /** `--allow NAME`: the guards (`guards:`) this run may go past. @default none */
+  allow?: GuardName[];
+}
+
+/** `--allow minRows --allow maxChange`: the guards' names, as jobs.yaml writes them. */
+export function parseAllowFlags(texts: readonly string[]): GuardName[] {
+  return texts.map((text) => {
+    const parsed = parseGuardName(text);
+    if (typeof parsed !== 'string') throw new UsageError(`--allow: ${parsed.problem}`);
+    return parsed;
+  });
 }
 
 /** `I/N` for --shard. */
@@ -151,7 +163,7 @@ async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger
     logger.info({ url: embedded.emulator.url }, 'embedded emulator started');
   }
   // Only `run` tells the outside when a job ends: a reconcile and an undo are run by hand.
-  const watch = (args.command ?? 'run') === 'run' ? new JobWatch(args.watch ?? {}, io.cwd, args.shard, logger) : undefined;
+  const watch = (args.command ?? 'run') === 'run' ? new JobWatch(args.watch ?? {}, io.cwd, args.shard, logger, args.dryRun) : undefined;
   try {
     watch?.check(jobs);
   } catch (error) {
@@ -232,6 +244,7 @@ async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger
         for (const job of group) {
           if (interrupt.signal.aborted) break;
           const startedAt = new Date();
+          watch?.started(job);
           let end: JobEnd;
           try {
             end = await runOneJob(job, args, io, logger, limiters, reportDir, interrupt.signal, { deadline, labelled });
@@ -337,6 +350,7 @@ async function runOneJob(
       ...(args.maxErrors === undefined ? {} : { maxErrors: args.maxErrors }),
       ...(args.maxMissing === undefined ? {} : { maxMissingPercent: args.maxMissing }),
       ...(args.partial === true ? { partial: true } : {}),
+      ...(args.allow === undefined ? {} : { allow: new Set(args.allow) }),
     });
     progress.stop();
     io.stdout.write(run.reconcile === undefined ? formatSummary(run.summary, run.reportFiles, { limit: args.limit }) : formatReconcile(run.reconcile, run.reportFiles));
@@ -367,6 +381,7 @@ function describeRun(args: RunArgs): string {
     args.shard !== undefined && `--shard ${args.shard.index}/${args.shard.count}`,
     args.maxDuration !== undefined && `--max-duration ${formatDuration(args.maxDuration)}`,
     args.maxMissing !== undefined && `--max-missing ${args.maxMissing}%`,
+    ...(args.allow ?? []).map((name) => `--allow ${name}`),
     args.input !== undefined && `--input ${args.input}`,
     args.partial === true && '--partial',
     args.undo !== undefined && `--run ${args.undo.runId}${args.undo.force ? ' --force' : ''}`,

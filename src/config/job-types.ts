@@ -23,12 +23,14 @@ export interface Connection {
   notify?: NotifySpec;
 }
 
-/** A webhook told when a job ends (docs/operations.md, "Watching unattended runs"). */
+/** Who is told how a job went (docs/operations.md, "Watching unattended runs"); at least one of the two URLs. */
 export interface NotifySpec {
-  /** May hold a secret in its path (Slack's do): only its origin is ever logged. */
-  webhook: string;
-  /** `failure`: only when the job's exit code is not 0. @default 'failure' */
+  /** Told when the job ends. May hold a secret in its path (Slack's do): only its origin is ever logged. */
+  webhook?: string;
+  /** When the webhook is told; `failure`: only when the job's exit code is not 0. @default 'failure' */
   on: 'failure' | 'always';
+  /** A cron monitor's ping URL (`/start`, itself, `/fail`); its path and query are its secret: only its origin is logged. */
+  heartbeat?: string;
 }
 
 /** `metrics:` of the jobs file: where each job's figures go when it ends. */
@@ -79,7 +81,18 @@ export interface FieldSpec {
    * in results.csv's `fields_skipped`) instead of failing the row. Absent: the row fails.
    */
   onInvalid?: 'skip-field';
+  /**
+   * When the field is written to a contact that exists: `fill-empty` only where the platform's
+   * value is empty (an agent's value wins), `on-create` never (only when the contact is created).
+   * Absent: always, whenever the file's value differs.
+   */
+  write?: 'fill-empty' | 'on-create';
+  /** An empty cell: `clear` writes "", `keep` leaves the platform's value. Absent: the job's `emptyValues`. */
+  onEmpty?: 'keep' | 'clear';
 }
+
+/** A field's write rule other than the default (`always`), as a draft carries it. */
+export type WriteRule = NonNullable<FieldSpec['write']>;
 
 export type JobMode = 'upsert' | 'create' | 'update' | 'message';
 export type OnDuplicate = 'fail' | 'oldest' | 'newest' | 'all';
@@ -132,6 +145,14 @@ export interface OnMissingSpec {
   fields: Record<string, string>;
   /** Percent of the known keys: more missing than this refuses the step (exit 1). @default 10 */
   maxSharePercent: number;
+}
+
+/** `guards:`: what refuses a run before its first write, unless `--allow NAME` (docs/configuration.md, "Guards"). */
+export interface GuardsSpec {
+  /** The fewest data rows the input may have. @default none */
+  minRows?: number;
+  /** Percent of the keys the state store knows that may change or clear one field. @default none */
+  maxChangePercent?: number;
 }
 
 export interface MatchSpec {
@@ -190,6 +211,8 @@ export interface Job {
   message?: MessageSpec;
   /** Keys that left the file; absent: nothing is done about them. */
   onMissing?: OnMissingSpec;
+  /** `guards:`, checked before the first write and on dry runs. */
+  guards?: GuardsSpec;
   /** State store path (resolved), or false. */
   state: string | false;
   /** Rows in flight at once. @default 8 */

@@ -12,6 +12,7 @@ import type { Environment } from './env-interpolation.js';
 import type { JobsFile } from './job-types.js';
 import { normaliseJobsFile } from './normalise.js';
 import { checkRules } from './rules.js';
+import { sharedBudgetIssues } from './shared-budget-rule.js';
 import { jobsFileInputSchema } from './schema.js';
 import { describeSchemaIssues } from './schema-issues.js';
 import type { PathIssue } from './schema-issues.js';
@@ -90,7 +91,7 @@ export async function loadJobsFile(file: string, options: LoadJobsFileOptions): 
 
   const shape = jobsFileInputSchema.safeParse(data);
   const schemaIssues = shape.success ? [] : describeSchemaIssues(shape.error.issues, jobsFileInputSchema, data);
-  const later = [...schemaIssues, ...checkRules(data), ...tokens.issues, ...tokenShapeIssues(data, tokens.values)].filter(
+  const later = [...schemaIssues, ...checkRules(data), ...tokens.issues, ...tokenShapeIssues(data, tokens.values), ...sharedBudgetIssues(data, tokens.values)].filter(
     // A value whose variable is missing is reported once, by interpolation, not again as invalid.
     (issue) => !unusable.some((path) => isUnderPath(issue.path, path)),
   );

@@ -4,7 +4,7 @@
  * passed the schema and the rules, so it does not fail; it may add warnings.
  */
 import { resolve } from 'node:path';
-import type { Connection, FieldSpec, Job, JobsFile, MessageSpec, MetricsSpec, NotifySpec, OnMissingSpec, Transform } from './job-types.js';
+import type { Connection, FieldSpec, GuardsSpec, Job, JobsFile, MessageSpec, MetricsSpec, NotifySpec, OnMissingSpec, Transform } from './job-types.js';
 import { CONFIG_DEFAULTS, defaultStatePath } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
 import { parseRate } from './rate.js';
@@ -69,7 +69,11 @@ function normaliseConnection(name: string, input: ConnectionParsed, context: Nor
 }
 
 function normaliseNotify(input: NonNullable<ConnectionParsed['notify']>): NotifySpec {
-  return { webhook: input.webhook, on: input.on ?? CONFIG_DEFAULTS.notifyOn };
+  return {
+    ...(input.webhook === undefined ? {} : { webhook: input.webhook }),
+    on: input.on ?? CONFIG_DEFAULTS.notifyOn,
+    ...(input.heartbeat === undefined ? {} : { heartbeat: input.heartbeat }),
+  };
 }
 
 function normaliseMetrics(input: JobsFileParsed['metrics'], context: NormaliseContext): MetricsSpec | undefined {
@@ -129,6 +133,7 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
   }
   if (owned !== undefined) job.tags.owned = Array.isArray(owned) ? { kind: 'list', tags: unique(owned) } : { kind: 'prefix', prefix: owned.prefix };
   if (input.onMissing !== undefined) job.onMissing = normaliseOnMissing(input.onMissing);
+  if (input.guards !== undefined) job.guards = normaliseGuards(input.guards);
   if (input.match?.prefetch !== undefined) job.match.prefetch = { ...input.match.prefetch };
   if (message !== undefined) job.message = message;
   const maxErrors = normaliseMaxErrors(input.maxErrors);
@@ -140,7 +145,7 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
 
 function normaliseField(name: string, source: FieldSourceParsed): FieldSpec {
   if (typeof source === 'string') return { name, source: { kind: 'column', column: source }, transforms: [{ kind: 'trim' }] };
-  if ('value' in source) return { name, source: { kind: 'value', value: source.value }, transforms: [] };
+  if ('value' in source) return withWriteRule({ name, source: { kind: 'value', value: source.value }, transforms: [] }, source.write);
   const listed = source.transform === undefined ? [] : Array.isArray(source.transform) ? source.transform : [source.transform];
   const trim = source.trim ?? CONFIG_DEFAULTS.trim;
   const transforms = listed.map(normaliseTransform);
@@ -152,6 +157,13 @@ function normaliseField(name: string, source: FieldSourceParsed): FieldSpec {
       : { name, source: { kind: 'template', template: source.template, columns: parseTemplate(source.template).columns }, transforms: ordered };
   if (source.default !== undefined) spec.default = source.default;
   if (source.onInvalid === 'skip-field') spec.onInvalid = 'skip-field';
+  if (source.onEmpty !== undefined) spec.onEmpty = source.onEmpty;
+  return withWriteRule(spec, source.write);
+}
+
+/** `write: always` is the default and left out, so a job that writes it keeps its mapping fingerprint. */
+function withWriteRule(spec: FieldSpec, write: 'always' | 'fill-empty' | 'on-create' | undefined): FieldSpec {
+  if (write !== undefined && write !== 'always') spec.write = write;
   return spec;
 }
 
@@ -201,6 +213,15 @@ function normaliseOnMissing(input: NonNullable<JobParsed['onMissing']>): OnMissi
     fields: { ...(input.fields ?? {}) },
     maxSharePercent: 'ok' in share ? share.ok : 0,
   };
+}
+
+function normaliseGuards(input: NonNullable<JobParsed['guards']>): GuardsSpec {
+  const guards: GuardsSpec = {};
+  if (input.minRows !== undefined) guards.minRows = input.minRows;
+  // The schema has refused a share that does not parse.
+  const share = input.maxChange === undefined ? undefined : parseMissingShare(input.maxChange);
+  if (share !== undefined && 'ok' in share) guards.maxChangePercent = share.ok;
+  return guards;
 }
 
 function normaliseMaxErrors(input: JobParsed['maxErrors']): Job['maxErrors'] {

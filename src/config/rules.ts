@@ -49,6 +49,7 @@ function connectionRules(path: YamlPath, connection: Loose | undefined): PathIss
   } else if (typeof token === 'string' && token.trim() === '') {
     issues.push({ path: [...path, 'token'], message: 'is empty; write token: ${CHANNEL_TOKEN} and set CHANNEL_TOKEN in the environment' });
   }
+  issues.push(...notifyRules([...path, 'notify'], asRecord(connection.notify)));
   const baseUrl = asText(connection.baseUrl);
   const insecureAllowed = connection.allowInsecure === true || connection.allowInsecure === 'true';
   if (baseUrl !== undefined && URL.canParse(baseUrl) && !insecureAllowed) {
@@ -109,7 +110,27 @@ function jobRules(path: YamlPath, job: Loose | undefined, connections: Loose | u
   issues.push(...lowercaseRules(path, asRecord(job.tags), asRecord(job.onMissing)));
   const onMissing = asRecord(job.onMissing);
   if (onMissing !== undefined) issues.push(...onMissingRules([...path, 'onMissing'], onMissing, job.state, mode, keyField));
+  issues.push(...notifyRules([...path, 'notify'], asRecord(job.notify)));
+  const guards = asRecord(job.guards);
+  if (guards?.maxChange !== undefined && job.state === false) {
+    issues.push({
+      path: [...path, 'guards', 'maxChange'],
+      message: 'needs the state store (this job has state: false): only the state knows, before any call, what each key was written last; remove state: false, or remove maxChange',
+    });
+  }
   return issues;
+}
+
+/** `notify:` tells someone: a webhook, a heartbeat or both; `on` times the webhook only. */
+function notifyRules(path: YamlPath, notify: Loose | undefined): PathIssue[] {
+  if (notify === undefined) return [];
+  if (notify.webhook === undefined && notify.heartbeat === undefined) {
+    return [{ path: [...path, 'webhook'], message: 'is missing, and so is heartbeat: notify names no one to tell; add webhook: URL (a chat notice when the job ends) or heartbeat: URL (a cron monitor\'s ping), or remove notify' }];
+  }
+  if (notify.webhook === undefined && notify.on !== undefined) {
+    return [{ path: [...path, 'on'], message: 'says when the webhook is told, and this notify has no webhook (a heartbeat is pinged at every start and end); add webhook: URL or remove on' }];
+  }
+  return [];
 }
 
 const isTrue = (value: unknown): boolean => value === true || value === 'true';

@@ -97,13 +97,18 @@ const httpUrl = (what: string) => urlOf(['http:', 'https:'], what);
 /** `notify:` on a job, or on a connection for its jobs (docs/operations.md, "Watching unattended runs"). */
 const notify = z
   .strictObject({
-    webhook: httpUrl('an http:// or https:// URL, e.g. a Slack incoming webhook').meta({ description: 'the URL that receives one JSON POST {text, summary, exitCode} when the job ends' }),
+    webhook: httpUrl('an http:// or https:// URL, e.g. a Slack incoming webhook')
+      .optional()
+      .meta({ description: 'the URL that receives one JSON POST {text, summary, exitCode} when the job ends' }),
     on: z
       .enum(['failure', 'always'])
       .optional()
-      .meta({ description: 'failure (an exit code other than 0) or always', default: CONFIG_DEFAULTS.notifyOn }),
+      .meta({ description: 'when the webhook is told: failure (an exit code other than 0) or always', default: CONFIG_DEFAULTS.notifyOn }),
+    heartbeat: httpUrl('an http:// or https:// URL of a cron monitor\'s check, e.g. https://hc-ping.com/<uuid>')
+      .optional()
+      .meta({ description: 'a cron monitor\'s ping URL: GET URL/start when the job starts, URL when it ends 0 or 1, URL/fail otherwise' }),
   })
-  .meta({ description: 'a webhook told when the job ends: {webhook: URL, on: failure | always}' });
+  .meta({ description: 'who is told how the job went: {webhook: URL, on: failure | always, heartbeat: URL}' });
 
 /** `metrics:` at the top of jobs.yaml: where every job's figures go after it ends. */
 const metrics = z
@@ -233,8 +238,23 @@ const transforms = z
   .union([transformItem, z.array(transformItem)])
   .meta({ id: 'transforms', description: 'a transform or a list of them, applied in order after trim, e.g. [trim, lowercase]' });
 
+/** A field's write rule (docs/configuration.md, "Write rules"). */
+const writeRule = z
+  .enum(['always', 'fill-empty', 'on-create'])
+  .optional()
+  .meta({
+    description:
+      'always: the file\'s value is written whenever it differs; fill-empty: only where the platform\'s value is empty (an agent\'s value wins); on-create: only when the contact is created',
+    default: 'always',
+  });
+
 const fieldOptions = {
   transform: transforms.optional(),
+  write: writeRule,
+  onEmpty: z
+    .enum(['keep', 'clear'])
+    .optional()
+    .meta({ description: 'an empty cell: keep the platform\'s value, or clear it (writes ""); default: the job\'s emptyValues (ignore is keep)' }),
   trim: envBoolean.optional().meta({ description: 'true to trim spaces first, false to keep them', default: CONFIG_DEFAULTS.trim }),
   default: scalarText.optional().meta({ description: 'the value used when the result is empty' }),
   onInvalid: z
@@ -255,11 +275,11 @@ const fieldSource = z
   .union([
     nonEmpty('a column name'),
     z.strictObject({ column: nonEmpty('a column name').meta({ description: 'the CSV column to read' }), ...fieldOptions }),
-    z.strictObject({ value: scalarText.meta({ description: 'a constant written to every contact' }) }),
+    z.strictObject({ value: scalarText.meta({ description: 'a constant written to every contact' }), write: writeRule }),
     z.strictObject({ template: template.meta({ description: 'a text with {{column}} placeholders' }), ...fieldOptions }),
   ])
   .meta({
-    description: 'a column name, or {column, transform, trim, default, onInvalid}, or {value: constant}, or {template: "{{first_name}} {{last_name}}"}',
+    description: 'a column name, or {column, transform, trim, default, onInvalid, write, onEmpty}, or {value: constant, write}, or {template: "{{first_name}} {{last_name}}"}',
   });
 
 const tags = z
@@ -305,6 +325,23 @@ const onMissing = z
   })
   .meta({ description: 'what to do with keys an earlier complete run saw and this complete run lacks: {action, tags, fields, maxShare}' });
 
+
+/** `guards:` on a job: what refuses a night before its first write (docs/configuration.md, "Guards"). */
+const guards = z
+  .strictObject({
+    minRows: envInteger('guards.minRows', 1, 1_000_000_000)
+      .optional()
+      .meta({ description: 'the fewest data rows the input may have: a shorter export (empty, or cut short) is refused before any write' }),
+    maxChange: z
+      .string()
+      .superRefine((value, ctx) => {
+        const parsed = parseMissingShare(value);
+        if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: `${show(value)} ${parsed.problem.replace('of the known keys', 'of the keys the state knows')}` });
+      })
+      .optional()
+      .meta({ description: 'a share of the keys the state store knows, such as "20%": when more of them would change or clear one field, the run is refused before any write' }),
+  })
+  .meta({ description: 'checks before the first write, each refusing the run (exit 2) unless --allow NAME: {minRows, maxChange}' });
 
 const match = z
   .strictObject({
@@ -407,6 +444,7 @@ const job = z
       .meta({ description: 'ignore (an empty cell keeps the platform value) or clear (writes "")', default: CONFIG_DEFAULTS.emptyValues }),
     tags: tags.optional(),
     onMissing: onMissing.optional(),
+    guards: guards.optional(),
     match: match.optional(),
     message: message.optional(),
     state: z

@@ -26,6 +26,10 @@ import type { StateStore } from '../state/state-store.js';
 import { PrefetchStep } from './prefetch-step.js';
 import type { PrefetchChoice } from './row/prefetch-choice.js';
 import { openCheckedSource } from './source/checked-source.js';
+import { HeaderMismatchError, nameRenamedColumns } from './source/header-check.js';
+import type { Source } from './source/source.js';
+import { assertGuards } from './guards/run-guards.js';
+import type { GuardName } from './guards/guard-verdict.js';
 import { SourceError } from './source/source-error.js';
 import { isSqliteError, JobAbortError, stateWriteFailed } from './job-abort.js';
 import { DuplicateRowsStage } from './duplicate-rows-stage.js';
@@ -100,6 +104,8 @@ export interface RunJobOptions {
   readonly onRow?: (tally: Readonly<RowTally>, result: RowResult) => void;
   /** The clock. @default () => new Date() */
   readonly now?: () => Date;
+  /** `--allow NAME`: the guards (`job.guards`) this run may go past. @default none */
+  readonly allow?: ReadonlySet<GuardName>;
   /**
    * `sync` makes the platform match the file (`run`); `reconcile` compares them and writes only
    * its reports and the state store (`reconcile`, docs/reconcile.md). @default 'sync'
@@ -142,8 +148,20 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   // A reconcile reads the platform for every key, whatever the state store believes.
   const full = options.full === true || reconciling;
   const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine });
-  const duplicates = await DuplicateRowsStage.open(job, prefetch?.see);
-  const source = await openCheckedSource(job);
+  const { duplicates, source } = await openInput(job, prefetch?.see, options.state?.lastHeader());
+  // Before the reports are opened or the run journalled: a night a guard refuses does nothing.
+  if (job.guards !== undefined && !reconciling) {
+    try {
+      await assertGuards(job, {
+        ...(options.state ? { state: options.state, knownKeys: knownKeysNow(options.state, mine) } : { knownKeys: 0 }),
+        mine,
+        allow: options.allow ?? new Set(),
+      });
+    } catch (error) {
+      await source.close();
+      throw error;
+    }
+  }
 
   // Shards of one job often share a report folder: each writes its own files. The reports are
   // opened before the run is journalled or any call made: a folder that cannot take them stops
@@ -164,6 +182,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   let runId: number | undefined;
   try {
     runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full });
+    // The next run names a column renamed upstream by this header (header-check.ts).
+    if (!reconciling) state?.recordHeader(source.header);
   } catch (error) {
     if (!isSqliteError(error)) throw error;
     // Nothing done yet: no row is taken, the reports say why.
@@ -485,4 +505,18 @@ function reconcileSummary(report: ReconcileReport, summary: JobSummary, run: { r
     notReached: summary.rows.notReached ?? 0,
     ...(summary.aborted === undefined ? {} : { aborted: summary.aborted }),
   };
+}
+
+/**
+ * The input's first read (onDuplicateRows) and the source the rows come from, each opened with
+ * the header checked; a column missing that the job's last run had is named as gone from the
+ * export (`lastHeader`, the state store's).
+ */
+async function openInput(job: Job, see: ((key: string) => void) | undefined, lastHeader: readonly string[] | undefined): Promise<{ duplicates: DuplicateRowsStage; source: Source }> {
+  try {
+    const duplicates = await DuplicateRowsStage.open(job, see);
+    return { duplicates, source: await openCheckedSource(job) };
+  } catch (error) {
+    throw error instanceof HeaderMismatchError && lastHeader !== undefined ? nameRenamedColumns(error, lastHeader) : error;
+  }
 }

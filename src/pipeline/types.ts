@@ -1,5 +1,6 @@
 import type { ApiErrorCode } from '../api/errors.js';
 import type { JobAbortCode } from './job-abort.js';
+import type { WriteRule } from '../config/job-types.js';
 
 /**
  * The records that flow through the pipeline: source -> map -> match -> plan -> write -> report.
@@ -81,6 +82,11 @@ export interface ContactDraft {
    * `onInvalid: skip-field`, for results.csv's `fields_skipped`.
    */
   fieldsSkipped?: FieldSkip[];
+  /**
+   * The fields whose write rule is not `always` (`write:` in jobs.yaml): `fill-empty` is written
+   * to an existing contact only where its value is empty, `on-create` never. Absent: none.
+   */
+  writeRules?: Readonly<Record<string, WriteRule>>;
   /**
    * `rowHash` of the one row this draft was mapped from (`map/row-hash.ts`), recorded with the
    * draft hash so a re-run can settle the unchanged row without mapping it; absent for a draft

@@ -390,6 +390,25 @@ export class StateStore {
     return this.#runs.lastFinished();
   }
 
+  // --- the input's header (meta) ---
+
+  /** The header of the input of the last run that wrote (`recordHeader`); undefined before one. */
+  lastHeader(): string[] | undefined {
+    const text = readMeta(this.#db).get('last_header');
+    if (text === undefined) return undefined;
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) && parsed.every((name) => typeof name === 'string') ? parsed : undefined;
+  }
+
+  /** Keeps the header of this run's input, so the next run can name a column renamed upstream. */
+  recordHeader(header: readonly string[]): void {
+    this.#durably(() => {
+      this.#db
+        .prepare<[string, string]>('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
+        .run('last_header', JSON.stringify(header));
+    });
+  }
+
   // --- the change journal (change-journal.ts) ---
 
   /**

@@ -10,6 +10,7 @@ import { UsageError, UsageErrorFromYargs } from '../../src/cli/usage-error.js';
 import { ConfigError } from '../../src/config/config-error.js';
 import { ContactSyncError } from '../../src/failure/contact-sync-error.js';
 import { LockHeldError } from '../../src/lock/job-lock.js';
+import { GuardRefusedError } from '../../src/pipeline/guards/guard-refused-error.js';
 import { JobAbortError } from '../../src/pipeline/job-abort.js';
 import { REPORT_WRITE_FIX, ReportWriteError } from '../../src/pipeline/report/report.js';
 import { SourceError } from '../../src/pipeline/source/source-error.js';
@@ -26,6 +27,7 @@ describe('describeFailure', () => {
     ['SQLite that does not load', new SqliteBindingError('cannot load SQLite'), 2, 'SQLITE_BINDING_UNAVAILABLE', false],
     ['Redis unreachable at the start', new RateLimiterUnavailableError({ redis: 'redis://h', phase: 'start', reason: 'ECONNREFUSED' }), 2, 'RATE_LIMITER_UNAVAILABLE', false],
     ['Redis lost mid-run', new RateLimiterUnavailableError({ redis: 'redis://h', phase: 'lost', reason: 'ECONNRESET' }), 3, 'RATE_LIMITER_UNAVAILABLE', false],
+    ['a guard refused the run before any write', new GuardRefusedError('crm', [{ guard: 'minRows', message: 'c.csv has 3 data rows' }]), 2, 'GUARD_REFUSED', false],
     ['another run holds the lock', new LockHeldError(undefined, 'job crm'), 75, 'LOCK_HELD', false],
     ['a report that cannot be written', new ReportWriteError('r/crm.results.csv', 'ENOSPC'), 3, 'REPORT_WRITE_FAILED', false],
     ['a job abort', new JobAbortError('MAX_ERRORS', '11 of 100 rows failed'), 3, 'MAX_ERRORS', false],

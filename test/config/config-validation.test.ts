@@ -158,7 +158,7 @@ fields:
   d: { template: "no placeholder" }
   e: { column: x, transform: [lowercse, { phone: { defaultCountry: XX } }] }`),
     );
-    const forms = 'a column name, or {column, transform, trim, default, onInvalid}, or {value: constant}, or {template: "{{first_name}} {{last_name}}"}';
+    const forms = 'a column name, or {column, transform, trim, default, onInvalid, write, onEmpty}, or {value: constant, write}, or {template: "{{first_name}} {{last_name}}"}';
     expect(issues.map(({ path, message }) => ({ path, message }))).toEqual([
       { path: 'jobs[0].fields.a', message: `an empty mapping fits none of the accepted forms; write ${forms}` },
       { path: 'jobs[0].fields.b', message: `a mapping with column, value fits none of the accepted forms; write ${forms}` },

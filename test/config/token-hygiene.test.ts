@@ -42,3 +42,29 @@ describe('the token in config errors', () => {
     expect(error.message).toContain('[the token]');
   });
 });
+
+describe('two connections with one base URL and one token', () => {
+  it('share one budget: one pacing alone beside one sharing through Redis is a config error at its path, the token not shown', async () => {
+    const path = jobsFile(
+      ['    token: ${CHANNEL_TOKEN}', '    rateLimits: { redis: "redis://user:pw@127.0.0.1:6379" }', '  second:', '    baseUrl: https://api.example.com/api/', '    token: ${CHANNEL_TOKEN}'].join('\n'),
+    );
+    const error = await configError(path, { CHANNEL_TOKEN: TOKEN });
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.issues.map((issue) => [issue.path, issue.message])).toEqual([
+      [
+        'connections.second',
+        'calls https://api.example.com/api with the same token as connections.main, so both spend one budget, but connections.main shares it through Redis at redis://127.0.0.1:6379 and this one paces itself alone; give both the same rateLimits.redis (or neither)',
+      ],
+    ]);
+    expect(error.message).not.toContain(TOKEN);
+    expect(error.message).not.toContain('pw@');
+  });
+
+  it('with the same rateLimits.redis, or different tokens, load', async () => {
+    const redis = '    rateLimits: { redis: "redis://127.0.0.1:6379" }';
+    const same = jobsFile(['    token: ${CHANNEL_TOKEN}', redis, '  second:', '    baseUrl: https://api.example.com/api', '    token: ${CHANNEL_TOKEN}', redis].join('\n'));
+    await expect(loadJobsFile(same, { env: { CHANNEL_TOKEN: TOKEN } })).resolves.toBeDefined();
+    const other = jobsFile(['    token: ${CHANNEL_TOKEN}', redis, '  second:', '    baseUrl: https://api.example.com/api', '    token: ${OTHER_TOKEN}'].join('\n'));
+    await expect(loadJobsFile(other, { env: { CHANNEL_TOKEN: TOKEN, OTHER_TOKEN: 'another-token-77' } })).resolves.toBeDefined();
+  });
+});

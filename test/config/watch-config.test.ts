@@ -68,4 +68,24 @@ describe('notify', () => {
       ]),
     );
   });
+
+  test('a heartbeat alone is a notify; the job\'s replaces the connection\'s whole', async () => {
+    await dir().write('jobs.yaml', file('notify: { heartbeat: "https://hc-ping.com/job-a" }', '', 'notify: { webhook: "https://hooks.example.com/all", heartbeat: "https://hc-ping.com/all" }'));
+    const { jobsFile } = await loadJobsFile(join(dir().dir, 'jobs.yaml'), { env });
+    expect(jobsFile.jobs.map((job) => job.notify)).toEqual([
+      { heartbeat: 'https://hc-ping.com/job-a', on: 'failure' },
+      { webhook: 'https://hooks.example.com/all', heartbeat: 'https://hc-ping.com/all', on: 'failure' },
+    ]);
+  });
+
+  test('a notify with no one to tell, and an on with no webhook to time, are each named with the fix', async () => {
+    expect(await messagesOf(file('notify: {}', '', 'notify: { heartbeat: "https://hc-ping.com/x", on: always }'))).toEqual([
+      'connections.main.notify.on: says when the webhook is told, and this notify has no webhook (a heartbeat is pinged at every start and end); add webhook: URL or remove on',
+      'jobs[0].notify.webhook: is missing, and so is heartbeat: notify names no one to tell; add webhook: URL (a chat notice when the job ends) or heartbeat: URL (a cron monitor\'s ping), or remove notify',
+    ]);
+  });
+
+  test('a heartbeat that is not an http(s) URL is named', async () => {
+    expect(await messagesOf(file('notify: { heartbeat: "hc-ping.com/x" }'))).toEqual([expect.stringMatching(/^jobs\[0\]\.notify\.heartbeat: .*an http:\/\/ or https:\/\/ URL of a cron monitor's check/)]);
+  });
 });

@@ -19,6 +19,7 @@ export const runDefinition = (context: CommandContext) =>
         .option('max-errors', { type: 'string', describe: 'abort (exit 3) when more than N rows, or N% of rows, failed' })
         .option('max-duration', { type: 'string', describe: 'DURATION (90s, 45m, 6h): stop taking rows in time to finish those in flight within it; exit 4, the next run goes on' })
         .option('max-missing', { type: 'string', describe: 'SHARE (30%): onMissing.maxShare for this run, when that many keys really left the file' })
+        .option('allow', { type: 'string', array: true, requiresArg: true, describe: 'NAME (minRows, maxChange): let this run past that guard of the job (repeatable)' })
         .option('partial', { type: 'boolean', default: false, describe: 'the input is a part of the export (a slice, a file of fixed rows): the departed step (onMissing) does not run' })
         .option('check', { type: 'boolean', default: false, describe: 'check each connection first (one call each); exit 3 before any row when one fails' })
         .option('full', { type: 'boolean', default: false, describe: 'ignore the state store\'s hashes: compare every row with the platform and refresh the state' })
@@ -27,7 +28,7 @@ export const runDefinition = (context: CommandContext) =>
         .option('pushgateway', { type: 'string', requiresArg: true, describe: 'URL: after each job, its figures pushed to this Prometheus Pushgateway (replaces metrics.pushgateway)' }),
     handler: async (args) => {
       const log = context.logger(args);
-      const { parseMaxDurationFlag, parseMaxErrorsFlag, parseMaxMissingFlag, parsePushgatewayFlag, parseShardFlag, runCommand } = await import('../run-command.js');
+      const { parseAllowFlags, parseMaxDurationFlag, parseMaxErrorsFlag, parseMaxMissingFlag, parsePushgatewayFlag, parseShardFlag, runCommand } = await import('../run-command.js');
       context.exit(
         await runCommand(
           {
@@ -42,6 +43,7 @@ export const runDefinition = (context: CommandContext) =>
             full: args.full,
             check: args.check,
             partial: args.partial,
+            ...(args.allow === undefined ? {} : { allow: parseAllowFlags(args.allow) }),
             ...(args.maxDuration === undefined ? {} : { maxDuration: parseMaxDurationFlag(args.maxDuration) }),
             ...(args.maxMissing === undefined ? {} : { maxMissing: parseMaxMissingFlag(args.maxMissing) }),
             logFormat: args.logFormat as LogFormat,

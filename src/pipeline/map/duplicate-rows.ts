@@ -100,6 +100,9 @@ export function foldDraft(earlier: ContactDraft, next: ContactDraft): ContactDra
   // A field skipped on one row and given by another is written: only the fields no row gave stay skipped.
   const skipped = new Map([...(earlier.fieldsSkipped ?? []), ...(next.fieldsSkipped ?? [])].filter((skip) => !(skip.field in fields)).map((skip) => [skip.field, skip]));
   if (skipped.size > 0) folded.fieldsSkipped = [...skipped.values()];
+  // The rules are the job's, per field: every row of the key carries the same.
+  const writeRules = next.writeRules ?? earlier.writeRules;
+  if (writeRules !== undefined) folded.writeRules = writeRules;
   return folded;
 }
 

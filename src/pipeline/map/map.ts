@@ -6,7 +6,7 @@
  * `=`, `+`, `-` or `@` is left alone here (the platform gets the real value); only the reports
  * neutralise such values for spreadsheets.
  */
-import type { FieldSpec, Job } from '../../config/job-types.js';
+import type { FieldSpec, Job, WriteRule } from '../../config/job-types.js';
 import type { ContactDraft, FieldSkip, MapResult, RowErrorCode, SourceRow } from '../types.js';
 import { applyTransforms, normaliseEmail, normalisePhone, type TransformResult } from './transforms.js';
 
@@ -19,6 +19,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
 
   const fields: Record<string, string> = {};
   let fieldsSkipped: FieldSkip[] | undefined;
+  let writeRules: Record<string, WriteRule> | undefined;
   for (const spec of job.fields) {
     const result = applyTransforms(rawValue(row, spec), spec.transforms, (column) => row.values[column]);
     if (!result.ok && spec.onInvalid === 'skip-field') {
@@ -30,7 +31,8 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
     let value = result.value;
     if (value === '' && spec.default !== undefined) value = spec.default;
     if (value !== '') fields[spec.name] = value;
-    else if (job.emptyValues === 'clear') fields[spec.name] = '';
+    else if ((spec.onEmpty ?? (job.emptyValues === 'clear' ? 'clear' : 'keep')) === 'clear') fields[spec.name] = '';
+    if (spec.write !== undefined) (writeRules ??= {})[spec.name] = spec.write;
   }
 
   const tagsToAdd = rowTags(row, job);
@@ -44,6 +46,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
   templateValues[job.key.field] = key.value;
   const draft: ContactDraft = { line: row.line, key: key.value, keyField: job.key.field, fields, tagsToAdd, tagsToRemove, templateValues };
   if (fieldsSkipped !== undefined) draft.fieldsSkipped = fieldsSkipped;
+  if (writeRules !== undefined) draft.writeRules = writeRules;
   return { ok: true, draft };
 }
 

@@ -13,7 +13,7 @@ import type { JobMode, MessageSpec, OnDuplicate, TagOwnership } from '../../conf
 import { messageWanted } from '../message/message-render.js';
 import type { ContactDraft, RowOutcome } from '../types.js';
 import { oldestFirst } from './contact-order.js';
-import { applyPlan, planCreate, planUpdate, type ContactPlan, type ContactTarget, type MatchedContact } from './plan.js';
+import { applyPlan, fieldsToFill, planCreate, planUpdate, type ContactPlan, type ContactTarget, type MatchedContact } from './plan.js';
 
 /** The decision's fact about the row's key: what the job's state store knows of it. */
 export type KeyState =
@@ -167,12 +167,26 @@ export type RowDecision = { readonly kind: 'search' } | { readonly kind: 'plan';
 export function contactsOfKey(facts: RowFacts): KeyContacts {
   const { state } = facts;
   if (facts.simulated !== undefined) return found('simulated', [facts.simulated]);
-  if (!facts.full && state?.kind === 'known') return found('state', [state.contact]);
+  // A search made for this row is fresher than the store (it was asked for: fillNeedsRead).
   if (facts.searched !== undefined) return found('search', facts.searched);
+  if (!facts.full && state?.kind === 'known' && !fillNeedsRead(facts, state)) return found('state', [state.contact]);
   const pending = state?.kind === 'create-pending';
   if (!pending && facts.indexed !== undefined && facts.indexed.length > 0) return found('index', facts.indexed);
   if (facts.mode === 'create' && state?.kind === 'unknown' && !facts.full) return found('assumed-new', []);
   return { kind: 'search' };
+}
+
+/**
+ * `write: fill-empty` writes a field only where the platform's value is empty, which the store
+ * cannot vouch for (an agent may have filled it since the last read): a row that would fill a
+ * field the store knows as empty reads the contact first. A field the store knows holds a value is
+ * settled without a read (it is not written), and so is a row whose draft the store last wrote
+ * whole: the nightly pays a read only on the night a field would be filled (docs/configuration.md).
+ */
+function fillNeedsRead(facts: RowFacts, state: Extract<KeyState, { kind: 'known' }>): boolean {
+  if (facts.mode !== 'upsert' && facts.mode !== 'update') return false;
+  if (state.draftHash === facts.draftHash) return false;
+  return fieldsToFill(facts.draft, state.contact).length > 0;
 }
 
 function found(source: MatchSource, contacts: readonly MatchedContact[]): KeyContacts {

@@ -5,6 +5,7 @@
  * this file only says which calls bring it to the row.
  */
 import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
+import type { WriteRule } from '../../config/job-types.js';
 import type { ContactDraft } from '../types.js';
 
 /** A contact as known: from a platform read (a search, the prefetch index) or from the state store (or a dry run, a contact-id column). */
@@ -101,7 +102,8 @@ export function planCreate(draft: ContactDraft): ContactPlan {
 export function planUpdate(draft: ContactDraft, existing: MatchedContact, dropped: readonly string[] = []): ContactPlan {
   const changed: Record<string, string> = {};
   for (const [name, value] of Object.entries(draft.fields)) {
-    if ((existing.custom_fields[name] ?? '') !== value) changed[name] = value;
+    const held = existing.custom_fields[name] ?? '';
+    if (held !== value && mayWrite(draft.writeRules?.[name], held)) changed[name] = value;
   }
   const present = new Set(existing.tags);
   const tagsAdded = draft.tagsToAdd.filter((tag) => !present.has(tag));
@@ -122,6 +124,24 @@ export function planUpdate(draft: ContactDraft, existing: MatchedContact, droppe
     tagsRemoved,
     before: Object.fromEntries(Object.keys(changed).map((name) => [name, existing.custom_fields[name] ?? null])),
   };
+}
+
+/** A field's write rule on an existing contact: `on-create` never, `fill-empty` only over an empty value. */
+function mayWrite(rule: WriteRule | undefined, held: string): boolean {
+  return rule === undefined || (rule === 'fill-empty' && held === '');
+}
+
+/**
+ * The fields of the draft that `fill-empty` would write over what `contact` holds: known to be
+ * empty only by a platform read, so a plan made from the state store's knowledge reads the contact
+ * first when there is any (decide.ts).
+ */
+export function fieldsToFill(draft: ContactDraft, contact: MatchedContact): string[] {
+  const rules = draft.writeRules;
+  if (rules === undefined) return [];
+  return Object.entries(draft.fields)
+    .filter(([name, value]) => rules[name] === 'fill-empty' && value !== '' && (contact.custom_fields[name] ?? '') === '')
+    .map(([name]) => name);
 }
 
 /**

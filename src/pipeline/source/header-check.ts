@@ -33,11 +33,33 @@ export interface HeaderProblem {
 export class HeaderMismatchError extends SourceError {
   override name = 'HeaderMismatchError';
   readonly problems: readonly HeaderProblem[];
+  /** The header the columns were missing from. */
+  readonly header: readonly string[];
 
-  constructor(file: string, problems: readonly HeaderProblem[]) {
+  constructor(file: string, problems: readonly HeaderProblem[], header: readonly string[] = []) {
     super('INPUT_HEADER_MISMATCH', file, problems.map((problem) => problem.message).join('\n'));
     this.problems = problems;
+    this.header = header;
   }
+}
+
+/**
+ * The same error, each missing column that the header of the job's last run had named as gone
+ * from the export (the state store keeps the last header), with the columns that came instead:
+ * a column renamed upstream reads as such, not as a typo in the jobs file.
+ */
+export function nameRenamedColumns(error: HeaderMismatchError, lastHeader: readonly string[]): HeaderMismatchError {
+  const before = new Set(lastHeader);
+  const newColumns = error.header.filter((name) => name !== '' && !before.has(name));
+  const problems = error.problems.map((problem): HeaderProblem => {
+    if (!before.has(problem.column)) return problem;
+    const instead =
+      newColumns.length === 0
+        ? `; the export dropped it: have the export write it again, or remove it from the jobs file`
+        : `, and this header has ${listNames(newColumns)}, which the last one had not: renamed upstream? Point the jobs file at the new name, or have the export keep ${JSON.stringify(problem.column)}`;
+    return { ...problem, message: `${error.file}: column ${JSON.stringify(problem.column)} (${problem.paths.join(', ')}) was in the header of the job's last run and is not in this one${instead}` };
+  });
+  return new HeaderMismatchError(error.file, problems, error.header);
 }
 
 /**
@@ -119,7 +141,7 @@ export function checkHeader(job: Job, header: readonly string[], file: string, j
 /** `checkHeader`, throwing a `HeaderMismatchError` (code INPUT_HEADER_MISMATCH) when anything is missing. */
 export function assertHeader(job: Job, header: readonly string[], file: string, jobPath = defaultJobPath(job)): void {
   const problems = checkHeader(job, header, file, jobPath);
-  if (problems.length > 0) throw new HeaderMismatchError(file, problems);
+  if (problems.length > 0) throw new HeaderMismatchError(file, problems, header);
 }
 
 /** A one-column header holding another delimiter: the file was read with the wrong one. */

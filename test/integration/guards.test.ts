@@ -1,0 +1,158 @@
+/**
+ * `guards:` (issue 37, docs/configuration.md "Guards"): each guard refuses a run before its first
+ * write (exit 2, nothing on the platform changed, no report), on dry runs too, names what it saw
+ * and lets one run through with `--allow NAME`; a column the last run had is named as gone.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
+
+let emulator: RunningEmulator;
+const servers: Server[] = [];
+
+beforeEach(async () => {
+  emulator = await fastEmulator();
+});
+
+afterEach(async () => {
+  await emulator.close();
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+const JOB = (guards: string, extra = '') => `input: customers.csv
+key: { column: customer_id, field: customerid }
+fields:
+  firstName: first_name
+  lastName: last_name
+  email: { column: email, transform: [email] }
+guards: ${guards}
+state: state/crm.db${extra}`;
+
+function setUp(ws: Workspace, guards: string, extra = ''): void {
+  ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: JOB(guards, extra) }));
+}
+
+/** The emulator's contacts, as customer id -> custom fields. */
+function platform(): Record<string, Record<string, string>> {
+  return Object.fromEntries(emulator.contacts(TOKEN).map((contact): [string, Record<string, string>] => [String(contact.custom_fields.customerid), { ...contact.custom_fields }]));
+}
+
+describe('guards.minRows', () => {
+  it('refuses a short export before any write, dry runs too, and --allow minRows lets one run through', async () => {
+    const ws = workspace();
+    setUp(ws, '{ minRows: 5 }');
+    ws.write('customers.csv', customersCsv(3));
+    for (const flags of [[], ['--dry-run']]) {
+      const refused = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports', ...flags]);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain('job "import": refused by its guards before any write; nothing was done:');
+      expect(refused.stderr).toMatch(/- minRows: \S*customers\.csv has 3 data rows/);
+      expect(refused.stderr).toContain('customers.csv has 3 data rows, fewer than guards.minRows (5): an empty or cut-short export?');
+      expect(refused.stderr).toContain('add --allow minRows');
+    }
+    expect(emulator.contacts(TOKEN)).toEqual([]);
+    expect(existsSync(join(ws.dir, 'reports', 'import.results.csv'))).toBe(false);
+    const allowed = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports', '--allow', 'minRows']);
+    expect(allowed.exitCode).toBe(0);
+    expect(Object.keys(platform()).sort()).toEqual(['C0001', 'C0002', 'C0003']);
+  });
+
+  it('an --allow that names no guard is a usage error naming the guards', async () => {
+    const ws = workspace();
+    setUp(ws, '{ minRows: 5 }');
+    ws.write('customers.csv', customersCsv(3));
+    const run = await ws.run(['run', 'jobs.yaml', '--allow', 'rows']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('--allow: "rows" is not a guard; write one of minRows, maxChange');
+  });
+});
+
+describe('guards.maxChange', () => {
+  it('refuses a night that would change one field on more than the share of the known keys, naming five with both values; --allow maxChange writes it', async () => {
+    const ws = workspace();
+    setUp(ws, '{ maxChange: 20% }');
+    ws.write('customers.csv', customersCsv(10));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports'])).exitCode).toBe(0);
+    const before = platform();
+    // The export's last_name column now holds the first names on 3 rows of 10: 30% > 20%.
+    ws.write('customers.csv', customersCsv(10, (i, cells) => (i <= 3 ? [cells[0]!, cells[1]!, cells[1]!, ...cells.slice(3)] : cells)));
+    const refused = await ws.run(['run', 'jobs.yaml', '--report-dir', 'refused', '--dry-run']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(
+      '- maxChange: the input would change field "lastName" on 3 of the 10 keys the state knows (30%, more than guards.maxChange 20%): a mapping or an export gone wrong? ' +
+        'For example "C0001": "Last1" -> "First1"; "C0002": "Last2" -> "First2"; "C0003": "Last3" -> "First3". Check the export and the mapping; to run with them once, add --allow maxChange',
+    );
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'refused'])).exitCode).toBe(2);
+    expect(platform()).toEqual(before);
+    const allowed = await ws.run(['run', 'jobs.yaml', '--report-dir', 'allowed', '--allow', 'maxChange']);
+    expect(allowed.exitCode).toBe(0);
+    expect(ws.summary('import', 'allowed').rows).toMatchObject({ updated: 3, unchanged: 7 });
+    expect(platform().C0002?.lastName).toBe('First2');
+  });
+
+  it('a change within the share runs; an empty cell (emptyValues: ignore) changes nothing and is not counted', async () => {
+    const ws = workspace();
+    setUp(ws, '{ maxChange: 20% }');
+    ws.write('customers.csv', customersCsv(10));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports'])).exitCode).toBe(0);
+    ws.write('customers.csv', customersCsv(10, (i, cells) => (i <= 2 ? [cells[0]!, 'Renamed', ...cells.slice(2)] : i <= 8 ? [cells[0]!, '', ...cells.slice(2)] : cells)));
+    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'night2']);
+    expect(run.exitCode).toBe(0);
+    expect(ws.summary('import', 'night2').rows).toMatchObject({ updated: 2 });
+  });
+
+  it('needs the state store: with state: false it is a config error at its YAML path', async () => {
+    const ws = workspace();
+    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: JOB('{ maxChange: 20% }').replace('state: state/crm.db', 'state: false') }));
+    ws.write('customers.csv', customersCsv(1));
+    const run = await ws.run(['run', 'jobs.yaml']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('jobs[0].guards.maxChange: needs the state store (this job has state: false)');
+  });
+});
+
+describe('a mapped column renamed upstream', () => {
+  it('is named as gone from the header of the job\'s last run, with the column that came instead', async () => {
+    const ws = workspace();
+    setUp(ws, '{ minRows: 1 }');
+    ws.write('customers.csv', customersCsv(2));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports'])).exitCode).toBe(0);
+    ws.write('customers.csv', customersCsv(2).replace('last_name', 'surname'));
+    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(
+      'customers.csv: column "last_name" (jobs[name=import].fields.lastName) was in the header of the job\'s last run and is not in this one, and this header has "surname", which the last one had not: renamed upstream? Point the jobs file at the new name, or have the export keep "last_name"',
+    );
+  });
+});
+
+describe('a night a guard refused, as the watchers tell it', () => {
+  it('is exit 2 in the metrics, not a success, and the webhook is told why', async () => {
+    const bodies: string[] = [];
+    const server = createServer((request, response) => {
+      let text = '';
+      request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      request.on('end', () => {
+        bodies.push(text);
+        response.end();
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const ws = workspace();
+    setUp(ws, '{ minRows: 5 }', `\nnotify: { webhook: "http://127.0.0.1:${(server.address() as AddressInfo).port}/hook" }`);
+    ws.write('customers.csv', customersCsv(3));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports', '--metrics-file', 'contact_sync.prom'])).exitCode).toBe(2);
+    const metrics = readFileSync(join(ws.dir, 'contact_sync.prom'), 'utf8');
+    expect(metrics).toMatch(/^contact_sync_last_exit_code\{sync_job="import"\} 2$/m);
+    expect(metrics).not.toMatch(/contact_sync_last_success_timestamp_seconds\{sync_job="import"\}/);
+    expect(bodies).toHaveLength(1);
+    const body = JSON.parse(bodies[0]!) as { text: string; exitCode: number };
+    expect(body.exitCode).toBe(2);
+    expect(body.text).toContain('GUARD_REFUSED');
+    expect(body.text).toContain('fewer than guards.minRows (5)');
+  });
+});
