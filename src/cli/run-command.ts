@@ -27,6 +27,7 @@ import { loadJobs } from './load-jobs.js';
 import { UsageError } from './usage-error.js';
 import { packageVersion } from './package-version.js';
 import { JobLocks } from './job-locks.js';
+import { userLockDir } from '../lock/lock-target.js';
 import { JobWatch, type JobEnd, type WatchFlags } from './job-watch.js';
 import { describeFailure } from './failure.js';
 import { createProgressDisplay } from './progress-display.js';
@@ -134,6 +135,7 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
 
 async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger): Promise<number> {
   let jobs = selected;
+  const lockDir = userLockDir(io.env);
   if (args.command === 'reconcile') {
     const senders = jobs.filter((job) => job.mode === 'message').map((job) => job.name);
     if (senders.length > 0) {
@@ -159,7 +161,7 @@ async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger
     throw error;
   }
   // One run per job at a time: every job's lock before any call, released after the last report.
-  const locks = new JobLocks(resolve(io.cwd, args.jobsFile), args.shard === undefined ? undefined : `${args.shard.index}/${args.shard.count}`, describeRun(args), logger);
+  const locks = new JobLocks(resolve(io.cwd, args.jobsFile), args.shard === undefined ? undefined : `${args.shard.index}/${args.shard.count}`, describeRun(args), logger, lockDir);
   try {
     locks.acquire(jobs);
   } catch (error) {
