@@ -135,7 +135,7 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
 
 async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger): Promise<number> {
   let jobs = selected;
-  const lockDir = userLockDir(io.env);
+  const lockDir = lockFolder(io.env);
   if (args.command === 'reconcile') {
     const senders = jobs.filter((job) => job.mode === 'message').map((job) => job.name);
     if (senders.length > 0) {
@@ -261,6 +261,15 @@ async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger
   }
   if (interrupt.signal.aborted) codes.push(interrupt.signal.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint);
   return worstExit(codes);
+}
+
+/** The folder of the job locks, or a usage error (exit 2, before any call) that says how to choose one. */
+function lockFolder(env: CliIo['env']): string {
+  try {
+    return userLockDir(env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /** After a first signal, how long the rows in flight may take before the run stops at once. */

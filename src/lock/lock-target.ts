@@ -18,8 +18,8 @@
  * digest of it is, which cannot be turned back.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, realpathSync } from 'node:fs';
-import { homedir, tmpdir, userInfo } from 'node:os';
+import { mkdirSync, realpathSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { stripUrlAuth } from '../api/strip-url-auth.js';
 
@@ -105,19 +105,44 @@ export function realPathOf(path: string, realpath: (path: string) => string = re
 /**
  * The folder of this user's channel locks: `$XDG_STATE_HOME/contact-sync/locks`, by default
  * `~/.local/state/contact-sync/locks`. Where the home cannot hold it (a container whose home is
- * read-only), `<tmp>/contact-sync-<uid>/locks`. Created owner-only.
+ * read-only, or none), `<tmp>/contact-sync-<uid>/locks`, once it is sure that folder is this
+ * user's: a folder another user made there could hold this user's jobs back. Created owner-only.
+ * @throws Error naming the folder and the fix when neither can be had
  */
 export function userLockDir(env: Readonly<Record<string, string | undefined>>): string {
-  const stateHome = nonEmpty(env.XDG_STATE_HOME) ?? join(nonEmpty(env.HOME) ?? homedir(), '.local', 'state');
-  const preferred = join(stateHome, 'contact-sync', 'locks');
-  try {
-    mkdirSync(preferred, { recursive: true, mode: 0o700 });
-    return preferred;
-  } catch {
-    const fallback = join(nonEmpty(env.TMPDIR) ?? tmpdir(), `contact-sync-${userInfo().uid}`, 'locks');
-    mkdirSync(fallback, { recursive: true, mode: 0o700 });
-    return fallback;
+  const preferred = preferredLockDir(env);
+  if (preferred !== undefined) {
+    try {
+      mkdirSync(preferred, { recursive: true, mode: 0o700 });
+      return preferred;
+    } catch {
+      // The fallback below.
+    }
   }
+  const uid = process.getuid?.();
+  const mine = join(nonEmpty(env.TMPDIR) ?? tmpdir(), `contact-sync-${uid ?? 'user'}`);
+  const fallback = join(mine, 'locks');
+  try {
+    mkdirSync(fallback, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new Error(`the folder of the job locks, ${fallback}, cannot be created (${(error as NodeJS.ErrnoException).code ?? String(error)}); set XDG_STATE_HOME to a folder this user can write; nothing was done`, { cause: error });
+  }
+  if (uid !== undefined && statSync(mine).uid !== uid) {
+    throw new Error(`the folder of the job locks, ${mine}, belongs to another user; set XDG_STATE_HOME to a folder this user owns; nothing was done`);
+  }
+  return fallback;
+}
+
+function preferredLockDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const stateHome = nonEmpty(env.XDG_STATE_HOME);
+  if (stateHome !== undefined) return join(stateHome, 'contact-sync', 'locks');
+  let home = nonEmpty(env.HOME);
+  try {
+    home ??= nonEmpty(homedir());
+  } catch {
+    // No home in the environment nor in the user database: the fallback.
+  }
+  return home === undefined ? undefined : join(home, '.local', 'state', 'contact-sync', 'locks');
 }
 
 /** Scheme, host and path, lower-cased where URLs are, without credentials or a trailing slash. */

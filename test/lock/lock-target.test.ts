@@ -4,7 +4,7 @@
  * runs do not share (another channel, key field, job or shard). The token is never in them.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { channelLockTarget, lockTargets, realPathOf, userLockDir, type LockedJob, type LockTargetOptions } from '../../src/lock/lock-target.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -88,5 +88,17 @@ describe('lock targets', () => {
     // A home that cannot hold a folder (a file stands where it would go).
     writeFileSync(join(home, 'file'), '');
     expect(userLockDir({ HOME: join(home, 'file'), TMPDIR: home })).toMatch(new RegExp(`^${home}/contact-sync-\\d+/locks$`));
+  });
+
+  // Only root can make a folder another user's.
+  (process.getuid?.() === 0 ? it : it.skip)('refuses a fallback folder in TMPDIR that another user made first, naming it and the fix', () => {
+    const tmp = tempDir('lock-tmp-');
+    const theirs = join(tmp, `contact-sync-${process.getuid!()}`);
+    mkdirSync(theirs);
+    chownSync(theirs, 65534, 65534);
+    writeFileSync(join(tmp, 'file'), '');
+    expect(() => userLockDir({ HOME: join(tmp, 'file'), TMPDIR: tmp })).toThrow(
+      `the folder of the job locks, ${theirs}, belongs to another user; set XDG_STATE_HOME to a folder this user owns; nothing was done`,
+    );
   });
 });
