@@ -27,6 +27,7 @@ import { loadJobs } from './load-jobs.js';
 import { UsageError } from './usage-error.js';
 import { packageVersion } from './package-version.js';
 import { JobLocks } from './job-locks.js';
+import { userLockDir } from '../lock/lock-target.js';
 import { JobWatch, type JobEnd, type WatchFlags } from './job-watch.js';
 import { describeFailure } from './failure.js';
 import { createProgressDisplay } from './progress-display.js';
@@ -146,6 +147,7 @@ export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Prom
 
 async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger): Promise<number> {
   let jobs = selected;
+  const lockDir = lockFolder(io.env);
   if (args.command === 'reconcile') {
     const senders = jobs.filter((job) => job.mode === 'message').map((job) => job.name);
     if (senders.length > 0) {
@@ -171,7 +173,7 @@ async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger
     throw error;
   }
   // One run per job at a time: every job's lock before any call, released after the last report.
-  const locks = new JobLocks(resolve(io.cwd, args.jobsFile), args.shard === undefined ? undefined : `${args.shard.index}/${args.shard.count}`, describeRun(args), logger);
+  const locks = new JobLocks(resolve(io.cwd, args.jobsFile), args.shard === undefined ? undefined : `${args.shard.index}/${args.shard.count}`, describeRun(args), logger, lockDir);
   try {
     locks.acquire(jobs);
   } catch (error) {
@@ -272,6 +274,15 @@ async function runJobs(selected: Job[], args: RunArgs, io: CliIo, logger: Logger
   }
   if (interrupt.signal.aborted) codes.push(interrupt.signal.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint);
   return worstExit(codes);
+}
+
+/** The folder of the job locks, or a usage error (exit 2, before any call) that says how to choose one. */
+function lockFolder(env: CliIo['env']): string {
+  try {
+    return userLockDir(env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /** After a first signal, how long the rows in flight may take before the run stops at once. */

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describeLock, LockHeldError, runningHolder } from '../lock/job-lock.js';
+import { stateLockTarget } from '../lock/lock-target.js';
 import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
 import type { RunRecord } from '../state/run-journal.js';
@@ -41,14 +42,15 @@ export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): 
   const [job] = await loadJobs(args.jobsFile, [args.job], io, logger);
   if (job === undefined) throw new UsageError(`${args.jobsFile}: no job named "${args.job}"`);
   const path = statePath(job, args.jobsFile);
-  const lock = { jobsFile: resolve(io.cwd, args.jobsFile), job: job.name };
+  // The state's own lock: whichever job, by whichever path, is running on this state file.
+  const lock = { jobsFile: resolve(io.cwd, args.jobsFile), job: job.name, target: stateLockTarget(path) };
   const running = runningHolder(lock);
   if (args.action === 'show') {
     if (running !== undefined) io.stdout.write(`job "${job.name}": a run is in progress: pid ${running.pid} on ${running.host}, started ${running.startedAt} (${running.command})\n`);
     return show(job, path, args.keys ?? 0, io);
   }
   // Deleting the state under a running job would make it lose track of what it did.
-  if (running !== undefined) throw new LockHeldError(running, `${describeLock(lock)}: cannot ${args.action} its state while it`);
+  if (running !== undefined) throw new LockHeldError(running, `${describeLock(lock)}: cannot ${args.action} its state while it`, lock.target.what);
   if (args.action === 'prune') return prune(job, path, args.keepRuns, io);
   return reset(job, path, io, { yes: args.yes === true, keepMessages: args.keepMessages === true });
 }

@@ -6,15 +6,17 @@
  * On one host the lock is an exclusive SQLite transaction on a small lock file: the operating
  * system holds it for the process and drops it when the process ends, however it ends (a SIGKILL,
  * an OOM kill, a reboot), so a lock is never left behind and no lease or pid guess is needed to
- * take it over. A sidecar JSON file names the holder (host, pid, start, command) for the message
- * of the run that is refused, and tells the next run that a holder died: its lock is free, its
- * sidecar still there. With `rateLimits.redis` the lock also lives in Redis (redis-lock.ts), so
- * two hosts cannot run the same job.
+ * take it over. A sidecar JSON file names the holder (host, pid, start, command, job) for the
+ * message of the run that is refused, and tells the next run that a holder died: its lock is free,
+ * its sidecar still there. What a lock file stands for (the job on its channel, the state store's
+ * real file) is lock-target.ts's. With `rateLimits.redis` the lock also lives in Redis
+ * (redis-lock.ts), so two hosts cannot run the same job.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import type { LockTarget } from './lock-target.js';
 import type Database from 'better-sqlite3';
 import { openSqliteDatabase, SqliteBindingError } from '../state/sqlite-database.js';
 import { ContactSyncError } from '../failure/contact-sync-error.js';
@@ -25,16 +27,20 @@ export interface LockHolder {
   pid: number;
   startedAt: string;
   command: string;
+  /** The job that holds it; absent in the sidecars of older versions. */
+  job?: string;
   /** Unique per acquisition: a holder releases only its own sidecar. */
   id: string;
 }
 
 export interface LockIdentity {
-  /** The jobs file, absolute. */
+  /** The jobs file, absolute, as the run was given it: for messages. */
   jobsFile: string;
   job: string;
-  /** `I/N` when the run is one shard: shards lock apart. */
+  /** `I/N` when the run is one shard: for messages (the target's file tells shards apart). */
   shard?: string;
+  /** What the lock is taken on (lock-target.ts). */
+  target: LockTarget;
 }
 
 export interface HeldLock {
@@ -49,30 +55,33 @@ export class LockHeldError extends ContactSyncError<'LOCK_HELD'> {
   readonly code = 'LOCK_HELD';
 
   get context(): Readonly<Record<string, unknown>> {
-    return { what: this.what, holder: this.holder };
+    return { what: this.what, ...(this.shared === undefined ? {} : { shared: this.shared }), holder: this.holder };
   }
 
+  /**
+   * @param what the refused run: `job "crm" of /etc/jobs.yaml`
+   * @param shared what it shares with the holder, when the lock stands for it: `the state store /srv/crm.db`
+   */
   constructor(
     readonly holder: LockHolder | undefined,
     readonly what: string,
+    readonly shared?: string,
   ) {
-    super(
-      `${what} is already running${holder === undefined ? '' : `: pid ${holder.pid} on ${holder.host}, started ${holder.startedAt} (${holder.command})`}; ` +
-        'nothing was done: let that run finish, or stop it, then run again',
-    );
+    super(`${what} is already running${refusalDetail(holder, shared)}; nothing was done: let that run finish, or stop it, then run again`);
   }
 }
 
-/** What a lock file is named after: the job (and shard), and the jobs file it comes from. */
-export function lockName(identity: LockIdentity): string {
-  const digest = createHash('sha256').update(identity.jobsFile).digest('hex').slice(0, 10);
-  const shard = identity.shard === undefined ? '' : `.shard-${identity.shard.replace('/', '-of-')}`;
-  return `${identity.job}${shard}.${digest}`;
+/** `: the state store /srv/crm.db is in use by job "crm": pid 4242 on cron-1, started ... (run jobs.yaml)`. */
+function refusalDetail(holder: LockHolder | undefined, shared: string | undefined): string {
+  const pid = holder === undefined ? undefined : `pid ${holder.pid} on ${holder.host}, started ${holder.startedAt} (${holder.command})`;
+  if (shared === undefined) return pid === undefined ? '' : `: ${pid}`;
+  if (pid === undefined) return `: ${shared} is in use`;
+  return `: ${shared} is in use by ${holder?.job === undefined ? '' : `job "${holder.job}": `}${pid}`;
 }
 
-/** `<folder of the jobs file>/.contact-sync/locks/<job>[.shard-I-of-N].<digest>.lock`. */
+/** The lock file: the target's. */
 export function lockPath(identity: LockIdentity): string {
-  return join(dirname(identity.jobsFile), '.contact-sync', 'locks', `${lockName(identity)}.lock`);
+  return identity.target.file;
 }
 
 /** A run's description of the job it locks, for messages: `job "crm" of /etc/jobs.yaml (shard 1/2)`. */
@@ -132,7 +141,7 @@ export function acquireJobLock(identity: LockIdentity, options: AcquireOptions):
     const holder = liveHolder(path);
     if (holder !== undefined || attempt === HOLDER_WAIT.attempts) {
       db.close();
-      throw new LockHeldError(holder, describeLock(identity));
+      throw new LockHeldError(holder, describeLock(identity), identity.target.what);
     }
     sleepSync(Math.round(HOLDER_WAIT.intervalMs * (0.5 + random())));
   }
@@ -143,6 +152,7 @@ export function acquireJobLock(identity: LockIdentity, options: AcquireOptions):
     pid: options.pid ?? process.pid,
     startedAt: (options.now ?? (() => new Date()))().toISOString(),
     command: options.command,
+    job: identity.job,
     id: randomUUID(),
   };
   writeHolder(path, holder);

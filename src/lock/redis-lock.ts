@@ -6,8 +6,8 @@
  * it over and says so (a `last` key remembers who held it). See docs/operations.md.
  */
 import { Redis } from 'ioredis';
-import { createHash } from 'node:crypto';
 import { LockHeldError, type LockHolder } from './job-lock.js';
+import { channelDigest, type LockedJob } from './lock-target.js';
 
 /** How long a key outlives its last renewal. */
 export const REDIS_LOCK_LEASE_MS = 30_000;
@@ -22,13 +22,13 @@ export interface HeldRedisLock {
 }
 
 /**
- * What makes two runs on two hosts "the same job": the job (and shard) on the same channel (base
- * URL and token). Their jobs files may lie at different paths. Digested: the key never shows the
- * token.
+ * What makes two runs on two hosts "the same job": the job (and shard) with its key field on the
+ * same channel (base URL and token), the identity of its channel lock on one host
+ * (lock-target.ts). Not its state file: the paths of two hosts cannot be compared. Digested: the
+ * key never shows the token.
  */
-export function redisLockKey(channel: { baseUrl: string; token: string }, job: string, shard: string | undefined): string {
-  const digest = createHash('sha256').update(`${channel.baseUrl}\u0000${channel.token}\u0000${job}\u0000${shard ?? ''}`).digest('hex').slice(0, 32);
-  return `contact-sync:lock:${digest}`;
+export function redisLockKey(job: LockedJob, shard: string | undefined): string {
+  return `contact-sync:lock:${channelDigest(job, shard).slice(0, 32)}`;
 }
 
 export async function acquireRedisLock(
@@ -36,6 +36,7 @@ export async function acquireRedisLock(
   key: string,
   holder: LockHolder,
   what: string,
+  shared: string,
   leaseMs: number = REDIS_LOCK_LEASE_MS,
 ): Promise<HeldRedisLock> {
   const redis = new Redis(url, { connectTimeout: 5_000, maxRetriesPerRequest: 2, lazyConnect: true, disconnectTimeout: 200 });
@@ -46,7 +47,7 @@ export async function acquireRedisLock(
     const taken = await redis.set(key, value, 'PX', leaseMs, 'NX');
     if (taken !== 'OK') {
       const current = await redis.get(key);
-      throw new LockHeldError(current === null ? undefined : (JSON.parse(current) as LockHolder), `${what} (held in Redis)`);
+      throw new LockHeldError(current === null ? undefined : (JSON.parse(current) as LockHolder), `${what} (held in Redis)`, shared);
     }
     // A `last` holder left behind released nothing: its run died and its lease ran out.
     const previous = await redis.getset(last, value);

@@ -56,7 +56,8 @@ export function workspace(): Workspace {
       const exitCode = await main(argv, {
         stdout,
         stderr,
-        env: { ...options.env },
+        // HOME in the workspace: the channel locks' folder (src/lock/lock-target.ts) is removed with it.
+        env: { HOME: dir, ...options.env },
         cwd: dir,
         isTTY: false,
         signals: options.signals ?? new EventEmitter(),

@@ -51,11 +51,14 @@ export interface CliProcess {
   readonly ended: boolean;
 }
 
-/** Starts `node bin/contact-sync.js <argv>` in `cwd` with a minimal environment. */
-export function startCli(argv: readonly string[], cwd: string): CliProcess {
+/**
+ * Starts `node bin/contact-sync.js <argv>` in `cwd` with a minimal environment, HOME in `cwd`
+ * unless `env` says otherwise (two runs as one user on one host share a HOME).
+ */
+export function startCli(argv: readonly string[], cwd: string, env: Readonly<Record<string, string>> = {}): CliProcess {
   const child = spawn(process.execPath, [BIN, ...argv], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, LANG: 'C.UTF-8' },
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, LANG: 'C.UTF-8', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

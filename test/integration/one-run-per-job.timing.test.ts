@@ -37,7 +37,7 @@ describe('one run per job at a time', () => {
 
     expect([...codes].sort()).toEqual([0, 75]);
     const refused = codes[0] === 75 ? one : two;
-    expect(refused.output()).toMatch(/job "import" of .*jobs\.yaml is already running: pid \d+ on .*, started .*\(run jobs\.yaml[^)]*\); nothing was done/);
+    expect(refused.output()).toMatch(/job "import" of .*jobs\.yaml is already running: job "import" \(key field customerid\) on the channel at .* is in use by job "import": pid \d+ on .*, started .*\(run jobs\.yaml[^)]*\); nothing was done/);
     const keys = emulator.contacts(TOKEN).map((contact) => contact.custom_fields.customerid);
     expect(keys).toHaveLength(ROWS);
     expect(new Set(keys).size).toBe(ROWS);
@@ -99,7 +99,7 @@ describeWithRedis('one run per job across hosts (rateLimits.redis)', () => {
       const b = children.track(startCli(['run', 'jobs.yaml', '--report-dir', 'r'], hostB.dir));
       const refused = await b.exited(60_000);
       expect(refused.code).toBe(75);
-      expect(b.output()).toMatch(/\(held in Redis\) is already running: pid \d+/);
+      expect(b.output()).toMatch(/\(held in Redis\) is already running: job "import" \(key field customerid\) on the channel at .* is in use by job "import": pid \d+/);
       expect((await a.exited(120_000)).code).toBe(0);
       expect(emulator.contacts(TOKEN)).toHaveLength(40);
     } finally {

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { LockIdentity } from '../../src/lock/job-lock.js';
+import { stateLockTarget } from '../../src/lock/lock-target.js';
 import { REPO_ROOT } from '../helpers/cli-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -78,7 +79,7 @@ describe('job lock: two runs stepping in together', () => {
     const outcomes: string[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       const dir = tempDir('lock-race-');
-      const id: LockIdentity = { jobsFile: join(dir, 'jobs.yaml'), job: 'import' };
+      const id: LockIdentity = { jobsFile: join(dir, 'jobs.yaml'), job: 'import', target: stateLockTarget(join(dir, 'import.db')) };
       const pair = [contender(id), contender(id)];
       try {
         expect(await Promise.all(pair.map((one) => one.next()))).toEqual(['ready', 'ready']);
@@ -88,7 +89,7 @@ describe('job lock: two runs stepping in together', () => {
         outcomes.push([...said].map((line) => line.replace(/: .*/, '')).sort().join(' + '));
         const holder = pair[said.indexOf('held')];
         const refusal = said.find((line) => line.startsWith('refused'));
-        if (holder !== undefined && refusal !== undefined) expect(refusal).toContain(`is already running: pid ${holder.child.pid} on `);
+        if (holder !== undefined && refusal !== undefined) expect(refusal).toContain(`is already running: ${id.target.what} is in use by job "import": pid ${holder.child.pid} on `);
       } finally {
         await Promise.all(
           pair.map(

@@ -8,11 +8,13 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { acquireJobLock, lockPath, LockHeldError, runningHolder, type LockIdentity } from '../../src/lock/job-lock.js';
+import { stateLockTarget } from '../../src/lock/lock-target.js';
 import { REPO_ROOT, waitUntil } from '../helpers/cli-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function identity(extra: Partial<LockIdentity> = {}): LockIdentity {
-  return { jobsFile: join(tempDir('lock-'), 'jobs.yaml'), job: 'crm', ...extra };
+  const dir = tempDir('lock-');
+  return { jobsFile: join(dir, 'jobs.yaml'), job: 'crm', target: stateLockTarget(join(dir, 'crm.db'), extra.shard), ...extra };
 }
 
 describe('job lock', () => {
@@ -27,7 +29,8 @@ describe('job lock', () => {
     }
     expect(refused).toBeInstanceOf(LockHeldError);
     expect((refused as Error).message).toBe(
-      `job "crm" of ${id.jobsFile} is already running: pid 4242 on cron-1, started 2026-11-23T02:00:00.000Z (run jobs.yaml); nothing was done: let that run finish, or stop it, then run again`,
+      `job "crm" of ${id.jobsFile} is already running: ${id.target.what} is in use by job "crm": pid 4242 on cron-1, started 2026-11-23T02:00:00.000Z (run jobs.yaml); ` +
+        'nothing was done: let that run finish, or stop it, then run again',
     );
     expect(runningHolder(id)).toMatchObject({ pid: 4242, host: 'cron-1' });
 
@@ -40,12 +43,15 @@ describe('job lock', () => {
 
   it('shards lock apart, and apart from the whole job', () => {
     const base = identity();
-    const one = acquireJobLock({ ...base, shard: '1/2' }, { command: 'run --shard 1/2' });
-    const two = acquireJobLock({ ...base, shard: '2/2' }, { command: 'run --shard 2/2' });
-    expect(() => acquireJobLock({ ...base, shard: '1/2' }, { command: 'again' })).toThrow(LockHeldError);
-    expect(new Set([lockPath({ ...base, shard: '1/2' }), lockPath({ ...base, shard: '2/2' }), lockPath(base)]).size).toBe(3);
+    const shard = (name: string): LockIdentity => ({ ...base, shard: name, target: stateLockTarget(join(dirname(base.jobsFile), 'crm.db'), name) });
+    const one = acquireJobLock(shard('1/2'), { command: 'run --shard 1/2' });
+    const two = acquireJobLock(shard('2/2'), { command: 'run --shard 2/2' });
+    const whole = acquireJobLock(base, { command: 'run' });
+    expect(() => acquireJobLock(shard('1/2'), { command: 'again' })).toThrow(LockHeldError);
+    expect(new Set([lockPath(shard('1/2')), lockPath(shard('2/2')), lockPath(base)]).size).toBe(3);
     one.release();
     two.release();
+    whole.release();
   });
 
   it('the lock of a holder killed with SIGKILL is free at once, and the next run knows whose it was', async () => {
@@ -107,7 +113,7 @@ describe('job lock', () => {
       held.release();
       expect(refused).toBeInstanceOf(LockHeldError);
       expect((refused as LockHeldError).holder).toEqual(holder);
-      expect((refused as Error).message).toContain(': pid 5151 on cron-2, started 2026-11-25T02:00:00.000Z (run jobs.yaml); nothing was done');
+      expect((refused as Error).message).toContain(' is in use by pid 5151 on cron-2, started 2026-11-25T02:00:00.000Z (run jobs.yaml); nothing was done');
       expect(sleeps).toHaveLength(3);
     });
 
@@ -121,7 +127,7 @@ describe('job lock', () => {
         sleeps += 1;
         if (sleeps === 2) writeFileSync(held.sidecar, JSON.stringify(holder));
       };
-      expect(() => acquireJobLock(id, { command: 'run jobs.yaml', sleepSync })).toThrow(/: pid 5151 on cron-2/);
+      expect(() => acquireJobLock(id, { command: 'run jobs.yaml', sleepSync })).toThrow(/ is in use by pid 5151 on cron-2/);
       held.release();
       expect(sleeps).toBe(2);
     });
@@ -160,7 +166,7 @@ describe('job lock', () => {
       expect(refused).toBeInstanceOf(LockHeldError);
       expect((refused as LockHeldError).holder).toBeUndefined();
       expect((refused as Error).message).toBe(
-        `job "crm" of ${id.jobsFile} is already running; nothing was done: let that run finish, or stop it, then run again`,
+        `job "crm" of ${id.jobsFile} is already running: ${id.target.what} is in use; nothing was done: let that run finish, or stop it, then run again`,
       );
       expect(sleeps).toBe(39);
     });
