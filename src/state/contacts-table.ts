@@ -3,8 +3,8 @@
  * last confirmed written (merged over every write), the tags known present, the tags this job
  * added (`tags.prune`, schema version 4), the hash of the last draft written in full and the row
  * hash it came from (schema version 5); and the keys whose create was sent without a confirmed
- * answer (table `pending_creates`), which a confirmed or observed contact settles in the same
- * transaction. docs/state.md.
+ * answer, with the run that sent it (table `pending_creates`, its run since schema version 7),
+ * which a confirmed or observed contact settles in the same transaction. docs/state.md.
  *
  * Reads for the row loop: `readAhead` (the lookahead's brief of a few dozen keys at a time) and
  * `scan` (every key, for `onMissing`); both tell whether a key is in the departed journal
