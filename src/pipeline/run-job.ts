@@ -269,6 +269,12 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     spacingMs,
     slowestRowMs,
   });
+  // A row that met an abort (a journal that cannot be written, a refused token) stops the job
+  // before the queue starts another row.
+  const abortWith = (sync: RowSync): RowSync => {
+    if (sync.abort !== undefined) abort ??= sync.abort;
+    return sync;
+  };
   const stopTaking = (reason: StopReason): void => {
     stopped = reason;
     if (reason !== 'limit') options.onStopping?.({ reason, inFlight: dispatcher.inFlight, finishMs: timeToFinishMs(finishEstimate(0)) });
@@ -310,8 +316,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       widestRow = Math.max(widestRow, atMost);
       dispatcher.dispatch(
         draft.key,
-        // Rows queued before an abort do not call: after a 401 every call would be refused too.
-        () => (abort === undefined ? work(draft, cells, context) : Promise.resolve<RowSync>({ result: notSentResult(draft, cells, abort) })),
+        // Rows queued before an abort do not call: after a 401 every call would be refused too. The
+        // row's abort is taken as the row ends, not in `done`: the queue starts the next row first.
+        () => (abort === undefined ? work(draft, cells, context).then(abortWith) : Promise.resolve<RowSync>({ result: notSentResult(draft, cells, abort) })),
         (sync) => {
           if (sync.abort !== undefined) abort ??= sync.abort;
           finishedCalls += sync.result.apiCalls;

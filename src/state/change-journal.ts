@@ -44,6 +44,7 @@ export class ChangeJournal {
   readonly #byRun: Database.Statement<[number], ChangeRow>;
   readonly #byKey: Database.Statement<[string], ChangeRow>;
   readonly #countByRun: Database.Statement<[number], { count: number }>;
+  readonly #created: Database.Statement<[string, string], { one: number }>;
   readonly #prune: Database.Statement<[number]>;
   readonly #runsBefore: Database.Statement<[number], { count: number }>;
   readonly #count: Database.Statement<[], { count: number }>;
@@ -55,6 +56,7 @@ export class ChangeJournal {
     this.#byRun = db.prepare('SELECT * FROM changes WHERE run_id = ? ORDER BY id');
     this.#byKey = db.prepare('SELECT * FROM changes WHERE key = ? ORDER BY id');
     this.#countByRun = db.prepare('SELECT count(*) AS count FROM changes WHERE run_id = ?');
+    this.#created = db.prepare("SELECT 1 AS one FROM changes WHERE key = ? AND contact_id = ? AND operation = 'create' LIMIT 1");
     this.#prune = db.prepare('DELETE FROM changes WHERE run_id < ?');
     this.#runsBefore = db.prepare('SELECT count(DISTINCT run_id) AS count FROM changes WHERE run_id < ?');
     this.#count = db.prepare('SELECT count(*) AS count FROM changes');
@@ -79,6 +81,11 @@ export class ChangeJournal {
   /** The lines of one key, over every run, oldest first. */
   forKey(key: string): ChangeLine[] {
     return this.#byKey.all(key).map(toChangeLine);
+  }
+
+  /** Whether some run journalled the create of `key`'s contact `contactId` (changes_by_key finds it). */
+  hasCreate(key: string, contactId: string): boolean {
+    return this.#created.get(key, contactId) !== undefined;
   }
 
   /** How many lines run `runId` journalled. */

@@ -3,8 +3,8 @@
  * last confirmed written (merged over every write), the tags known present, the tags this job
  * added (`tags.prune`, schema version 4), the hash of the last draft written in full and the row
  * hash it came from (schema version 5); and the keys whose create was sent without a confirmed
- * answer (table `pending_creates`), which a confirmed or observed contact settles in the same
- * transaction. docs/state.md.
+ * answer, with the run that sent it (table `pending_creates`, its run since schema version 7),
+ * which a confirmed or observed contact settles in the same transaction. docs/state.md.
  *
  * Reads for the row loop: `readAhead` (the lookahead's brief of a few dozen keys at a time) and
  * `scan` (every key, for `onMissing`); both tell whether a key is in the departed journal
@@ -140,9 +140,10 @@ export class ContactsTable {
   readonly #scanContacts: Database.Statement<[], ContactRow & { departed: number }>;
   readonly #knows: Database.Statement<[string], { one: number }>;
   readonly #countContacts: Database.Statement<[], { n: number }>;
-  readonly #markPending: Database.Statement<[string, number]>;
+  readonly #markPending: Database.Statement<[string, number, number | null]>;
   readonly #clearPending: Database.Statement<[string]>;
   readonly #isPending: Database.Statement<[string], { one: number }>;
+  readonly #pendingRun: Database.Statement<[string], { run_id: number | null }>;
   readonly #listPending: Database.Statement<[], { key: string }>;
   readonly #countPending: Database.Statement<[], { n: number }>;
   readonly #deleteAll: Database.Statement<[]>;
@@ -173,10 +174,11 @@ export class ContactsTable {
     this.#knows = db.prepare('SELECT 1 AS one FROM contacts WHERE key = ?');
     this.#countContacts = db.prepare('SELECT count(*) AS n FROM contacts');
     this.#markPending = db.prepare(
-      'INSERT INTO pending_creates (key, marked_at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET marked_at = excluded.marked_at',
+      'INSERT INTO pending_creates (key, marked_at, run_id) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET marked_at = excluded.marked_at, run_id = excluded.run_id',
     );
     this.#clearPending = db.prepare('DELETE FROM pending_creates WHERE key = ?');
     this.#isPending = db.prepare('SELECT 1 AS one FROM pending_creates WHERE key = ?');
+    this.#pendingRun = db.prepare('SELECT run_id FROM pending_creates WHERE key = ?');
     this.#listPending = db.prepare('SELECT key FROM pending_creates ORDER BY key');
     this.#countPending = db.prepare('SELECT count(*) AS n FROM pending_creates');
     this.#deleteAll = db.prepare('DELETE FROM contacts');
@@ -317,9 +319,18 @@ export class ContactsTable {
     this.#writeRowHashNotes(notes);
   }
 
-  /** Journals that a create for `key` is about to be sent (the store fsyncs it). */
-  markPending(key: string): void {
-    this.#markPending.run(key, this.#now());
+  /** Journals that a create for `key` is about to be sent by run `runId` (null: none known; the store fsyncs it). */
+  markPending(key: string, runId: number | null): void {
+    this.#markPending.run(key, this.#now(), runId);
+  }
+
+  /**
+   * The create pending for `key`: the run that sent it (null: not known, marked before schema
+   * version 7 or with no run started), or undefined when no create is pending for the key.
+   */
+  pendingCreate(key: string): { readonly runId: number | null } | undefined {
+    const row = this.#pendingRun.get(key);
+    return row === undefined ? undefined : { runId: row.run_id };
   }
 
   clearPending(key: string): void {

@@ -138,6 +138,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX changes_by_key ON changes (key, id);
     `,
   },
+  {
+    version: 7,
+    description: 'the run of a pending create',
+    sql: `
+      -- The run that sent the create (NULL: marked before this column, or with no run started):
+      -- the run that settles the key with a contact journals it as that run's create, so that
+      -- undo of that run tags it, even when the run was killed or its store failed before it
+      -- could journal the create itself (docs/undo.md, "Creates whose answer was lost").
+      ALTER TABLE pending_creates ADD COLUMN run_id INTEGER;
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

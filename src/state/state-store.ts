@@ -26,7 +26,7 @@
  * the store's one such helper.
  */
 import type Database from 'better-sqlite3';
-import { ChangeJournal, type ChangeEntry, type ChangeLine } from './change-journal.js';
+import { ChangeJournal, type ChangeEntry, type ChangeLine, type FieldChange } from './change-journal.js';
 import {
   ContactsTable,
   type ConfirmedWrite,
@@ -88,6 +88,7 @@ export class StateStore {
   readonly #recordDeparture: (key: string, departure: Departure) => void;
   readonly #forgetAllButMessages: () => void;
   readonly #pruneChanges: (keepRuns: number) => { runs: number; lines: number };
+  readonly #settle: (key: string, contactId: string, fields: Readonly<Record<string, string>>, record: () => void) => void;
   /** The run this store started last (`startRun`): the run `journalChange` files its lines under. */
   #runId: number | undefined;
 
@@ -130,6 +131,22 @@ export class StateStore {
       return { runs, lines: this.#changes.pruneBefore(newestDropped + 1) };
     });
     this.#pruneChanges = (keepRuns) => pruneChanges.immediate(keepRuns);
+
+    // A contact that settles a pending create is the contact that create made: journalled as a
+    // create of the run that sent it, in the transaction that clears the mark, so no instant
+    // leaves it neither pending nor journalled (docs/undo.md, "Creates whose answer was lost").
+    const settle = db.transaction((key: string, contactId: string, fields: Readonly<Record<string, string>>, record: () => void): void => {
+      const pending = this.#contacts.pendingCreate(key);
+      record();
+      if (pending === undefined) return;
+      // A mark from before schema version 7 names no run: the run settling it owns the create.
+      const runId = pending.runId ?? this.#runId;
+      // The run that sent the create journalled it itself when it learnt the answer.
+      if (runId === undefined || this.#changes.hasCreate(key, contactId)) return;
+      const written = Object.fromEntries(Object.entries(fields).map(([name, value]): [string, FieldChange] => [name, [null, value]]));
+      this.#changes.record(runId, key, contactId, { operation: 'create', fields: written }, this.#now());
+    });
+    this.#settle = (key, contactId, fields, record) => settle.immediate(key, contactId, fields, record);
   }
 
   /**
@@ -218,26 +235,29 @@ export class StateStore {
   /**
    * Records a write the platform confirmed, in one transaction: fields merge over those known for
    * the same contact (a different contact id starts afresh), tags added join the known set and
-   * tags removed leave it, and a create pending for the key is cleared.
+   * tags removed leave it, and a create pending for the key is settled (see `recordObserved`).
    */
   recordConfirmed(key: string, write: ConfirmedWrite): void {
-    this.#contacts.recordConfirmed(key, write);
+    this.#settle(key, write.contactId, write.fields ?? {}, () => this.#contacts.recordConfirmed(key, write));
   }
 
   /**
    * Records a contact as read from the platform, replacing what is known of the key (used by
-   * `--full` and after a search), and clears a create pending for the key.
+   * `--full` and after a search), and settles a create pending for the key in the same
+   * transaction: the mark is cleared, and the contact is journalled as a create of the run that
+   * sent it (of this run, for a mark that names none) unless that run journalled it already.
    */
   recordObserved(key: string, observed: ObservedContact): void {
-    this.#contacts.recordObserved(key, observed);
+    this.#settle(key, observed.contactId, observed.fields, () => this.#contacts.recordObserved(key, observed));
   }
 
   /**
-   * Records that a create for `key` is about to be sent. Call it before sending: it is on disk
-   * (fsynced) when this returns, so after a crash the next run searches the key before creating.
+   * Records that a create for `key` is about to be sent, by the current run. Call it before
+   * sending: it is on disk (fsynced) when this returns, so after a crash the next run searches the
+   * key before creating, and journals the contact it finds as this run's create.
    */
   markCreatePending(key: string): void {
-    this.#durably(() => this.#contacts.markPending(key));
+    this.#durably(() => this.#contacts.markPending(key, this.#runId ?? null));
   }
 
   /** The create for `key` is settled otherwise (surely not created, or found by a search). */

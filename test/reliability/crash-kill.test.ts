@@ -9,7 +9,8 @@
  *   row they report written is on the platform as the file says (a report is never ahead of the
  *   platform);
  * - the re-run's reports hold every input row exactly once, its summary agrees with them, exit 0;
- * - the platform holds one contact per key, with the fields and tags of the file.
+ * - the platform holds one contact per key, with the fields and tags of the file;
+ * - with a state store, the change journal holds each contact as created, once (issue 33).
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +18,8 @@ import type { CallCounters, FaultOptions, RunningEmulator } from '../../src/emul
 import { RESULT_COLUMNS } from '../../src/pipeline/report/report.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { type CliProcess, startCli, useCliChildren, waitUntil } from '../helpers/cli-process.js';
-import { STATE_JOB } from '../helpers/state-fixtures.js';
+import { STATE_FILE, STATE_JOB } from '../helpers/state-fixtures.js';
+import { StateStore } from '../../src/state/state-store.js';
 import { CLEAN, WRITTEN_OUTCOMES, auditPlatform, countOutcomes, dataLines, readReport, repeatedLines, reportedLines } from './support/platform-audit.js';
 import { platformQuiet } from './support/quiet-platform.js';
 import { reportFigures } from '../helpers/figures.js';
@@ -115,6 +117,16 @@ function flushedTwice(): (watch: Watch) => boolean {
   };
 }
 
+/** The contact ids the change journal holds as created, over every run, sorted. */
+function journalledCreates(statePath: string): string[] {
+  const store = StateStore.open(statePath, { job: 'import', keyField: 'customerid' });
+  try {
+    return store.lastRuns(10).flatMap((run) => store.changesOfRun(run.id)).filter((line) => line.operation === 'create').map((line) => line.contactId).sort();
+  } finally {
+    store.close();
+  }
+}
+
 function fileBytes(path: string): number {
   try {
     return statSync(path).size;
@@ -182,6 +194,8 @@ describe(`${ROWS} rows, SIGKILLed at seeded points, then the same command again:
     expect(ws.summary('import', 'rerun').rows).toEqual({ ...countOutcomes(results), notReached: 0 });
     const audit = auditPlatform(platform, ROWS);
     expect(audit).toEqual(CLEAN);
+    // Every contact is in the change journal as created, by one run or the other (issue 33).
+    if (point.state) expect(journalledCreates(join(ws.dir, STATE_FILE))).toEqual(platform.contacts(TOKEN).map((contact) => contact.id).sort());
     reportFigures(
       `crash seed ${point.seed} (${point.name}): rows ${ROWS}, rows in the killed reports ${reportedAtKill.join(' then ')}, ` +
         `faults injected ${platform.counters(TOKEN).total.faulted}, lost rows ${ROWS - new Set(results.map((row) => row.line)).size}, duplicates ${audit.duplicates}`,

@@ -199,3 +199,62 @@ describe('the change journal', () => {
     store.close();
   });
 });
+
+describe('a create whose answer was lost (issue 33)', () => {
+  test('the run that settles the pending create journals the contact as a create of the run that sent it, once', () => {
+    // Run 1 marks the create and is killed before the answer: no line of its own.
+    const killed = open();
+    const sender = killed.startRun({ job: 'crm', argv: 'run', full: false });
+    killed.markCreatePending('C-1');
+    killed.close();
+
+    const store = open();
+    const adopter = store.startRun({ job: 'crm', argv: 'run', full: false });
+    // The adopting run finishes the contact: its own writes are its own.
+    store.journalChange('C-1', '100', tagged);
+    clock += 10;
+    store.recordObserved('C-1', { contactId: '100', fields: { customerid: 'C-1', plan: 'pro' }, tags: ['vip', 'eu'], tagsAdded: ['vip', 'eu'], draftHash: 'h1' });
+
+    expect(store.isCreatePending('C-1')).toBe(false);
+    expect(store.changesOfRun(sender).map(({ id: _id, ...line }) => line)).toEqual([
+      { runId: sender, key: 'C-1', contactId: '100', recordedAt: 1_700_000_000_010, operation: 'create', fields: { customerid: [null, 'C-1'], plan: [null, 'pro'] } },
+    ]);
+    expect(store.changesOfRun(adopter).map((line) => line.operation)).toEqual(['add-tags']);
+    // Settled again (a later row of the key, a reconcile): no second create.
+    store.recordObserved('C-1', { contactId: '100', fields: { plan: 'team' }, tags: [], draftHash: null });
+    store.recordConfirmed('C-1', { contactId: '100', fields: { plan: 'team' }, draftHash: null });
+    expect(store.changesOfKey('C-1').filter((line) => line.operation === 'create')).toHaveLength(1);
+    store.close();
+  });
+
+  test('a create the run journalled itself is not journalled again when its contact settles the mark', () => {
+    const store = open();
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.markCreatePending('C-1');
+    store.journalChange('C-1', '100', created);
+    store.recordObserved('C-1', { contactId: '100', fields: { customerid: 'C-1', plan: 'pro' }, tags: [], draftHash: 'h1' });
+    expect(store.changesOfRun(runId).map((line) => line.operation)).toEqual(['create']);
+    store.close();
+  });
+
+  test('a mark a later run sends again names that run: its create is its own', () => {
+    const store = open();
+    const first = store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.markCreatePending('C-1');
+    const second = store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.markCreatePending('C-1');
+    store.recordObserved('C-1', { contactId: '100', fields: {}, tags: [], draftHash: null });
+    expect(store.changesOfRun(first)).toEqual([]);
+    expect(store.changesOfRun(second).map((line) => [line.contactId, line.operation])).toEqual([['100', 'create']]);
+    store.close();
+  });
+
+  test('a key with no pending create journals nothing when its contact is recorded', () => {
+    const store = open();
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.recordObserved('C-1', { contactId: '100', fields: { plan: 'pro' }, tags: [], draftHash: null });
+    store.recordConfirmed('C-2', { contactId: '200', fields: { plan: 'pro' }, draftHash: 'h2' });
+    expect(store.changesOfRun(runId)).toEqual([]);
+    store.close();
+  });
+});

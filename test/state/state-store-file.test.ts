@@ -132,7 +132,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 4 left: no row_hash column, no change journal, no migration 5 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; DELETE FROM schema_version WHERE version >= 5;');
+    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; DELETE FROM schema_version WHERE version >= 5;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -146,15 +146,33 @@ describe('a state file of an earlier version', () => {
     const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
     store.close();
-    // What version 5 left: no changes table, no migration 6.
+    // What version 5 left: no changes table, no migration 6 or later.
     const raw = new Database(path);
-    raw.exec('DROP TABLE changes; DELETE FROM schema_version WHERE version >= 6;');
+    raw.exec('DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; DELETE FROM schema_version WHERE version >= 6;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     expect(migrated.summary()).toMatchObject({ schemaVersion: SCHEMA_VERSION, changes: 0 });
     expect(migrated.run(runId)).toMatchObject({ id: runId, argv: 'run' });
     expect(migrated.changesOfRun(runId)).toEqual([]);
+    migrated.close();
+  });
+
+  test('of version 6 keeps its pending creates; one marked then names no run, and the run that settles it journals the create', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    store.markCreatePending('C-1');
+    store.close();
+    // What version 6 left: pending creates with no run, no migration 7.
+    const raw = new Database(path);
+    raw.exec('ALTER TABLE pending_creates DROP COLUMN run_id; DELETE FROM schema_version WHERE version >= 7;');
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(migrated.summary()).toMatchObject({ schemaVersion: SCHEMA_VERSION, pendingCreates: 1 });
+    const runId = migrated.startRun({ job: 'crm', argv: 'run', full: false });
+    migrated.recordObserved('C-1', { contactId: '100', fields: { plan: 'pro' }, tags: [], draftHash: null });
+    expect(migrated.changesOfRun(runId)).toMatchObject([{ key: 'C-1', contactId: '100', operation: 'create', fields: { plan: [null, 'pro'] } }]);
     migrated.close();
   });
 });
