@@ -1,0 +1,32 @@
+// Runs a script on another node binary as if it were this process: the same terminal, standard
+// streams and environment (with that node's folder first on PATH, so that anything the script
+// starts as `node` is the same one), its exit code or signal passed back. Used by
+// scripts/dev-node.mjs and by the launcher, bin/contact-sync.js, on an old Node.js.
+import { spawn } from 'node:child_process';
+import { delimiter, dirname } from 'node:path';
+
+/**
+ * Starts `node` on `args` and ends this process the way the child ends.
+ * @param {string} node the node binary
+ * @param {string[]} args the script and its arguments
+ * @param {number} [cannotStart] the exit code when `node` cannot be started at all
+ */
+export function runOnNode(node, args, cannotStart = 1) {
+  const env = { ...process.env, PATH: [dirname(node), process.env.PATH ?? ''].join(delimiter) };
+  const child = spawn(node, args, { stdio: 'inherit', env });
+  // A terminal's Ctrl-C reaches the whole process group, the script included: this process only
+  // waits for the script to finish its own way. A SIGTERM sent to this process alone is passed on.
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  child.on('error', (error) => {
+    process.stderr.write(`could not start ${node}: ${error.message}\n`);
+    process.exit(cannotStart);
+  });
+  child.on('exit', (code, signal) => {
+    if (signal !== null) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    }
+    process.exit(code ?? 1);
+  });
+}
