@@ -73,10 +73,13 @@ function runHeading(runId: number, run: RunRecord | undefined): string {
   return `run ${runId} (${run.argv}, started ${new Date(run.startedAt).toISOString()})`;
 }
 
-/** `C0001 1776025372480910 update: email "old@example.com" -> "new@example.com"`. */
+/**
+ * `C0001 1776025372480910 update: email "old@example.com" -> "new@example.com"`; a tags line quotes
+ * each tag as a field's value is (`add-tags: "Wholesale, EU", "vip"`): a tag may hold a comma.
+ */
 export function describeChange(line: ChangeLine): string {
   const head = `${line.key} ${line.contactId} ${line.operation}`;
-  if ('tags' in line) return `${head}: ${line.tags.join(', ')}`;
+  if ('tags' in line) return `${head}: ${line.tags.map((tag) => JSON.stringify(tag)).join(', ')}`;
   const fields = Object.entries(line.fields).map(([name, [before, after]]) => `${name} ${before === null ? '(none)' : JSON.stringify(before)} -> ${JSON.stringify(after)}`);
   return `${head}: ${fields.join('; ')}`;
 }
