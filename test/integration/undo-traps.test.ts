@@ -108,6 +108,11 @@ describe('point 5: a run that wrote by the state store\'s knowledge', () => {
     expect(undoJson(ws, 'undo').lines).toMatchObject({ unverified: 2, restored: 0 });
     expect(undo.stdout).toContain('2 unverified');
     expect(undo.stdout).toContain('wrote by what the state store knew');
+    // history says which lines' befores were not read, in the text and in --csv.
+    const history = await ws.run(['history', 'jobs.yaml', '--job', 'import', '--key', 'C0002']);
+    expect(history.stdout).toContain('update (before not read: the state store\'s): plan "pro" -> "enterprise"');
+    const csv = parse<Record<string, string>>((await ws.run(['history', 'jobs.yaml', '--job', 'import', '--run', nightly, '--csv'])).stdout, { columns: true });
+    expect(csv.map((row) => [row.key, row.field, row.before_read])).toEqual(expect.arrayContaining([['C0002', 'plan', 'no'], ['C0001', 'vip', 'no']]));
 
     const forced = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', nightly, '--force', '--report-dir', 'forced']);
 

@@ -156,7 +156,7 @@ describe('undo of a migration', () => {
     expect(key.stdout).toContain('update: email "user2@example.com" -> "old2@example.com"; plan "pro" -> "legacy"');
     const rows = parse<Record<string, string>>(csv.stdout, { columns: true });
     expect(rows.filter((row) => row.key === 'C0002' && row.field === 'email')).toEqual([
-      expect.objectContaining({ run_id: runId, operation: 'update', before: 'old2@example.com', after: 'user2@example.com' }),
+      expect.objectContaining({ run_id: runId, operation: 'update', before: 'old2@example.com', after: 'user2@example.com', before_read: 'yes' }),
     ]);
     expect(rows.filter((row) => row.operation === 'create')).toHaveLength(20 * 5);
     expect(missing.exitCode).toBe(2);
