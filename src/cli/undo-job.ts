@@ -47,6 +47,15 @@ export async function undoJob(
           `what it changed is no longer known, so it cannot be undone (\`state show\` still lists the run); nothing was done`,
       );
     }
+    // The run's record says it wrote, its journal holds nothing: saying "nothing to undo" would
+    // hide what it did (a run from before the journal, or pruned by an earlier contact-sync).
+    const wrote = (undone.rows?.created ?? 0) + (undone.rows?.updated ?? 0);
+    if (wrote > 0 && state.changeCountOfRun(args.runId) === 0) {
+      throw new UsageError(
+        `${args.jobsFile}: job "${job.name}": run ${args.runId} created or updated ${wrote} rows (\`state show\` lists its counts) but its change journal holds no line: ` +
+          `it ran before the journal existed, or an earlier contact-sync's \`state prune\` dropped it; it cannot be undone; nothing was done`,
+      );
+    }
     const missing = (args.keys ?? []).filter((key) => !state.runChangedKey(args.runId, key));
     if (missing.length > 0) {
       throw new UsageError(

@@ -445,6 +445,11 @@ export class StateStore {
     return this.#pruneChanges(keepRuns, options.includeCreating === true);
   }
 
+  /** How many change lines run `runId` journalled (kept: not pruned). */
+  changeCountOfRun(runId: number): number {
+    return this.#changes.countForRun(runId);
+  }
+
   /** Whether run `runId` journalled a change of key `key` (`undo --key`). */
   runChangedKey(runId: number, key: string): boolean {
     return this.#changes.changedKey(runId, key);

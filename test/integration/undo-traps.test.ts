@@ -8,10 +8,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import Database from 'better-sqlite3';
 import { parse as parseHtml } from 'node-html-parser';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { StateStore } from '../../src/state/state-store.js';
 import { TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
-import { STATE_JOB, asExpected, contactIdOf, contactsByKey, customerKey, editOnPlatform, expectedCustomer } from '../helpers/state-fixtures.js';
+import { STATE_FILE, STATE_JOB, asExpected, contactIdOf, contactsByKey, customerKey, editOnPlatform, expectedCustomer } from '../helpers/state-fixtures.js';
 
 const UNDONE = 'contact-sync-undone';
 const WRITES = ['createContact', 'updateContact', 'addTags', 'removeTags'] as const;
@@ -267,6 +269,30 @@ describe('point 13: undo of a part, and the run id', () => {
     expect(undo.stdout).toContain('2 contacts the run created were left alone (--keep-created)');
     const undoRunId = undoJson(ws, 'undo').runId ?? '';
     expect(undo.stdout).toContain(`run id: ${undoRunId} (this undo`);
+  });
+});
+
+describe('point 8: a run whose journal is gone', () => {
+  it('a run whose record says it wrote but whose journal holds no line (pruned by an earlier version) exits 2 and says so', async () => {
+    const { ws, runId } = await firstRun(3);
+    // What an earlier contact-sync's prune left: the lines gone, the run not marked.
+    const store = StateStore.open(join(ws.dir, STATE_FILE), { job: 'import', keyField: 'customerid' });
+    try {
+      expect(store.pruneChanges(0, { includeCreating: true }).lines).toBeGreaterThan(0);
+    } finally {
+      store.close();
+    }
+    const raw = new Database(join(ws.dir, STATE_FILE));
+    raw.exec('UPDATE runs SET pruned_at = NULL');
+    raw.close();
+    emulator.resetCounters(TOKEN);
+
+    const undo = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--report-dir', 'undo']);
+
+    expect(undo.exitCode).toBe(2);
+    expect(undo.stderr).toContain(`run ${runId} created or updated 3 rows`);
+    expect(undo.stderr).toContain('its change journal holds no line');
+    expect(emulator.counters(TOKEN).total.received).toBe(0);
   });
 });
 
