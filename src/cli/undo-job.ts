@@ -94,8 +94,7 @@ export function formatUndo(summary: UndoSummary, reportFiles: readonly string[])
   const text = [
     `${summary.job}: undo of run ${summary.undoneRunId}${would}: ${summary.contacts.total} contacts; ${lines.restored} put back, ${lines['tagged-for-deletion']} tagged for deletion, ${lines.unchanged} already as before, ${lines.conflict} conflicts, ${lines.unverified} unverified, ${lines.failed} failed${summary.contacts.notReached > 0 ? `; ${summary.contacts.notReached} contacts not reached` : ''}; ${summary.apiCalls.total} API calls`,
   ];
-  const subset = summary.keys === undefined ? '' : ` of the ${summary.keys.length} keys asked`;
-  if (summary.contacts.total === 0 && summary.contacts.keptCreated === 0) text.push(`  run ${summary.undoneRunId} has no line in the change journal${subset} (it wrote nothing, was a dry run or a reconcile, or ran before the journal existed): nothing to undo`);
+  if (summary.contacts.total === 0 && summary.contacts.keptCreated === 0) text.push(`  run ${summary.undoneRunId} has no line in the change journal (it wrote nothing, was a dry run or a reconcile, or ran before the journal existed): nothing to undo`);
   if (summary.keys !== undefined) text.push(`  only the contacts of ${summary.keys.length} keys (--key) were undone; the run's other changes stand`);
   if (summary.contacts.keptCreated > 0) text.push(`  ${summary.contacts.keptCreated} contacts the run created were left alone (--keep-created): not tagged for deletion`);
   if (lines.conflict > 0) text.push(`  conflicts: fields changed on the platform since run ${summary.undoneRunId} were left as they are; undo.csv lists them (--force puts them back too)`);
