@@ -192,7 +192,7 @@ export async function runJournalBench(context: JournalContext, rows: number, log
     try {
       replay = store.changesOfRun(update.runId).map((line) => {
         byOperation[line.operation] = (byOperation[line.operation] ?? 0) + 1;
-        const entry: ChangeEntry = 'fields' in line ? { operation: line.operation, fields: line.fields } : { operation: line.operation, tags: line.tags };
+        const entry: ChangeEntry = 'fields' in line ? { operation: line.operation, fields: line.fields, beforeRead: line.beforeRead } : { operation: line.operation, tags: line.tags, beforeRead: line.beforeRead };
         if ('fields' in line) fieldCounts.add(Object.keys(line.fields).length);
         return { key: line.key, contactId: line.contactId, entry };
       });

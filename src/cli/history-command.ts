@@ -24,8 +24,8 @@ export interface HistoryArgs {
   readonly csv: boolean;
 }
 
-/** history --csv's columns. */
-export const HISTORY_COLUMNS = ['run_id', 'recorded_at', 'key', 'contact_id', 'operation', 'field', 'before', 'after'] as const;
+/** history --csv's columns; `before_read` (added with issue 34): `yes` when the run read the value before on the platform, `no` when it was the state store's. */
+export const HISTORY_COLUMNS = ['run_id', 'recorded_at', 'key', 'contact_id', 'operation', 'field', 'before', 'after', 'before_read'] as const;
 
 export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logger): Promise<number> {
   if ((args.key === undefined) === (args.run === undefined)) {
@@ -73,16 +73,21 @@ function runHeading(runId: number, run: RunRecord | undefined): string {
   return `run ${runId} (${run.argv}, started ${new Date(run.startedAt).toISOString()})`;
 }
 
-/** `C0001 1776025372480910 update: email "old@example.com" -> "new@example.com"`. */
+/**
+ * `C0001 1776025372480910 update: email "old@example.com" -> "new@example.com"`; a tags line quotes
+ * each tag as a field's value is (`add-tags: "Wholesale, EU", "vip"`): a tag may hold a comma.
+ */
 export function describeChange(line: ChangeLine): string {
-  const head = `${line.key} ${line.contactId} ${line.operation}`;
-  if ('tags' in line) return `${head}: ${line.tags.join(', ')}`;
+  // Undo vouches only for a before the run read: say so where it did not.
+  const head = `${line.key} ${line.contactId} ${line.operation}${line.beforeRead ? '' : ' (before not read: the state store\'s)'}`;
+  if ('tags' in line) return `${head}: ${line.tags.map((tag) => JSON.stringify(tag)).join(', ')}`;
   const fields = Object.entries(line.fields).map(([name, [before, after]]) => `${name} ${before === null ? '(none)' : JSON.stringify(before)} -> ${JSON.stringify(after)}`);
   return `${head}: ${fields.join('; ')}`;
 }
 
 function csvCells(line: ChangeLine): string[][] {
   const head = [String(line.runId), new Date(line.recordedAt).toISOString(), line.key, line.contactId, line.operation];
-  if ('tags' in line) return line.tags.map((tag) => [...head, tag, line.operation === 'remove-tags' ? tag : '', line.operation === 'add-tags' ? tag : '']);
-  return Object.entries(line.fields).map(([name, [before, after]]) => [...head, name, before ?? '', after]);
+  const read = line.beforeRead ? 'yes' : 'no';
+  if ('tags' in line) return line.tags.map((tag) => [...head, tag, line.operation === 'remove-tags' ? tag : '', line.operation === 'add-tags' ? tag : '', read]);
+  return Object.entries(line.fields).map(([name, [before, after]]) => [...head, name, before ?? '', after, read]);
 }

@@ -41,8 +41,8 @@ export interface RunArgs {
    * state (docs/reconcile.md); `undo` puts back what run `undo.runId` changed (docs/undo.md). @default 'run'
    */
   command?: 'run' | 'reconcile' | 'undo';
-  /** With `command: 'undo'`: the run, and whether fields changed since it are put back too. */
-  undo?: { runId: number; force: boolean };
+  /** With `command: 'undo'`: the run, whether fields changed since it are put back too, which keys, and whether its created contacts are left alone. */
+  undo?: { runId: number; force: boolean; keys?: readonly string[]; keepCreated?: boolean };
   jobsFile: string;
   job: string[];
   dryRun: boolean;
@@ -395,7 +395,7 @@ function describeRun(args: RunArgs): string {
     ...(args.allow ?? []).map((name) => `--allow ${name}`),
     args.input !== undefined && `--input ${args.input}`,
     args.partial === true && '--partial',
-    args.undo !== undefined && `--run ${args.undo.runId}${args.undo.force ? ' --force' : ''}`,
+    args.undo !== undefined && `--run ${args.undo.runId}${args.undo.force ? ' --force' : ''}${args.undo.keys === undefined ? '' : ` --key (${args.undo.keys.length} keys)`}${args.undo.keepCreated === true ? ' --keep-created' : ''}`,
   ];
   return [args.command ?? 'run', args.jobsFile, ...flags.filter((flag): flag is string => typeof flag === 'string')].join(' ');
 }

@@ -33,6 +33,8 @@ export interface StateArgs {
   keepMessages?: boolean;
   /** `prune` only: the newest runs whose change journal is kept. */
   keepRuns?: number;
+  /** `prune` only: older runs that created contacts lose their journal too (kept otherwise). */
+  includeCreatingRuns?: boolean;
 }
 
 export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): Promise<number> {
@@ -51,7 +53,7 @@ export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): 
   }
   // Deleting the state under a running job would make it lose track of what it did.
   if (running !== undefined) throw new LockHeldError(running, `${describeLock(lock)}: cannot ${args.action} its state while it`, lock.target.what);
-  if (args.action === 'prune') return prune(job, path, args.keepRuns, io);
+  if (args.action === 'prune') return prune(job, path, args.keepRuns, args.includeCreatingRuns === true, io);
   return reset(job, path, io, { yes: args.yes === true, keepMessages: args.keepMessages === true });
 }
 
@@ -122,8 +124,12 @@ async function reset(job: Job, path: string, io: CliIo, options: { yes: boolean;
   return EXIT.ok;
 }
 
-/** Drops the change journal of all but the newest `keepRuns` runs; the runs themselves stay listed. */
-function prune(job: Job, path: string, keepRuns: number | undefined, io: CliIo): number {
+/**
+ * Drops the change journal of all but the newest `keepRuns` runs; the runs themselves stay listed,
+ * marked pruned. A run that created contacts (a migration) keeps its journal unless
+ * `includeCreating`: its undo is what tags those contacts for deletion.
+ */
+function prune(job: Job, path: string, keepRuns: number | undefined, includeCreating: boolean, io: CliIo): number {
   if (keepRuns === undefined) throw new UsageError('state prune: say how many runs keep their change journal with --keep-runs N (older runs can then not be undone)');
   if (!existsSync(path)) {
     io.stdout.write(`job "${job.name}": no state at ${path}; nothing to prune\n`);
@@ -131,8 +137,12 @@ function prune(job: Job, path: string, keepRuns: number | undefined, io: CliIo):
   }
   const store = StateStore.open(path, { job: job.name, keyField: job.key.field });
   try {
-    const pruned = store.pruneChanges(keepRuns);
+    const pruned = store.pruneChanges(keepRuns, { includeCreating });
     io.stdout.write(`job "${job.name}": dropped ${pruned.lines} change journal lines of ${pruned.runs} runs; the newest ${keepRuns} runs keep theirs (they can be undone)\n`);
+    if (pruned.keptCreating.length > 0) {
+      const runs = pruned.keptCreating.map((id) => `run ${id}`).join(', ');
+      io.stdout.write(`  kept the journal of ${runs}: ${pruned.keptCreating.length === 1 ? 'it' : 'they'} created contacts, which only an undo can tag for deletion; --include-creating-runs drops it too\n`);
+    }
   } finally {
     store.close();
   }
@@ -173,7 +183,8 @@ function formatRun(run: RunRecord | undefined): string {
   if (!run.finished || run.finishedAt === null) return `${started}, not finished (still running, or killed)`;
   const rows = run.rows === null ? '' : `: ${Object.entries(run.rows).map(([outcome, count]) => `${outcome} ${count}`).join(', ')}`;
   const status = run.status === null ? '' : `${run.status}, `;
-  return `${started}, ${status}finished ${new Date(run.finishedAt).toISOString()}, exit ${String(run.exitCode)}${rows}`;
+  const pruned = run.prunedAt === null ? '' : `; change journal pruned ${new Date(run.prunedAt).toISOString()} (cannot be undone)`;
+  return `${started}, ${status}finished ${new Date(run.finishedAt).toISOString()}, exit ${String(run.exitCode)}${rows}${pruned}`;
 }
 
 function formatKeys(store: StateStore, limit: number, total: number): string {

@@ -30,6 +30,8 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   lines.push(`${'429s'.padEnd(width)}${String(summary.rateLimited).padStart(8)}`);
   lines.push(`${'retries'.padEnd(width)}${String(summary.retries).padStart(8)}`);
   lines.push(`${'duration'.padEnd(width)}${formatDuration(summary.durationMs).padStart(8)}`);
+  // The id that `history --run` and `undo --run` take (summary.json's runId): none without a state store.
+  if (summary.runId !== null) lines.push(`${'run id'.padEnd(width)}${summary.runId.padStart(8)}`);
   const estimate = estimateLine(summary);
   if (estimate !== undefined) lines.push('', estimate);
   if (summary.prefetch !== undefined) {

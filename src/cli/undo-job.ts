@@ -19,6 +19,10 @@ export interface UndoArgs {
   readonly runId: number;
   readonly force: boolean;
   readonly dryRun: boolean;
+  /** `--key` (repeatable): undo only these keys' contacts. @default every key the run changed */
+  readonly keys?: readonly string[];
+  /** `--keep-created`: leave the contacts the run created alone. */
+  readonly keepCreated?: boolean;
 }
 
 export async function undoJob(
@@ -32,26 +36,52 @@ export async function undoJob(
   }
   const state = StateStore.open(job.state, { job: job.name, keyField: job.key.field });
   try {
-    if (state.run(args.runId) === undefined) {
+    const undone = state.run(args.runId);
+    if (undone === undefined) {
       throw new UsageError(`${args.jobsFile}: job "${job.name}" has no run ${args.runId} in its state store; \`contact-sync state show ${args.jobsFile} --job ${job.name}\` lists its runs; nothing was done`);
     }
-    run.logger.info({ job: job.name, run: args.runId, dryRun: args.dryRun, force: args.force }, 'undo started');
-    const undone = await runUndo({
+    if (undone.prunedAt !== null) {
+      // Exit 2: nothing can be put back, and saying "nothing to undo" would hide what the run did.
+      throw new UsageError(
+        `${args.jobsFile}: job "${job.name}": the change journal of run ${args.runId} was pruned by \`contact-sync state prune\` on ${new Date(undone.prunedAt).toISOString()}; ` +
+          `what it changed is no longer known, so it cannot be undone (\`state show\` still lists the run); nothing was done`,
+      );
+    }
+    // The run's record says it wrote, its journal holds nothing: saying "nothing to undo" would
+    // hide what it did (a run from before the journal, or pruned by an earlier contact-sync).
+    const wrote = (undone.rows?.created ?? 0) + (undone.rows?.updated ?? 0);
+    if (wrote > 0 && state.changeCountOfRun(args.runId) === 0) {
+      throw new UsageError(
+        `${args.jobsFile}: job "${job.name}": run ${args.runId} created or updated ${wrote} rows (\`state show\` lists its counts) but its change journal holds no line: ` +
+          `it ran before the journal existed, or an earlier contact-sync's \`state prune\` dropped it; it cannot be undone; nothing was done`,
+      );
+    }
+    const missing = (args.keys ?? []).filter((key) => !state.runChangedKey(args.runId, key));
+    if (missing.length > 0) {
+      throw new UsageError(
+        `--key: run ${args.runId} of job "${job.name}" changed no contact of ${missing.map((key) => JSON.stringify(key)).join(', ')}; ` +
+          `\`contact-sync history ${args.jobsFile} --job ${job.name} --run ${args.runId}\` lists what it changed; nothing was done`,
+      );
+    }
+    run.logger.info({ job: job.name, run: args.runId, dryRun: args.dryRun, force: args.force, keys: args.keys?.length, keepCreated: args.keepCreated === true }, 'undo started');
+    const result = await runUndo({
       job,
       api: run.api,
       state,
       runId: args.runId,
       force: args.force,
       dryRun: args.dryRun,
+      ...(args.keys === undefined ? {} : { keys: args.keys }),
+      keepCreated: args.keepCreated === true,
       reportDir: run.reportDir,
       signal: run.signal,
       argv: run.argv,
       ...(run.deadline === undefined ? {} : { deadline: run.deadline }),
     });
-    run.io.stdout.write(formatUndo(undone.summary, undone.reportFiles));
-    if (undone.summary.aborted !== undefined) run.logger.error({ job: job.name, code: undone.summary.aborted.code }, `undo aborted: ${undone.summary.aborted.message}`);
-    run.logger.info({ job: job.name, lines: undone.summary.lines, apiCalls: undone.summary.apiCalls.total, exitCode: undone.exitCode }, 'undo finished');
-    return undone.exitCode;
+    run.io.stdout.write(formatUndo(result.summary, result.reportFiles));
+    if (result.summary.aborted !== undefined) run.logger.error({ job: job.name, code: result.summary.aborted.code }, `undo aborted: ${result.summary.aborted.message}`);
+    run.logger.info({ job: job.name, lines: result.summary.lines, apiCalls: result.summary.apiCalls.total, exitCode: result.exitCode }, 'undo finished');
+    return result.exitCode;
   } finally {
     state.close();
   }
@@ -62,14 +92,20 @@ export function formatUndo(summary: UndoSummary, reportFiles: readonly string[])
   const { lines } = summary;
   const would = summary.dryRun ? ' (dry run: nothing was written)' : '';
   const text = [
-    `${summary.job}: undo of run ${summary.undoneRunId}${would}: ${summary.contacts.total} contacts; ${lines.restored} put back, ${lines['tagged-for-deletion']} tagged for deletion, ${lines.unchanged} already as before, ${lines.conflict} conflicts, ${lines.failed} failed${summary.contacts.notReached > 0 ? `; ${summary.contacts.notReached} contacts not reached` : ''}; ${summary.apiCalls.total} API calls`,
+    `${summary.job}: undo of run ${summary.undoneRunId}${would}: ${summary.contacts.total} contacts; ${lines.restored} put back, ${lines['tagged-for-deletion']} tagged for deletion, ${lines.unchanged} already as before, ${lines.conflict} conflicts, ${lines.unverified} unverified, ${lines.failed} failed${summary.contacts.notReached > 0 ? `; ${summary.contacts.notReached} contacts not reached` : ''}; ${summary.apiCalls.total} API calls`,
   ];
-  if (summary.contacts.total === 0) text.push(`  run ${summary.undoneRunId} has no line in the change journal (it wrote nothing, was a dry run or a reconcile, ran before the journal existed, or its journal was pruned): nothing to undo`);
-  if (summary.runId !== null) text.push(`  this undo is run ${summary.runId} (it can be undone in turn)`);
+  if (summary.contacts.total === 0 && summary.contacts.keptCreated === 0) text.push(`  run ${summary.undoneRunId} has no line in the change journal (it wrote nothing, was a dry run or a reconcile, or ran before the journal existed): nothing to undo`);
+  if (summary.keys !== undefined) text.push(`  only the contacts of ${summary.keys.length} keys (--key) were undone; the run's other changes stand`);
+  if (summary.contacts.keptCreated > 0) text.push(`  ${summary.contacts.keptCreated} contacts the run created were left alone (--keep-created): not tagged for deletion`);
   if (lines.conflict > 0) text.push(`  conflicts: fields changed on the platform since run ${summary.undoneRunId} were left as they are; undo.csv lists them (--force puts them back too)`);
+  if (lines.unverified > 0) {
+    text.push(`  unverified: run ${summary.undoneRunId} wrote by what the state store knew, without reading the platform, so the values before it are not known to have been there; left as they are; undo.csv lists them (--force puts them back anyway)`);
+  }
   if (summary.createdContacts.length > 0) {
     text.push(`  ${summary.createdContacts.length} contacts the run created carry the tag contact-sync-undone: delete them in the platform's interface (the API cannot)`);
   }
   for (const file of reportFiles) text.push(`  ${file}`);
+  // Last, where a person's eye lands: the id that history and undo take.
+  if (summary.runId !== null) text.push(`run id: ${summary.runId} (this undo; it can be undone in turn with --run ${summary.runId})`);
   return `${text.join('\n')}\n`;
 }

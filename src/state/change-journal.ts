@@ -4,7 +4,8 @@
  * run read from the platform, or what the state knew when it wrote without reading; null: the
  * contact had no value) and after; a tags call with the tags it added or removed. A line is written
  * in its own transaction as soon as its call is confirmed, before the next call leaves, so a killed
- * run loses no line for a confirmed write. `history` prints it, `undo` folds one run's lines into
+ * run loses no line for a confirmed write. Each line says whether its "before" was read from the
+ * platform in its run or taken from the state store unread: undo vouches only for what was read. `history` prints it, `undo` folds one run's lines into
  * what to put back, `state prune` drops the oldest runs' lines.
  */
 import type Database from 'better-sqlite3';
@@ -14,10 +15,15 @@ export type ChangeOperation = 'create' | 'update' | 'add-tags' | 'remove-tags';
 /** A field's value before the call (null: none) and the value written. */
 export type FieldChange = readonly [before: string | null, after: string];
 
-/** One confirmed call, as the writer reports it. */
-export type ChangeEntry =
+/**
+ * One confirmed call, as the writer reports it. `beforeRead`: the values before (a field's, whether
+ * a tag was there) were read from the platform in this run (a search, the prefetch pages, undo's
+ * read), not taken from what the state store knew; always true for a create (nothing was before).
+ */
+export type ChangeEntry = (
   | { readonly operation: 'create' | 'update'; readonly fields: Readonly<Record<string, FieldChange>> }
-  | { readonly operation: 'add-tags' | 'remove-tags'; readonly tags: readonly string[] };
+  | { readonly operation: 'add-tags' | 'remove-tags'; readonly tags: readonly string[] }
+) & { readonly beforeRead: boolean };
 
 /** One line of the journal. */
 export type ChangeLine = ChangeEntry & {
@@ -37,10 +43,16 @@ interface ChangeRow {
   operation: ChangeOperation;
   changes_json: string;
   recorded_at: number;
+  /** NULL for lines journalled before the column (schema 7): not known to be read. */
+  before_read: number | null;
 }
 
 export class ChangeJournal {
-  readonly #insert: Database.Statement<[number, string, string, ChangeOperation, string, number]>;
+  readonly #insert: Database.Statement<[number, string, string, ChangeOperation, string, number, number]>;
+  readonly #keyOfRun: Database.Statement<[number, string], { one: number }>;
+  readonly #createdBy: Database.Statement<[number], { one: number }>;
+  readonly #runIdsBefore: Database.Statement<[number], { id: number }>;
+  readonly #pruneRun: Database.Statement<[number]>;
   readonly #byRun: Database.Statement<[number], ChangeRow>;
   readonly #byKey: Database.Statement<[string], ChangeRow>;
   readonly #countByRun: Database.Statement<[number], { count: number }>;
@@ -52,7 +64,11 @@ export class ChangeJournal {
   readonly #record: (runId: number, key: string, contactId: string, entry: ChangeEntry, at: number) => void;
 
   constructor(db: Database.Database) {
-    this.#insert = db.prepare('INSERT INTO changes (run_id, key, contact_id, operation, changes_json, recorded_at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.#insert = db.prepare('INSERT INTO changes (run_id, key, contact_id, operation, changes_json, recorded_at, before_read) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.#keyOfRun = db.prepare('SELECT 1 AS one FROM changes WHERE run_id = ? AND key = ? LIMIT 1');
+    this.#runIdsBefore = db.prepare('SELECT DISTINCT run_id AS id FROM changes WHERE run_id < ? ORDER BY run_id');
+    this.#pruneRun = db.prepare('DELETE FROM changes WHERE run_id = ?');
+    this.#createdBy = db.prepare("SELECT 1 AS one FROM changes WHERE run_id = ? AND operation = 'create' LIMIT 1");
     this.#byRun = db.prepare('SELECT * FROM changes WHERE run_id = ? ORDER BY id');
     this.#byKey = db.prepare('SELECT * FROM changes WHERE key = ? ORDER BY id');
     this.#countByRun = db.prepare('SELECT count(*) AS count FROM changes WHERE run_id = ?');
@@ -63,7 +79,7 @@ export class ChangeJournal {
     this.#deleteAll = db.prepare('DELETE FROM changes');
     const record = db.transaction((runId: number, key: string, contactId: string, entry: ChangeEntry, at: number): void => {
       const changes = 'fields' in entry ? entry.fields : entry.tags;
-      this.#insert.run(runId, key, contactId, entry.operation, JSON.stringify(changes), at);
+      this.#insert.run(runId, key, contactId, entry.operation, JSON.stringify(changes), at, entry.beforeRead ? 1 : 0);
     });
     this.#record = (runId, key, contactId, entry, at) => record.immediate(runId, key, contactId, entry, at);
   }
@@ -88,6 +104,16 @@ export class ChangeJournal {
     return this.#created.get(key, contactId) !== undefined;
   }
 
+  /** Whether run `runId` journalled a change of key `key`. */
+  changedKey(runId: number, key: string): boolean {
+    return this.#keyOfRun.get(runId, key) !== undefined;
+  }
+
+  /** Whether run `runId` created a contact (a migration's run): `state prune` keeps its lines unless asked. */
+  created(runId: number): boolean {
+    return this.#createdBy.get(runId) !== undefined;
+  }
+
   /** How many lines run `runId` journalled. */
   countForRun(runId: number): number {
     return this.#countByRun.get(runId)?.count ?? 0;
@@ -96,6 +122,16 @@ export class ChangeJournal {
   /** Drops the lines of the runs before `runId`; returns how many. */
   pruneBefore(runId: number): number {
     return this.#prune.run(runId).changes;
+  }
+
+  /** The ids of the runs before `runId` that have lines, oldest first. */
+  runIdsBefore(runId: number): number[] {
+    return this.#runIdsBefore.all(runId).map((row) => row.id);
+  }
+
+  /** Drops the lines of run `runId`; returns how many. */
+  pruneRun(runId: number): number {
+    return this.#pruneRun.run(runId).changes;
   }
 
   /** How many runs before `runId` have lines. */
@@ -115,7 +151,9 @@ export class ChangeJournal {
 }
 
 function toChangeLine(row: ChangeRow): ChangeLine {
-  const base = { id: row.id, runId: row.run_id, key: row.key, contactId: row.contact_id, recordedAt: row.recorded_at };
+  // A create had nothing before it; any other line is read only when it says so.
+  const beforeRead = row.operation === 'create' || row.before_read === 1;
+  const base = { id: row.id, runId: row.run_id, key: row.key, contactId: row.contact_id, recordedAt: row.recorded_at, beforeRead };
   const parsed: unknown = JSON.parse(row.changes_json);
   if (row.operation === 'add-tags' || row.operation === 'remove-tags') {
     return { ...base, operation: row.operation, tags: Array.isArray(parsed) ? parsed.map(String) : [] };

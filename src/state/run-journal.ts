@@ -44,6 +44,8 @@ export interface RunRecord {
   readonly exitCode: number | null;
   /** How it ended; null while it runs, when it was killed, or for runs journalled before status was. */
   readonly status: RunStatus | null;
+  /** When `state prune` dropped its change journal (ms since the Unix epoch); null while it is kept. */
+  readonly prunedAt: number | null;
 }
 
 interface RunRow {
@@ -56,6 +58,7 @@ interface RunRow {
   rows_json: string | null;
   exit_code: number | null;
   status: string | null;
+  pruned_at: number | null;
 }
 
 export class RunJournal {
@@ -68,6 +71,7 @@ export class RunJournal {
   readonly #lastFinished: Database.Statement<[], RunRow>;
   readonly #idFromNewest: Database.Statement<[number], { id: number }>;
   readonly #deleteAll: Database.Statement<[]>;
+  readonly #markPruned: Database.Statement<[number, number]>;
 
   constructor(db: Database.Database, now: () => number) {
     this.#now = now;
@@ -79,6 +83,12 @@ export class RunJournal {
     this.#lastFinished = db.prepare('SELECT * FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1');
     this.#idFromNewest = db.prepare('SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?');
     this.#deleteAll = db.prepare('DELETE FROM runs');
+    this.#markPruned = db.prepare('UPDATE runs SET pruned_at = ? WHERE id = ?');
+  }
+
+  /** Notes that `state prune` dropped the run's change journal (the run stays listed). */
+  markPruned(runId: number, at: number = this.#now()): void {
+    this.#markPruned.run(at, runId);
   }
 
   /** Journals the start of a run; returns its id. */
@@ -138,5 +148,6 @@ function toRunRecord(row: RunRow): RunRecord {
     rows: row.rows_json === null ? null : parseCounts(row.rows_json),
     exitCode: row.exit_code,
     status: RUN_STATUSES.has(row.status ?? '') ? (row.status as RunStatus) : null,
+    prunedAt: row.pruned_at ?? null,
   };
 }

@@ -149,6 +149,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE pending_creates ADD COLUMN run_id INTEGER;
     `,
   },
+  {
+    version: 8,
+    description: 'journal lines whose before was read, pruned runs',
+    sql: `
+      -- 1: the line's "before" (a field's value, whether a tag was there) was read from the
+      -- platform in this run; 0: it was what the state store knew, unread (undo cannot vouch for
+      -- it: docs/undo.md, "Unverified"). NULL for lines journalled before this column: unread.
+      ALTER TABLE changes ADD COLUMN before_read INTEGER CHECK (before_read IN (0, 1));
+
+      -- When \`state prune\` dropped the run's change journal (ms since the Unix epoch); NULL while
+      -- it is kept. The run stays listed; undo of it says the journal was pruned, and when.
+      ALTER TABLE runs ADD COLUMN pruned_at INTEGER;
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

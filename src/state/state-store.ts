@@ -56,6 +56,14 @@ export interface StateStoreOptions {
 }
 
 /** What `contact-sync state show` prints. */
+/** What `pruneChanges` did: the runs whose lines it dropped, those lines, and the runs that created contacts it kept. */
+export interface PrunedChanges {
+  runs: number;
+  lines: number;
+  /** Ids of the runs not kept that created contacts: their lines stay unless `includeCreating`. */
+  keptCreating: number[];
+}
+
 export interface StateSummary {
   readonly path: string;
   readonly job: string;
@@ -87,7 +95,7 @@ export class StateStore {
   readonly #syncNormal: Database.Statement<[]>;
   readonly #recordDeparture: (key: string, departure: Departure) => void;
   readonly #forgetAllButMessages: () => void;
-  readonly #pruneChanges: (keepRuns: number) => { runs: number; lines: number };
+  readonly #pruneChanges: (keepRuns: number, includeCreating: boolean) => PrunedChanges;
   readonly #settle: (key: string, contactId: string, fields: Readonly<Record<string, string>>, record: () => void) => void;
   /** The run this store started last (`startRun`): the run `journalChange` files its lines under. */
   #runId: number | undefined;
@@ -123,14 +131,25 @@ export class StateStore {
       this.#changes.deleteAll();
     });
 
-    const pruneChanges = db.transaction((keepRuns: number): { runs: number; lines: number } => {
-      // The newest run not kept: its lines and those of every run before it go.
+    const pruneChanges = db.transaction((keepRuns: number, includeCreating: boolean): PrunedChanges => {
+      // The newest run not kept: its lines and those of every run before it go, but a run that
+      // created contacts (a migration) keeps its own unless asked: its undo is what tags them.
       const newestDropped = this.#runs.idFromNewest(keepRuns);
-      if (newestDropped === undefined) return { runs: 0, lines: 0 };
-      const runs = this.#changes.runsBefore(newestDropped + 1);
-      return { runs, lines: this.#changes.pruneBefore(newestDropped + 1) };
+      const pruned: PrunedChanges = { runs: 0, lines: 0, keptCreating: [] };
+      if (newestDropped === undefined) return pruned;
+      const at = this.#now();
+      for (const runId of this.#changes.runIdsBefore(newestDropped + 1)) {
+        if (!includeCreating && this.#changes.created(runId)) {
+          pruned.keptCreating.push(runId);
+          continue;
+        }
+        pruned.lines += this.#changes.pruneRun(runId);
+        pruned.runs++;
+        this.#runs.markPruned(runId, at);
+      }
+      return pruned;
     });
-    this.#pruneChanges = (keepRuns) => pruneChanges.immediate(keepRuns);
+    this.#pruneChanges = (keepRuns, includeCreating) => pruneChanges.immediate(keepRuns, includeCreating);
 
     // A contact that settles a pending create is the contact that create made: journalled as a
     // create of the run that sent it, in the transaction that clears the mark, so no instant
@@ -144,7 +163,8 @@ export class StateStore {
       // The run that sent the create journalled it itself when it learnt the answer.
       if (runId === undefined || this.#changes.hasCreate(key, contactId)) return;
       const written = Object.fromEntries(Object.entries(fields).map(([name, value]): [string, FieldChange] => [name, [null, value]]));
-      this.#changes.record(runId, key, contactId, { operation: 'create', fields: written }, this.#now());
+      // A create had no value before: nothing unread to vouch for.
+      this.#changes.record(runId, key, contactId, { operation: 'create', fields: written, beforeRead: true }, this.#now());
     });
     this.#settle = (key, contactId, fields, record) => settle.immediate(key, contactId, fields, record);
   }
@@ -455,12 +475,24 @@ export class StateStore {
   /**
    * Drops the change lines of every run but the newest `keepRuns` (by id, finished or not, with
    * lines or none), in one transaction; returns how many runs had lines dropped and how many lines.
-   * The runs themselves stay in the runs journal. `keepRuns` 0 drops every line.
+   * The runs themselves stay in the runs journal, marked pruned (`RunRecord.prunedAt`). A run
+   * that created contacts keeps its lines unless `includeCreating` (`keptCreating` lists them).
+   * `keepRuns` 0 drops every other line.
    * @throws RangeError when `keepRuns` is not a whole number of 0 or more
    */
-  pruneChanges(keepRuns: number): { runs: number; lines: number } {
+  pruneChanges(keepRuns: number, options: { readonly includeCreating?: boolean } = {}): PrunedChanges {
     if (!Number.isSafeInteger(keepRuns) || keepRuns < 0) throw new RangeError(`pruneChanges: keepRuns must be a whole number of 0 or more, not ${keepRuns}`);
-    return this.#pruneChanges(keepRuns);
+    return this.#pruneChanges(keepRuns, options.includeCreating === true);
+  }
+
+  /** How many change lines run `runId` journalled (kept: not pruned). */
+  changeCountOfRun(runId: number): number {
+    return this.#changes.countForRun(runId);
+  }
+
+  /** Whether run `runId` journalled a change of key `key` (`undo --key`). */
+  runChangedKey(runId: number, key: string): boolean {
+    return this.#changes.changedKey(runId, key);
   }
 
   // --- the file ---

@@ -29,6 +29,9 @@ describe('the summary table', () => {
     expect(text).toMatch(/429s\s+1\n/);
     expect(text).toMatch(/retries\s+2\n/);
     expect(text).toMatch(/duration\s+1m05s\n/);
+    // The id history and undo take, at the end of every run with a state store, and none without.
+    expect(text).toMatch(/run id\s+7\n/);
+    expect(formatSummary({ ...summary, runId: null }, [])).not.toContain('run id');
     expect(text).toContain('prefetch: 500 contacts read in 50 calls, 480 searches saved');
     expect(text).toContain('messages: 4 sent, 0 skipped, 0 failed, 1 unknown');
     expect(text).toContain('ABORTED (MAX_ERRORS): 1 of the 10 rows failed');

@@ -87,8 +87,9 @@ describe('undo of a migration', () => {
       expect(contact[0]?.tags).toContain(UNDONE);
       expect(contact[0]?.custom_fields.email).toBe(`user${i}@example.com`);
     }
-    // One read per contact; per updated contact one update and its tag calls; one tag call per created contact.
-    expect(emulator.counters(TOKEN).byOperation.getContact.received).toBe(50);
+    // One read per updated contact (none for a created one); per updated contact one update and
+    // its tag calls; one tag call per created contact.
+    expect(emulator.counters(TOKEN).byOperation.getContact.received).toBe(30);
     expect(writes()).toEqual({ createContact: 0, updateContact: 30, addTags: 30 + 20, removeTags: 30 });
     const lines = undoCsv(ws, 'undo');
     expect(lines.filter((line) => line.outcome === 'conflict')).toEqual([
@@ -101,7 +102,7 @@ describe('undo of a migration', () => {
     expect(undo.stdout).toContain('20 contacts the run created carry the tag contact-sync-undone');
   });
 
-  it('a second undo of the same run reads each contact and writes nothing', async () => {
+  it('a second undo of the same run reads each updated contact and writes nothing', async () => {
     const { ws, runId } = await migrate();
     expect((await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--report-dir', 'first'])).exitCode).toBe(0);
     emulator.resetCounters(TOKEN);
@@ -155,7 +156,7 @@ describe('undo of a migration', () => {
     expect(key.stdout).toContain('update: email "user2@example.com" -> "old2@example.com"; plan "pro" -> "legacy"');
     const rows = parse<Record<string, string>>(csv.stdout, { columns: true });
     expect(rows.filter((row) => row.key === 'C0002' && row.field === 'email')).toEqual([
-      expect.objectContaining({ run_id: runId, operation: 'update', before: 'old2@example.com', after: 'user2@example.com' }),
+      expect.objectContaining({ run_id: runId, operation: 'update', before: 'old2@example.com', after: 'user2@example.com', before_read: 'yes' }),
     ]);
     expect(rows.filter((row) => row.operation === 'create')).toHaveLength(20 * 5);
     expect(missing.exitCode).toBe(2);
@@ -164,24 +165,33 @@ describe('undo of a migration', () => {
 });
 
 describe('state prune', () => {
-  it('drops the journal of all but the newest runs: the pruned run can no longer be undone, the kept one can', async () => {
+  it('keeps a migration\'s journal unless asked; a pruned run cannot be undone and undo says so, exit 2; the kept one can', async () => {
     const { ws, runId } = await migrate();
     // A second run that changes one row: run 2, journalled.
     ws.write('customers.csv', customersCsv(50, (i, cells) => (i === 1 ? [...cells.slice(0, 1), 'Renamed', ...cells.slice(2)] : cells)));
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'second'])).exitCode).toBe(0);
     const secondRunId = (ws.summary('import', 'second') as { runId?: string | null }).runId ?? '';
 
-    const prune = await ws.run(['state', 'prune', 'jobs.yaml', '--job', 'import', '--keep-runs', '1']);
+    // The migration created 20 contacts: its journal stays.
+    const kept = await ws.run(['state', 'prune', 'jobs.yaml', '--job', 'import', '--keep-runs', '1']);
+    expect(kept.exitCode).toBe(0);
+    expect(kept.stdout).toContain('dropped 0 change journal lines of 0 runs; the newest 1 runs keep theirs');
+    expect(kept.stdout).toContain(`kept the journal of run ${runId}: it created contacts, which only an undo can tag for deletion; --include-creating-runs drops it too`);
+
+    const prune = await ws.run(['state', 'prune', 'jobs.yaml', '--job', 'import', '--keep-runs', '1', '--include-creating-runs']);
     emulator.resetCounters(TOKEN);
     const pruned = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--report-dir', 'pruned']);
-    const kept = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', secondRunId, '--report-dir', 'kept']);
+    const show = await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import']);
+    // Run 2 wrote by what the state store knew (its before is unverified): --force puts it back.
+    const undoKept = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', secondRunId, '--force', '--report-dir', 'kept']);
 
     expect(prune.exitCode).toBe(0);
     expect(prune.stdout).toMatch(/dropped \d+ change journal lines of 1 runs; the newest 1 runs keep theirs/);
-    expect(pruned.exitCode).toBe(0);
-    expect(undoJson(ws, 'pruned').contacts.total).toBe(0);
-    expect(pruned.stdout).toContain(`run ${runId} has no line in the change journal`);
-    expect(kept.exitCode).toBe(0);
+    expect(pruned.exitCode).toBe(2);
+    expect(pruned.stderr).toMatch(new RegExp(`the change journal of run ${runId} was pruned by \`contact-sync state prune\` on \\d{4}-\\d\\d-\\d\\dT`));
+    expect(pruned.stderr).toContain('cannot be undone');
+    expect(show.stdout).toMatch(new RegExp(`run ${runId} \\(run\\).*change journal pruned \\d{4}-`));
+    expect(undoKept.exitCode).toBe(0);
     expect(undoJson(ws, 'kept')).toMatchObject({ contacts: { total: 1 }, lines: { restored: 1 } });
     expect(contactsByKey(emulator).get('C0001')?.[0]?.custom_fields.firstName).toBe('First1');
   });

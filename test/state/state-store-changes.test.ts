@@ -16,10 +16,10 @@ function open(): StateStore {
   return StateStore.open(temp.statePath(), { ...identity, now });
 }
 
-const created: ChangeEntry = { operation: 'create', fields: { customerid: [null, 'C-1'], plan: [null, 'pro'] } };
-const updated: ChangeEntry = { operation: 'update', fields: { plan: ['pro', 'team'], city: [null, 'Oslo'] } };
-const tagged: ChangeEntry = { operation: 'add-tags', tags: ['vip', 'eu'] };
-const untagged: ChangeEntry = { operation: 'remove-tags', tags: ['churn-risk'] };
+const created: ChangeEntry = { operation: 'create', fields: { customerid: [null, 'C-1'], plan: [null, 'pro'] }, beforeRead: true };
+const updated: ChangeEntry = { operation: 'update', fields: { plan: ['pro', 'team'], city: [null, 'Oslo'] }, beforeRead: true };
+const tagged: ChangeEntry = { operation: 'add-tags', tags: ['vip', 'eu'], beforeRead: true };
+const untagged: ChangeEntry = { operation: 'remove-tags', tags: ['churn-risk'], beforeRead: true };
 
 describe('the change journal', () => {
   test('a store on which no run was started journals nothing', () => {
@@ -55,14 +55,15 @@ describe('the change journal', () => {
     clock += 10;
     store.journalChange('C-1', '100', tagged);
     clock += 10;
-    store.journalChange('C-2', '200', untagged);
+    store.journalChange('C-2', '200', { ...untagged, beforeRead: false });
 
     const lines = store.changesOfRun(runId);
     expect(lines.map(({ id: _id, ...line }) => line)).toEqual([
-      { runId, key: 'C-1', contactId: '100', recordedAt: 1_700_000_000_000, operation: 'create', fields: { customerid: [null, 'C-1'], plan: [null, 'pro'] } },
-      { runId, key: 'C-2', contactId: '200', recordedAt: 1_700_000_000_010, operation: 'update', fields: { plan: ['pro', 'team'], city: [null, 'Oslo'] } },
-      { runId, key: 'C-1', contactId: '100', recordedAt: 1_700_000_000_020, operation: 'add-tags', tags: ['vip', 'eu'] },
-      { runId, key: 'C-2', contactId: '200', recordedAt: 1_700_000_000_030, operation: 'remove-tags', tags: ['churn-risk'] },
+      { runId, key: 'C-1', contactId: '100', recordedAt: 1_700_000_000_000, operation: 'create', fields: { customerid: [null, 'C-1'], plan: [null, 'pro'] }, beforeRead: true },
+      { runId, key: 'C-2', contactId: '200', recordedAt: 1_700_000_000_010, operation: 'update', fields: { plan: ['pro', 'team'], city: [null, 'Oslo'] }, beforeRead: true },
+      { runId, key: 'C-1', contactId: '100', recordedAt: 1_700_000_000_020, operation: 'add-tags', tags: ['vip', 'eu'], beforeRead: true },
+      // Written by what the state store knew: its before was not read.
+      { runId, key: 'C-2', contactId: '200', recordedAt: 1_700_000_000_030, operation: 'remove-tags', tags: ['churn-risk'], beforeRead: false },
     ]);
     expect(lines.map((line) => line.id)).toEqual([...lines.map((line) => line.id)].sort((a, b) => a - b));
     expect(store.changesOfKey('C-1').map((line) => line.operation)).toEqual(['create', 'add-tags']);
@@ -111,6 +112,7 @@ describe('the change journal', () => {
       rows: { total: 2, updated: 2 },
       exitCode: 0,
       status: 'completed',
+      prunedAt: null,
     });
     expect(store.run(going)).toMatchObject({ id: going, startedAt: 3000, full: true, finished: false, status: null });
     expect(store.run(going + 1)).toBeUndefined();
@@ -128,27 +130,59 @@ describe('the change journal', () => {
     }
     const [one, two, three, four] = runs as [number, number, number, number];
 
-    expect(store.pruneChanges(4)).toEqual({ runs: 0, lines: 0 });
-    expect(store.pruneChanges(10)).toEqual({ runs: 0, lines: 0 });
+    expect(store.pruneChanges(4)).toEqual({ runs: 0, lines: 0, keptCreating: [] });
+    expect(store.pruneChanges(10)).toEqual({ runs: 0, lines: 0, keptCreating: [] });
     expect(store.summary().changes).toBe(6);
 
     // The newest three runs are two, three (no lines) and four: run one's lines go.
-    expect(store.pruneChanges(3)).toEqual({ runs: 1, lines: 2 });
+    expect(store.pruneChanges(3)).toEqual({ runs: 1, lines: 2, keptCreating: [] });
     expect(store.changesOfRun(one)).toEqual([]);
     expect(store.changesOfRun(two)).toHaveLength(3);
 
     // The newest two are three and four: run two's lines go; run three had none.
-    expect(store.pruneChanges(2)).toEqual({ runs: 1, lines: 3 });
-    expect(store.pruneChanges(2)).toEqual({ runs: 0, lines: 0 });
+    expect(store.pruneChanges(2)).toEqual({ runs: 1, lines: 3, keptCreating: [] });
+    expect(store.pruneChanges(2)).toEqual({ runs: 0, lines: 0, keptCreating: [] });
     expect(store.changesOfRun(four)).toHaveLength(1);
     expect(store.changesOfRun(three)).toEqual([]);
 
-    // The runs themselves stay in the runs journal.
-    expect(store.run(one)).toMatchObject({ id: one });
+    // The runs themselves stay in the runs journal, marked pruned; a run with no line is not.
+    expect(store.run(one)).toMatchObject({ id: one, prunedAt: clock });
+    expect(store.run(three)).toMatchObject({ id: three, prunedAt: null });
     expect(store.lastRuns(10)).toHaveLength(4);
 
-    expect(store.pruneChanges(0)).toEqual({ runs: 1, lines: 1 });
+    expect(store.pruneChanges(0)).toEqual({ runs: 1, lines: 1, keptCreating: [] });
     expect(store.summary().changes).toBe(0);
+    store.close();
+  });
+
+  test('pruneChanges keeps the lines of a run that created contacts unless asked, and says which it kept', () => {
+    const store = open();
+    const migration = store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.journalChange('C-1', '100', created);
+    store.journalChange('C-1', '100', tagged);
+    const nightly = store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.journalChange('C-2', '200', updated);
+    store.startRun({ job: 'crm', argv: 'run', full: false });
+
+    expect(store.pruneChanges(1)).toEqual({ runs: 1, lines: 1, keptCreating: [migration] });
+    expect(store.changesOfRun(migration)).toHaveLength(2);
+    expect(store.run(migration)).toMatchObject({ prunedAt: null });
+    expect(store.run(nightly)).toMatchObject({ prunedAt: clock });
+
+    clock += 1000;
+    expect(store.pruneChanges(1, { includeCreating: true })).toEqual({ runs: 1, lines: 2, keptCreating: [] });
+    expect(store.changesOfRun(migration)).toEqual([]);
+    expect(store.run(migration)).toMatchObject({ prunedAt: clock });
+    store.close();
+  });
+
+  test('runChangedKey says whether a run journalled a change of a key', () => {
+    const store = open();
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.journalChange('C-1', '100', updated);
+    expect(store.runChangedKey(runId, 'C-1')).toBe(true);
+    expect(store.runChangedKey(runId, 'C-2')).toBe(false);
+    expect(store.runChangedKey(runId + 1, 'C-1')).toBe(false);
     store.close();
   });
 

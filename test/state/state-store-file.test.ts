@@ -132,7 +132,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 4 left: no row_hash column, no change journal, no migration 5 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; DELETE FROM schema_version WHERE version >= 5;');
+    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DELETE FROM schema_version WHERE version >= 5;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -148,7 +148,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 5 left: no changes table, no migration 6 or later.
     const raw = new Database(path);
-    raw.exec('DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; DELETE FROM schema_version WHERE version >= 6;');
+    raw.exec('DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DELETE FROM schema_version WHERE version >= 6;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -163,9 +163,9 @@ describe('a state file of an earlier version', () => {
     const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     store.markCreatePending('C-1');
     store.close();
-    // What version 6 left: pending creates with no run, no migration 7.
+    // What version 6 left: pending creates with no run, no migration 7 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE pending_creates DROP COLUMN run_id; DELETE FROM schema_version WHERE version >= 7;');
+    raw.exec('ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DELETE FROM schema_version WHERE version >= 7;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -173,6 +173,25 @@ describe('a state file of an earlier version', () => {
     const runId = migrated.startRun({ job: 'crm', argv: 'run', full: false });
     migrated.recordObserved('C-1', { contactId: '100', fields: { plan: 'pro' }, tags: [], draftHash: null });
     expect(migrated.changesOfRun(runId)).toMatchObject([{ key: 'C-1', contactId: '100', operation: 'create', fields: { plan: [null, 'pro'] } }]);
+    migrated.close();
+  });
+
+  test('of version 7 keeps its journal lines, read as unverified, and its runs as not pruned', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.journalChange('C-1', '100', { operation: 'update', fields: { plan: ['basic', 'pro'] }, beforeRead: true });
+    store.close();
+    // What version 7 left: no before_read, no pruned_at, no migration 8.
+    const raw = new Database(path);
+    raw.exec('ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DELETE FROM schema_version WHERE version >= 8;');
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
+    // A line from before the flag: nobody can say its before was read, so undo will not vouch for it.
+    expect(migrated.changesOfRun(runId)).toEqual([expect.objectContaining({ operation: 'update', fields: { plan: ['basic', 'pro'] }, beforeRead: false })]);
+    expect(migrated.run(runId)).toMatchObject({ id: runId, prunedAt: null });
     migrated.close();
   });
 });

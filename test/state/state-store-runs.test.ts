@@ -25,6 +25,7 @@ describe('the runs journal', () => {
       rows: { total: 3, created: 1, unchanged: 2 },
       exitCode: 0,
       status: 'completed',
+      prunedAt: null,
     });
     store.close();
   });

@@ -13,7 +13,8 @@ export const stateDefinition = (context: CommandContext) =>
         .option('keys', { type: 'string', coerce: wholeNumber('keys', 'a number of keys', 20), describe: 'with show: list the first N keys and their contact ids' })
         .option('yes', { type: 'boolean', default: false, describe: 'with reset: reset without asking' })
         .option('keep-messages', { type: 'boolean', default: false, describe: 'with reset: keep the journal of messages sent, so none is sent twice' })
-        .option('keep-runs', { type: 'string', coerce: wholeNumber('keep-runs', 'a number of runs', 30), describe: 'with prune: keep the change journal of the newest N runs (older runs can then not be undone)' }),
+        .option('keep-runs', { type: 'string', coerce: wholeNumber('keep-runs', 'a number of runs', 30), describe: 'with prune: keep the change journal of the newest N runs (older runs can then not be undone)' })
+        .option('include-creating-runs', { type: 'boolean', default: false, describe: 'with prune: drop the journal of older runs that created contacts too (a migration\'s: kept otherwise, so its undo can tag them for deletion)' }),
     handler: async (args) => {
       const { stateCommand } = await import('../state-command.js');
       context.exit(
@@ -24,6 +25,7 @@ export const stateDefinition = (context: CommandContext) =>
             job: args.job,
             yes: args.yes,
             keepMessages: args.keepMessages,
+            includeCreatingRuns: args.includeCreatingRuns,
             ...(args.keys === undefined ? {} : { keys: args.keys }),
             ...(args.keepRuns === undefined ? {} : { keepRuns: args.keepRuns }),
           },

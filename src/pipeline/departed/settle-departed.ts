@@ -177,8 +177,9 @@ async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promis
   const api = new CountedApi(options.api);
   try {
     if (changes) {
+      // Before is the state's knowledge of the departed contact, not read: undo will not vouch for it.
       const before = Object.fromEntries(Object.keys(plan.fields).map((name) => [name, key.fields[name] ?? null]));
-      const write = { action: 'update' as const, contactId: key.contactId, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved], before };
+      const write = { action: 'update' as const, contactId: key.contactId, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved], before, beforeRead: false };
       // No create in a departure: nothing to resolve by key. Each call is journalled (undo takes a departure back too).
       await executePlan(api, write, key.key, { findByKey: () => Promise.resolve([]), confirmed: (contactId, change) => state.journalChange(key.key, contactId, change) }, { contactId: key.contactId });
     }

@@ -41,7 +41,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
   const title = `contact-sync: ${summary.job}${summary.dryRun ? ' (dry run)' : ''}`;
   return `${pageHead(title)}
 <h1>${escape(title)}</h1>
-<p class="meta">${escape(summary.startedAt)} to ${escape(summary.finishedAt)} (${escape(formatDuration(summary.durationMs))}) ${statusBadge(summary)}</p>
+<p class="meta">${runIdText(summary)}${escape(summary.startedAt)} to ${escape(summary.finishedAt)} (${escape(formatDuration(summary.durationMs))}) ${statusBadge(summary)}</p>
 ${outcomesSection(summary)}
 ${callsSection(input)}
 ${chartSection(input)}
@@ -52,6 +52,11 @@ ${filesSection(input.paths, summary)}
 </body>
 </html>
 `;
+}
+
+/** The id `history --run` and `undo --run` take; none for a job without a state store. */
+function runIdText(summary: JobSummary): string {
+  return summary.runId === null ? '' : `run <span class="run-id">${escape(summary.runId)}</span>, `;
 }
 
 function statusBadge(summary: JobSummary): string {

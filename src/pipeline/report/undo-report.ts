@@ -36,8 +36,16 @@ export interface UndoSummary {
   force: boolean;
   startedAt: string;
   finishedAt: string;
-  /** Contacts the undone run changed; those this undo did not reach (a stop, an abort). */
-  contacts: { total: number; notReached: number };
+  /**
+   * Contacts the undone run changed that this undo takes (those of `keys`, less the created ones
+   * with `keepCreated`); those it did not reach (a stop, an abort); the created ones `keepCreated`
+   * left alone.
+   */
+  contacts: { total: number; notReached: number; keptCreated: number };
+  /** `--key`: the only keys undone; absent when every key of the run was. */
+  keys?: string[];
+  /** `--keep-created`: the contacts the run created were left alone (not tagged for deletion). */
+  keepCreated: boolean;
   /** Lines of undo.csv by outcome. */
   lines: Record<UndoLineOutcome, number>;
   /** Contacts the undone run created, tagged `contact-sync-undone` to be deleted in the platform's interface. */
@@ -59,7 +67,7 @@ export interface UndoContactResult {
 export class UndoReport {
   readonly paths: UndoPaths;
   readonly #csv: CsvFile;
-  readonly lines: Record<UndoLineOutcome, number> = { restored: 0, conflict: 0, 'tagged-for-deletion': 0, unchanged: 0, failed: 0 };
+  readonly lines: Record<UndoLineOutcome, number> = { restored: 0, conflict: 0, unverified: 0, 'tagged-for-deletion': 0, unchanged: 0, failed: 0 };
   readonly createdContacts: string[] = [];
 
   constructor(dir: string, name: string) {

@@ -45,7 +45,7 @@ export function compareKey(facts: RowFacts, contacts: readonly MatchedContact[])
   const [only, ...more] = contacts;
   if (only === undefined) return { status: 'missing' };
   if (more.length > 0) return { status: 'duplicate', contactIds: oldestFirst(contacts).map((contact) => contact.id) };
-  const plan = planUpdate(facts.draft, only, droppedTags(facts, only));
+  const plan = planUpdate(facts.draft, only, droppedTags(facts, only), true);
   if (plan.action === 'unchanged') return { status: 'same', contactId: only.id };
   return {
     status: 'differs',

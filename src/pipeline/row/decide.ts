@@ -13,7 +13,8 @@ import type { JobMode, MessageSpec, OnDuplicate, TagOwnership } from '../../conf
 import { messageWanted } from '../message/message-render.js';
 import type { ContactDraft, RowOutcome } from '../types.js';
 import { oldestFirst } from './contact-order.js';
-import { applyPlan, fieldsToFill, planCreate, planUpdate, type ContactPlan, type ContactTarget, type MatchedContact } from './plan.js';
+import { applyPlan, fieldsToFill, planCreate, planUpdate, tagOperations, type ContactPlan, type ContactTarget, type MatchedContact } from './plan.js';
+import { UNDONE_TAG } from './undone-tag.js';
 
 /** The decision's fact about the row's key: what the job's state store knows of it. */
 export type KeyState =
@@ -291,7 +292,7 @@ function decideWrite(facts: RowFacts, keyContacts: Extract<KeyContacts, { kind: 
           const noteRowHash = rowHash !== undefined && rowHash !== state.rowHash && !facts.dryRun ? { draftHash: facts.draftHash, rowHash } : undefined;
           return settled(facts, withMessage(facts, { ...NOTHING, outcome: 'unchanged', contacts: [{ id: only.id }], matchedBy: source, noteRowHash }));
         }
-        return settled(facts, withMessage(facts, single(facts, source, only, planUpdate(draft, only, dropped))));
+        return settled(facts, withMessage(facts, single(facts, source, only, planUpdate(draft, only, dropped, readFromPlatform(source)))));
       }
       return settled(facts, withMessage(facts, several(facts, source, decision.contacts)));
     }
@@ -315,7 +316,15 @@ export function droppedTags(facts: RowFacts, contact: MatchedContact): string[] 
     if (owned !== undefined) candidates.push(...contact.tags.filter((tag) => (owned.kind === 'list' ? owned.tags.includes(tag) : tag.startsWith(owned.prefix))));
   }
   candidates.push(...(facts.departed?.undoTags ?? []));
+  // The row takes back a contact an undo tagged for deletion: the tag goes, or a user deleting by
+  // it would delete a live contact (docs/undo.md).
+  candidates.push(UNDONE_TAG);
   return [...new Set(candidates)].filter((tag) => present.has(tag) && !carried.has(tag));
+}
+
+/** The contacts were read from the platform in this run (the change journal's "before" is then vouched for). */
+function readFromPlatform(source: MatchSource): boolean {
+  return source === 'search' || source === 'index';
 }
 
 /** A departed key whose row is synced (written, or found to hold what it asks) is back for good. */
@@ -327,6 +336,8 @@ function settled(facts: RowFacts, plan: RowPlan): RowPlan {
 function decideSkip(facts: RowFacts, source: MatchSource, contacts: readonly MatchedContact[], decision: Extract<MatchDecision, { kind: 'skip' }>): RowPlan {
   const byAge = oldestFirst(contacts);
   const [oldest] = byAge;
+  const undone = reclaimUndone(facts, source, byAge);
+  if (undone !== undefined) return undone;
   if (source === 'state') {
     const reason = 'a contact with this key exists (known from the state store; mode: create)';
     return { ...NOTHING, outcome: 'skipped', reason, contacts: byAge.map((c) => ({ id: c.id })), matchedBy: source };
@@ -338,6 +349,36 @@ function decideSkip(facts: RowFacts, source: MatchSource, contacts: readonly Mat
       ? { kind: 'observed', contact: { id: oldest.id }, fields: oldest.custom_fields, tags: oldest.tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null }
       : undefined;
   return { ...NOTHING, outcome: 'skipped', reason: decision.reason, contacts: byAge.map((c) => ({ id: c.id })), record, matchedBy: source };
+}
+
+/**
+ * `mode: create` skips a key whose contact exists, but a contact an undo tagged for deletion that
+ * the row names again is taken back: the tag is removed (one call), nothing else is written.
+ */
+function reclaimUndone(facts: RowFacts, source: MatchSource, byAge: readonly MatchedContact[]): RowPlan | undefined {
+  if (facts.draft.tagsToAdd.includes(UNDONE_TAG)) return undefined;
+  const tagged = byAge.filter((contact) => contact.tags.includes(UNDONE_TAG));
+  if (tagged.length === 0) return undefined;
+  const read = readFromPlatform(source);
+  const plans = tagged.map(
+    (contact): ContactPlan => ({ action: 'update', contactId: contact.id, operations: tagOperations({ id: contact.id }, [], [UNDONE_TAG]), fieldsChanged: [], tagsAdded: [], tagsRemoved: [UNDONE_TAG], before: {}, beforeRead: read }),
+  );
+  const [only] = tagged;
+  // What the store knows of the key's contact now; no hash: nothing of the row was written.
+  const record: StateRecord | undefined =
+    facts.state === undefined || facts.dryRun || only === undefined || tagged.length > 1
+      ? undefined
+      : { kind: 'observed', contact: { id: only.id }, fields: only.custom_fields, tags: only.tags.filter((tag) => tag !== UNDONE_TAG), tagsAdded: [], tagsRemoved: [UNDONE_TAG], draftHash: null, rowHash: null };
+  return {
+    ...NOTHING,
+    outcome: 'updated',
+    contacts: byAge.map((contact) => ({ id: contact.id })),
+    writes: facts.dryRun ? [] : plans,
+    withheld: facts.dryRun ? plans : [],
+    record,
+    tagsRemoved: [UNDONE_TAG],
+    matchedBy: source,
+  };
 }
 
 /** One contact written (or created). */
@@ -388,7 +429,7 @@ function single(facts: RowFacts, source: MatchSource, before: MatchedContact | u
 
 /** `onDuplicate: all`: every contact of the key is updated; the state records none of them. */
 function several(facts: RowFacts, source: MatchSource, contacts: readonly MatchedContact[]): RowPlan {
-  const plans = contacts.map((contact) => planUpdate(facts.draft, contact, droppedTags(facts, contact)));
+  const plans = contacts.map((contact) => planUpdate(facts.draft, contact, droppedTags(facts, contact), readFromPlatform(source)));
   const union = (pick: (plan: ContactPlan) => string[]) => [...new Set(plans.flatMap(pick))];
   return {
     ...NOTHING,

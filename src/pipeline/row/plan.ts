@@ -45,6 +45,12 @@ export interface ContactPlan {
    * "before". Empty for a create, whose fields had no value before.
    */
   before: Record<string, string | null>;
+  /**
+   * `before` (and which tags the contact had) was read from the platform in this run (a search,
+   * the prefetch pages, undo's read), not taken from the state store unread: the change journal
+   * says so on each line, and undo vouches only for what was read (docs/undo.md, "Unverified").
+   */
+  beforeRead: boolean;
 }
 
 /** Splits a list into chunks of at most `size`, keeping order. */
@@ -90,6 +96,8 @@ export function planCreate(draft: ContactDraft): ContactPlan {
     tagsAdded: [...draft.tagsToAdd],
     tagsRemoved: [],
     before: {},
+    // A new contact had nothing before it.
+    beforeRead: true,
   };
 }
 
@@ -97,9 +105,10 @@ export function planCreate(draft: ContactDraft): ContactPlan {
  * Plans the change of an existing contact: only the fields whose value differs, only the tags it
  * lacks, only the removals of tags it has (`tags.remove` and the `dropped` tags). Nothing to do is `unchanged`, with no call at all.
  * A field the contact does not hold counts as "" (the platform answers absent fields that way),
- * so `emptyValues: clear` does not rewrite a field that is already empty.
+ * so `emptyValues: clear` does not rewrite a field that is already empty. `beforeRead`: `existing`
+ * is a platform read of this run, not the state store's record.
  */
-export function planUpdate(draft: ContactDraft, existing: MatchedContact, dropped: readonly string[] = []): ContactPlan {
+export function planUpdate(draft: ContactDraft, existing: MatchedContact, dropped: readonly string[], beforeRead: boolean): ContactPlan {
   const changed: Record<string, string> = {};
   for (const [name, value] of Object.entries(draft.fields)) {
     const held = existing.custom_fields[name] ?? '';
@@ -123,6 +132,7 @@ export function planUpdate(draft: ContactDraft, existing: MatchedContact, droppe
     tagsAdded,
     tagsRemoved,
     before: Object.fromEntries(Object.keys(changed).map((name) => [name, existing.custom_fields[name] ?? null])),
+    beforeRead,
   };
 }
 

@@ -68,27 +68,28 @@ export async function executePlan(
         break;
     }
     progress.confirmed?.push(operation);
-    hooks.confirmed?.(progress.contactId, changeOf(operation, plan.before));
+    hooks.confirmed?.(progress.contactId, changeOf(operation, plan.before, plan.beforeRead));
   }
   return progress.contactId;
 }
 
 /**
  * What a confirmed call changed, for the change journal: a field's value before is the plan's
- * (`before`), none for a contact the plan created.
+ * (`before`), none for a contact the plan created; whether it was read is the plan's too (a
+ * contact the plan created is known whole: nothing was before).
  */
-export function changeOf(operation: Operation, before: Readonly<Record<string, string | null>>): ChangeEntry {
+export function changeOf(operation: Operation, before: Readonly<Record<string, string | null>>, beforeRead: boolean): ChangeEntry {
+  const created = operation.kind === 'createContact' || operation.target === 'created';
+  const read = created || beforeRead;
   switch (operation.kind) {
     case 'createContact':
-      return { operation: 'create', fields: Object.fromEntries(Object.entries(operation.fields).map(([name, value]) => [name, [null, value]])) };
-    case 'updateContact': {
-      const created = operation.target === 'created';
-      return { operation: 'update', fields: Object.fromEntries(Object.entries(operation.fields).map(([name, value]) => [name, [created ? null : (before[name] ?? null), value]])) };
-    }
+      return { operation: 'create', fields: Object.fromEntries(Object.entries(operation.fields).map(([name, value]) => [name, [null, value]])), beforeRead: true };
+    case 'updateContact':
+      return { operation: 'update', fields: Object.fromEntries(Object.entries(operation.fields).map(([name, value]) => [name, [created ? null : (before[name] ?? null), value]])), beforeRead: read };
     case 'addTags':
-      return { operation: 'add-tags', tags: operation.tags };
+      return { operation: 'add-tags', tags: operation.tags, beforeRead: read };
     case 'removeTags':
-      return { operation: 'remove-tags', tags: operation.tags };
+      return { operation: 'remove-tags', tags: operation.tags, beforeRead: read };
   }
 }
 

@@ -4,8 +4,10 @@
  * decision, the row writer (`row/write.ts`) runs the calls through the job's client and limiter, the
  * dispatcher (`row-dispatcher.ts`) keeps `concurrency` contacts in flight, and the undo is a run of
  * its own in the state store: its writes are journalled under its own id, so an undo can be undone.
- * Each contact is read first (one call): a field changed since the run is a conflict, left as it is.
- * Killed and run again, it finds what it already put back `unchanged`, and writes the rest.
+ * Each contact the run changed is read first (one call): a field changed since the run is a
+ * conflict, left as it is; one it created is only tagged (one call, no read). Killed and run again,
+ * it finds what it already put back `unchanged`, and writes the rest. Every contact it reads or
+ * tags has its state refreshed with no hashes, so the next run compares its file with it.
  */
 import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
@@ -20,8 +22,9 @@ import { UndoReport, type UndoContactResult, type UndoSummary } from '../report/
 import { RowDispatcher } from '../row-dispatcher.js';
 import { callsByOperation } from '../run-tally.js';
 import { CountedApi } from '../row/counted-api.js';
+import type { Operation } from '../row/plan.js';
 import { executePlan } from '../row/write.js';
-import { foldRunChanges, planUndo, type RunChange } from './undo-plan.js';
+import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, UNDONE_TAG, type CurrentContact, type RunChange, type UndoPlan } from './undo-plan.js';
 
 export interface RunUndoOptions {
   readonly job: Job;
@@ -30,8 +33,12 @@ export interface RunUndoOptions {
   readonly state: StateStore;
   /** The run to undo (it exists in `state`; the command checks). */
   readonly runId: number;
-  /** Put back fields changed since the run too. @default false */
+  /** Put back fields changed since the run, and values before the run did not read, too. @default false */
   readonly force?: boolean;
+  /** `--key`: undo only these keys' contacts (the command checks the run changed each). @default every key */
+  readonly keys?: readonly string[];
+  /** `--keep-created`: leave the contacts the run created alone (no tag for deletion). @default false */
+  readonly keepCreated?: boolean;
   /** Read and plan, write nothing (not to the platform, not to the state). @default false */
   readonly dryRun?: boolean;
   readonly reportDir: string;
@@ -56,7 +63,11 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   const now = options.now ?? (() => new Date());
   const startedAt = now();
   const dryRun = options.dryRun === true;
-  const changes = foldRunChanges(state.changesOfRun(options.runId));
+  const only = options.keys === undefined ? undefined : new Set(options.keys);
+  const ofKeys = foldRunChanges(state.changesOfRun(options.runId)).filter((change) => only === undefined || only.has(change.key));
+  const keepCreated = options.keepCreated === true;
+  const changes = keepCreated ? ofKeys.filter((change) => !change.created) : ofKeys;
+  const keptCreated = ofKeys.length - changes.length;
   const report = new UndoReport(options.reportDir, job.name);
   const undoRunId = dryRun ? undefined : state.startRun({ job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false });
   const dispatcher = new RowDispatcher(job.concurrency);
@@ -91,7 +102,7 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
     if (status === 'aborted') return EXIT.aborted;
     if (status === 'interrupted') return options.signal?.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
     if (status === 'deadline') return EXIT.deadline;
-    return report.lines.conflict + report.lines.failed > 0 ? EXIT.rowsFailed : EXIT.ok;
+    return report.lines.conflict + report.lines.unverified + report.lines.failed > 0 ? EXIT.rowsFailed : EXIT.ok;
   };
   let status: RunStatus = abort !== undefined ? 'aborted' : (stopped ?? 'completed');
   if (undoRunId !== undefined) {
@@ -107,7 +118,9 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
     force: options.force === true,
     startedAt: startedAt.toISOString(),
     finishedAt: now().toISOString(),
-    contacts: { total: changes.length, notReached },
+    contacts: { total: changes.length, notReached, keptCreated },
+    ...(options.keys === undefined ? {} : { keys: [...options.keys] }),
+    keepCreated,
     lines: { ...report.lines },
     createdContacts: [...report.createdContacts],
     apiCalls: { total: options.api.stats.total(), byOperation: callsByOperation(options.api) },
@@ -122,13 +135,29 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   return { summary, reportFiles: [report.paths.csv, report.paths.summary], exitCode };
 }
 
-/** Reads one contact, plans its undo, writes it (journalled), and brings the state in step. */
+/**
+ * Reads one contact (tags one the run created, with no read), plans its undo, writes it
+ * (journalled), and brings the state in step with what the platform holds now.
+ */
 async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: boolean): Promise<UndoContactResult & { abort?: JobAbortError }> {
   const api = new CountedApi(options.api);
-  const { state } = options;
   let lines: UndoContactResult['lines'] = [];
   try {
-    let current;
+    if (change.created) {
+      const undo = planTagForDeletion(change, { alreadyTagged: knownTagged(options.state, change) });
+      lines = undo.lines;
+      if (dryRun) return { key: change.key, contactId: change.contactId, lines };
+      try {
+        await write(api, undo, change, options);
+      } catch (error) {
+        if (!(error instanceof NoSuchContactError)) throw error;
+        forgetIfKnown(options.state, change);
+        return { key: change.key, contactId: change.contactId, lines: [DELETED_SINCE_LINE] };
+      }
+      recordTagged(options.state, change);
+      return { key: change.key, contactId: change.contactId, lines };
+    }
+    let current: CurrentContact | undefined;
     try {
       current = await api.getContact(change.contactId);
     } catch (error) {
@@ -136,18 +165,18 @@ async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: b
     }
     const undo = planUndo(change, current, { force: options.force === true });
     lines = undo.lines;
-    if (dryRun || current === undefined || undo.plan.operations.length === 0) return { key: change.key, contactId: change.contactId, lines };
-    await executePlan(api, undo.plan, change.key, { findByKey: () => Promise.resolve([]), confirmed: (contactId, entry) => state.journalChange(change.key, contactId, entry) }, { contactId: change.contactId });
-    // The state knows what the contact holds now; a null hash makes the next run compare its row
-    // with it (and write the file's values again, if the file still has them: docs/undo.md).
-    const known = state.get(change.key);
-    if (known === undefined || known.contactId === change.contactId) {
-      const fields = { ...current.custom_fields };
-      for (const operation of undo.plan.operations) if (operation.kind === 'updateContact') Object.assign(fields, operation.fields);
-      const tags = new Set(current.tags);
-      for (const tag of undo.plan.tagsAdded) tags.add(tag);
-      for (const tag of undo.plan.tagsRemoved) tags.delete(tag);
-      state.recordObserved(change.key, { contactId: change.contactId, fields, tags: [...tags], tagsRemoved: undo.plan.tagsRemoved, draftHash: null });
+    if (dryRun) return { key: change.key, contactId: change.contactId, lines };
+    if (current === undefined) {
+      // Deleted on the platform: what the store knows of it is gone too.
+      forgetIfKnown(options.state, change);
+      return { key: change.key, contactId: change.contactId, lines };
+    }
+    const confirmed: Operation[] = [];
+    try {
+      await write(api, undo, change, options, confirmed);
+    } finally {
+      // What was read, then what was confirmed written, even when a later call failed.
+      recordRead(options.state, change, current, confirmed);
     }
     return { key: change.key, contactId: change.contactId, lines };
   } catch (error) {
@@ -155,6 +184,62 @@ async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: b
     const failure = abort ?? (error as ApiError);
     return { key: change.key, contactId: change.contactId, lines, error: { code: failure.code, message: failure.message }, ...(abort === undefined ? {} : { abort }) };
   }
+}
+
+async function write(api: CountedApi, undo: UndoPlan, change: RunChange, options: RunUndoOptions, confirmed: Operation[] = []): Promise<void> {
+  if (undo.plan.operations.length === 0) return;
+  const { state } = options;
+  await executePlan(api, undo.plan, change.key, { findByKey: () => Promise.resolve([]), confirmed: (contactId, entry) => state.journalChange(change.key, contactId, entry) }, { contactId: change.contactId, confirmed });
+}
+
+/** The state store knows the key's contact is this one. */
+function knownAs(state: StateStore, change: RunChange): ReturnType<StateStore['get']> {
+  const known = state.get(change.key);
+  return known !== undefined && known.contactId === change.contactId ? known : undefined;
+}
+
+/** An earlier undo recorded the tag for deletion on this contact (what makes undoing twice write nothing). */
+function knownTagged(state: StateStore, change: RunChange): boolean {
+  return knownAs(state, change)?.tags.includes(UNDONE_TAG) === true;
+}
+
+function forgetIfKnown(state: StateStore, change: RunChange): void {
+  if (knownAs(state, change) !== undefined) state.forget(change.key);
+}
+
+/**
+ * A created contact tagged for deletion: the store keeps the key (a later run must find the
+ * contact, not create another) with the tag, and no hashes: a run whose row takes the contact back
+ * compares with it and removes the tag (docs/undo.md).
+ */
+function recordTagged(state: StateStore, change: RunChange): void {
+  const known = state.get(change.key);
+  if (known !== undefined && known.contactId !== change.contactId) return;
+  const tags = [...new Set([...(known?.tags ?? []), UNDONE_TAG])];
+  state.recordObserved(change.key, { contactId: change.contactId, fields: known?.fields ?? {}, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null });
+}
+
+/**
+ * The contact as undo read it, then as its confirmed calls left it, with no draft or row hash:
+ * the next run compares its file with what the platform holds (a conflict left by undo included)
+ * and writes the file's values again where they differ (docs/undo.md).
+ */
+function recordRead(state: StateStore, change: RunChange, current: CurrentContact, confirmed: readonly Operation[]): void {
+  const known = state.get(change.key);
+  if (known !== undefined && known.contactId !== change.contactId) return;
+  const fields: Record<string, string> = { ...current.custom_fields };
+  const tags = new Set(current.tags);
+  // Tags put back were the contact's before the run, not the job's; tags taken away leave the job's.
+  const removed: string[] = [];
+  for (const operation of confirmed) {
+    if (operation.kind === 'updateContact') Object.assign(fields, operation.fields);
+    else if (operation.kind === 'addTags') for (const tag of operation.tags) tags.add(tag);
+    else if (operation.kind === 'removeTags') {
+      for (const tag of operation.tags) tags.delete(tag);
+      removed.push(...operation.tags);
+    }
+  }
+  state.recordObserved(change.key, { contactId: change.contactId, fields, tags: [...tags], tagsRemoved: removed, draftHash: null, rowHash: null });
 }
 
 function reportFailed(error: ReportWriteError): JobAbortError {

@@ -11,8 +11,14 @@
  *   as "" (the API clears a field by writing "").
  * - A tag the run added is removed when the contact has it; a tag it removed is added back when the
  *   contact lacks it; otherwise it is already as before (`unchanged`).
+ * - A value before that the run did not read (it wrote by what the state store knew) is not known
+ *   to have been on the platform just before the run: where undo would put it back, the line is
+ *   `unverified` and nothing is written, unless `force`. Undo's own read tells what the contact
+ *   holds now, not what it held before the run, so it cannot vouch for it. The tag
+ *   `contact-sync-undone` is contact-sync's own: taking it away is never unverified.
  * - A contact the run created cannot be deleted through the API: it is tagged `contact-sync-undone`
- *   (`tagged-for-deletion`), once, and nothing else of it is touched.
+ *   (`tagged-for-deletion`), once, and nothing else of it is touched; it needs no read
+ *   (`planTagForDeletion`): the tag call alone does it, and "no such contact" means deleted since.
  * - A contact that no longer exists cannot be put back: a `conflict` (one the run created and that
  *   was deleted since is where undo wants it: `unchanged`).
  * Planned again after a kill, or for a run already undone, every line is `unchanged` and no call
@@ -20,9 +26,9 @@
  */
 import type { ChangeLine } from '../../state/change-journal.js';
 import { fieldChunks, tagOperations, type ContactPlan, type Operation } from '../row/plan.js';
+import { UNDONE_TAG } from '../row/undone-tag.js';
 
-/** The tag put on a contact an undone run created, so it can be found and deleted in the platform's interface. */
-export const UNDONE_TAG = 'contact-sync-undone';
+export { UNDONE_TAG };
 
 /** What one run did to one contact: the first "before" and the last "after" of each field over its journal lines. */
 export interface RunChange {
@@ -30,12 +36,17 @@ export interface RunChange {
   readonly contactId: string;
   /** The run created the contact. */
   readonly created: boolean;
-  /** Field -> its value before the run (null: the contact had none) and the value the run left. */
-  readonly fields: Readonly<Record<string, { readonly before: string | null; readonly after: string }>>;
+  /**
+   * Field -> its value before the run (null: the contact had none), the value the run left, and
+   * whether the run read that value before on the platform (false: the state store's, unread).
+   */
+  readonly fields: Readonly<Record<string, { readonly before: string | null; readonly after: string; readonly read: boolean }>>;
   /** Tags the run added (the contact lacked them). */
   readonly tagsAdded: readonly string[];
   /** Tags the run removed (the contact had them). */
   readonly tagsRemoved: readonly string[];
+  /** Those of `tagsAdded` and `tagsRemoved` that the run changed without reading the contact's tags. */
+  readonly unreadTags: readonly string[];
 }
 
 /** The contact as read from the platform now. */
@@ -45,7 +56,7 @@ export interface CurrentContact {
 }
 
 export type UndoAction = 'field' | 'remove-tag' | 'add-tag' | 'tag-for-deletion' | 'contact';
-export type UndoOutcome = 'restored' | 'conflict' | 'tagged-for-deletion' | 'unchanged';
+export type UndoOutcome = 'restored' | 'conflict' | 'unverified' | 'tagged-for-deletion' | 'unchanged';
 
 /** One line of `<job>.undo.csv` (before the call's outcome: a failed call turns `restored` into `failed`). */
 export interface UndoLine {
@@ -72,61 +83,102 @@ export interface UndoPlan {
 
 export function planUndo(change: RunChange, current: CurrentContact | undefined, options: { readonly force: boolean }): UndoPlan {
   const target = { id: change.contactId };
-  const nothing: ContactPlan = { action: 'unchanged', contactId: change.contactId, operations: [], fieldsChanged: [], tagsAdded: [], tagsRemoved: [], before: {} };
+  const nothing = unchangedPlan(change);
   if (current === undefined) {
     // A contact the run created and someone since deleted is where undo wants it.
-    if (change.created) return { plan: nothing, lines: [{ action: 'tag-for-deletion', field: '', from: '', to: '', outcome: 'unchanged', message: 'the run created this contact and it has been deleted since' }] };
+    if (change.created) return { plan: nothing, lines: [DELETED_SINCE_LINE] };
     return { plan: nothing, lines: [{ action: 'contact', field: '', from: '', to: '', outcome: 'conflict', message: 'the contact no longer exists on the platform: nothing of it can be put back' }] };
   }
   const has = new Set(current.tags);
-  if (change.created) {
-    if (has.has(UNDONE_TAG)) {
-      return { plan: nothing, lines: [{ action: 'tag-for-deletion', field: '', from: UNDONE_TAG, to: UNDONE_TAG, outcome: 'unchanged', message: 'already tagged for deletion' }] };
-    }
-    return {
-      plan: { ...nothing, action: 'update', operations: [{ kind: 'addTags', target, tags: [UNDONE_TAG] }], tagsAdded: [UNDONE_TAG] },
-      lines: [{ action: 'tag-for-deletion', field: '', from: '', to: UNDONE_TAG, outcome: 'tagged-for-deletion', message: 'the run created this contact and the API cannot delete it: delete it in the platform\'s interface' }],
-    };
-  }
+  if (change.created) return planTagForDeletion(change, { alreadyTagged: has.has(UNDONE_TAG) });
+  const force = options.force;
   const lines: UndoLine[] = [];
   const fields: Record<string, string> = {};
-  for (const [name, { before, after }] of Object.entries(change.fields)) {
+  for (const [name, { before, after, read }] of Object.entries(change.fields)) {
     const now = current.custom_fields[name] ?? '';
     const back = before ?? '';
     if (now === back) lines.push({ action: 'field', field: name, from: now, to: back, outcome: 'unchanged' });
-    else if (now === after || options.force) {
+    else if (now === after && !read && !force) {
+      lines.push({ action: 'field', field: name, from: now, to: back, outcome: 'unverified', message: `${UNREAD}; left as it is; --force puts it back` });
+    } else if (now === after || force) {
       fields[name] = back;
-      lines.push({ action: 'field', field: name, from: now, to: back, outcome: 'restored', ...(now === after ? {} : { message: 'changed on the platform since the run; put back with --force' }) });
+      const why = now === after ? (read ? undefined : `${UNREAD}; put back with --force`) : 'changed on the platform since the run; put back with --force';
+      lines.push({ action: 'field', field: name, from: now, to: back, outcome: 'restored', ...(why === undefined ? {} : { message: why }) });
     } else {
       lines.push({ action: 'field', field: name, from: now, to: back, outcome: 'conflict', message: `changed on the platform since the run (the run wrote ${JSON.stringify(after)}); left as it is; --force puts it back` });
     }
   }
-  const remove = change.tagsAdded.filter((tag) => has.has(tag));
-  const add = change.tagsRemoved.filter((tag) => !has.has(tag));
-  for (const tag of change.tagsAdded) lines.push({ action: 'remove-tag', field: tag, from: has.has(tag) ? tag : '', to: '', outcome: has.has(tag) ? 'restored' : 'unchanged' });
-  for (const tag of change.tagsRemoved) lines.push({ action: 'add-tag', field: tag, from: has.has(tag) ? tag : '', to: tag, outcome: has.has(tag) ? 'unchanged' : 'restored' });
+  // A tag the run changed unread is put back only with --force; contact-sync's own tag always.
+  const unread = new Set(change.unreadTags.filter((tag) => tag !== UNDONE_TAG));
+  const remove: string[] = [];
+  const add: string[] = [];
+  for (const tag of change.tagsAdded) {
+    if (!has.has(tag)) lines.push({ action: 'remove-tag', field: tag, from: '', to: '', outcome: 'unchanged' });
+    else if (unread.has(tag) && !force) lines.push({ action: 'remove-tag', field: tag, from: tag, to: '', outcome: 'unverified', message: `${UNREAD_TAG} (the contact may have had it before); left; --force removes it` });
+    else {
+      remove.push(tag);
+      lines.push({ action: 'remove-tag', field: tag, from: tag, to: '', outcome: 'restored', ...(unread.has(tag) ? { message: `${UNREAD_TAG}; removed with --force` } : {}) });
+    }
+  }
+  for (const tag of change.tagsRemoved) {
+    if (has.has(tag)) lines.push({ action: 'add-tag', field: tag, from: tag, to: tag, outcome: 'unchanged' });
+    else if (unread.has(tag) && !force) lines.push({ action: 'add-tag', field: tag, from: '', to: tag, outcome: 'unverified', message: `${UNREAD_TAG} (the contact may not have had it before); left; --force adds it back` });
+    else {
+      add.push(tag);
+      lines.push({ action: 'add-tag', field: tag, from: '', to: tag, outcome: 'restored', ...(unread.has(tag) ? { message: `${UNREAD_TAG}; added back with --force` } : {}) });
+    }
+  }
   const operations: Operation[] = [...fieldChunks(fields).map((chunkFields): Operation => ({ kind: 'updateContact', target, fields: chunkFields })), ...tagOperations(target, add, remove)];
   return {
     plan:
       operations.length === 0
         ? nothing
-        : { action: 'update', contactId: change.contactId, operations, fieldsChanged: Object.keys(fields), tagsAdded: add, tagsRemoved: remove, before: Object.fromEntries(Object.keys(fields).map((name) => [name, current.custom_fields[name] ?? null])) },
+        : // Undo read the contact just now: its own before is read (an undo of the undo can vouch for it).
+          { action: 'update', contactId: change.contactId, operations, fieldsChanged: Object.keys(fields), tagsAdded: add, tagsRemoved: remove, before: Object.fromEntries(Object.keys(fields).map((name) => [name, current.custom_fields[name] ?? null])), beforeRead: true },
     lines,
   };
 }
 
+const UNREAD = 'the run wrote this field by what the state store knew, without reading the platform: the value before the run is not known to have been there (unverified)';
+const UNREAD_TAG = 'the run changed this tag by what the state store knew, without reading the contact\'s tags (unverified)';
+
+/**
+ * A contact the run created: one add-tags call of `contact-sync-undone`, with no read first (the
+ * tag call alone does it; "no such contact" is `deletedSinceLine`). `alreadyTagged`: a read or
+ * the state store (what an earlier undo recorded) says the contact carries the tag: no call.
+ */
+export function planTagForDeletion(change: RunChange, known: { readonly alreadyTagged: boolean }): UndoPlan {
+  const nothing = unchangedPlan(change);
+  if (known.alreadyTagged) {
+    return { plan: nothing, lines: [{ action: 'tag-for-deletion', field: '', from: UNDONE_TAG, to: UNDONE_TAG, outcome: 'unchanged', message: 'already tagged for deletion' }] };
+  }
+  return {
+    // The tag is contact-sync's own: whether the contact had it does not matter to an undo of this undo.
+    plan: { ...nothing, action: 'update', operations: [{ kind: 'addTags', target: { id: change.contactId }, tags: [UNDONE_TAG] }], tagsAdded: [UNDONE_TAG], beforeRead: true },
+    lines: [{ action: 'tag-for-deletion', field: '', from: '', to: UNDONE_TAG, outcome: 'tagged-for-deletion', message: 'the run created this contact and the API cannot delete it: delete it in the platform\'s interface' }],
+  };
+}
+
+/** The line of a created contact deleted since the run: where undo wants it. */
+export const DELETED_SINCE_LINE: UndoLine = { action: 'tag-for-deletion', field: '', from: '', to: '', outcome: 'unchanged', message: 'the run created this contact and it has been deleted since' };
+
+function unchangedPlan(change: RunChange): ContactPlan {
+  return { action: 'unchanged', contactId: change.contactId, operations: [], fieldsChanged: [], tagsAdded: [], tagsRemoved: [], before: {}, beforeRead: true };
+}
+
 /**
  * What one run did to each contact, from its journal lines in order: each field's first "before"
- * and last "after" (a field the run put back to where it was is left out), the tags it added and
+ * (and whether that line read it) and last "after" (a field the run put back to where it was is left out), the tags it added and
  * did not remove again and the other way round, and whether it created the contact. In the order
  * the run first wrote each contact.
  */
 export function foldRunChanges(lines: readonly ChangeLine[]): RunChange[] {
-  const byContact = new Map<string, { key: string; created: boolean; fields: Map<string, { before: string | null; after: string }>; added: Set<string>; removed: Set<string> }>();
+  // Tag -> whether the line that changed it had read the contact's tags.
+  const byContact = new Map<string, { key: string; created: boolean; fields: Map<string, { before: string | null; after: string; read: boolean }>; added: Map<string, boolean>; removed: Map<string, boolean> }>();
   for (const line of lines) {
     let contact = byContact.get(line.contactId);
     if (contact === undefined) {
-      contact = { key: line.key, created: false, fields: new Map(), added: new Set(), removed: new Set() };
+      contact = { key: line.key, created: false, fields: new Map(), added: new Map(), removed: new Map() };
       byContact.set(line.contactId, contact);
     }
     switch (line.operation) {
@@ -135,17 +187,17 @@ export function foldRunChanges(lines: readonly ChangeLine[]): RunChange[] {
         if (line.operation === 'create') contact.created = true;
         for (const [name, [before, after]] of Object.entries(line.fields)) {
           const earlier = contact.fields.get(name);
-          contact.fields.set(name, { before: earlier === undefined ? before : earlier.before, after });
+          contact.fields.set(name, earlier === undefined ? { before, after, read: line.beforeRead } : { ...earlier, after });
         }
         break;
       case 'add-tags':
         for (const tag of line.tags) {
-          if (!contact.removed.delete(tag)) contact.added.add(tag);
+          if (!contact.removed.delete(tag)) contact.added.set(tag, line.beforeRead);
         }
         break;
       case 'remove-tags':
         for (const tag of line.tags) {
-          if (!contact.added.delete(tag)) contact.removed.add(tag);
+          if (!contact.added.delete(tag)) contact.removed.set(tag, line.beforeRead);
         }
         break;
     }
@@ -155,7 +207,8 @@ export function foldRunChanges(lines: readonly ChangeLine[]): RunChange[] {
     contactId,
     created: contact.created,
     fields: Object.fromEntries([...contact.fields].filter(([, change]) => (change.before ?? '') !== change.after)),
-    tagsAdded: [...contact.added],
-    tagsRemoved: [...contact.removed],
+    tagsAdded: [...contact.added.keys()],
+    tagsRemoved: [...contact.removed.keys()],
+    unreadTags: [...contact.added, ...contact.removed].filter(([, read]) => !read).map(([tag]) => tag),
   }));
 }

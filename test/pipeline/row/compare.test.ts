@@ -76,6 +76,11 @@ const TABLE: Array<[string, Case, KeyComparison]> = [
   ],
   ['without tags.prune, a tag the job once set stays and agrees', { platform: [contact({ tags: ['crm', 'vip', 'seg:old'] })], state: KNOWN_SEG }, { status: 'same', contactId: '100' }],
   [
+    'a contact an undo tagged for deletion that the file still wants: the run would remove the tag',
+    { platform: [contact({ tags: ['crm', 'vip', 'contact-sync-undone'] })] },
+    { status: 'differs', contactId: '100', fields: [], tagsToAdd: [], tagsToRemove: ['contact-sync-undone'] },
+  ],
+  [
     'a tag the job never set is never the job\'s to remove',
     { platform: [contact({ tags: ['crm', 'vip', 'agent-note'] })], state: KNOWN_SEG, prune: {} },
     { status: 'same', contactId: '100' },

@@ -254,3 +254,67 @@ describe('the row decision: choices between contacts and sources', () => {
     expect(plan).toMatchObject({ outcome: 'unchanged', matchedBy: 'simulated', writes: [] });
   });
 });
+
+describe('the row decision: a contact an undo tagged for deletion, and whether "before" was read', () => {
+  const UNDONE = 'contact-sync-undone';
+  const facts = (overrides: Partial<RowFacts>): RowFacts => ({ draft, draftHash: draftHash(draft), mode: 'upsert', onDuplicate: 'fail', dryRun: false, full: false, state: undefined, ...overrides });
+  const planOf = (f: RowFacts): RowPlan => {
+    const decision = decideRow(f);
+    if (decision.kind !== 'plan') throw new Error('expected a plan');
+    return decision.plan;
+  };
+  const calls = (plan: RowPlan): unknown[] => plan.writes.flatMap((write) => write.operations.map((op) => (op.kind === 'createContact' ? op.kind : 'tags' in op ? [op.kind, op.tags] : [op.kind, op.fields])));
+  /** What undo leaves in the store for a created contact it tagged: the contact, the tag, no hashes. */
+  const undone: KeyState = { kind: 'known', contact: { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ['crm', UNDONE] }, draftHash: null, jobTags: ['crm'], rowHash: null };
+
+  test('a row that takes the contact back removes the tag with one call, even when its fields already agree', () => {
+    const plan = planOf(facts({ state: undone }));
+    expect(plan).toMatchObject({ outcome: 'updated', tagsRemoved: [UNDONE], matchedBy: 'state' });
+    expect(calls(plan)).toEqual([['removeTags', [UNDONE]]]);
+    expect(plan.record).toMatchObject({ kind: 'confirmed', tagsRemoved: [UNDONE], draftHash: draftHash(draft) });
+  });
+
+  test('the same draft hash does not settle the row while the contact carries the tag', () => {
+    const plan = planOf(facts({ state: { ...undone, draftHash: draftHash(draft) } }));
+    expect(calls(plan)).toEqual([['removeTags', [UNDONE]]]);
+  });
+
+  test('a row that removes tags anyway removes the tag in the same call: no extra call', () => {
+    const removing = { ...draft, tagsToRemove: ['lead'] };
+    const state: KeyState = { ...undone, contact: { ...undone.contact, tags: ['crm', 'lead', UNDONE] } };
+    const plan = planOf(facts({ draft: removing, draftHash: draftHash(removing), state }));
+    expect(calls(plan)).toEqual([['removeTags', ['lead', UNDONE]]]);
+  });
+
+  test('a contact found by a search is taken back the same way; a row that carries the tag itself keeps it', () => {
+    const searched: MatchedContact[] = [{ id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: [UNDONE], created_at: 1000 }];
+    expect(calls(planOf(facts({ searched })))).toEqual([['updateContact', { firstName: 'Ada' }], ['addTags', ['crm']], ['removeTags', [UNDONE]]]);
+    const carrying = { ...draft, tagsToAdd: ['crm', UNDONE] };
+    expect(planOf(facts({ draft: carrying, draftHash: draftHash(carrying), searched })).tagsRemoved).toEqual([]);
+  });
+
+  test('mode create, which skips a contact that exists, still takes back one an undo tagged: the tag goes, nothing else is written', () => {
+    const fromState = planOf(facts({ mode: 'create', state: undone }));
+    expect(fromState).toMatchObject({ outcome: 'updated', contacts: [{ id: '100' }], tagsRemoved: [UNDONE], fieldsChanged: [] });
+    expect(calls(fromState)).toEqual([['removeTags', [UNDONE]]]);
+    expect(fromState.record).toMatchObject({ kind: 'observed', tags: ['crm'], draftHash: null });
+    const searched: MatchedContact[] = [{ id: '100', custom_fields: { customerid: 'C-1' }, tags: [UNDONE], created_at: 1000 }];
+    const fromSearch = planOf(facts({ mode: 'create', state: { kind: 'unknown' }, full: true, searched }));
+    expect(calls(fromSearch)).toEqual([['removeTags', [UNDONE]]]);
+    // A dry run withholds the call and counts it.
+    const dry = planOf(facts({ mode: 'create', state: undone, dryRun: true }));
+    expect({ writes: dry.writes, withheld: dry.withheld.length, record: dry.record }).toEqual({ writes: [], withheld: 1, record: undefined });
+    // Without the tag, mode create skips as before.
+    expect(planOf(facts({ mode: 'create', state: STATES['known-changed'] })).outcome).toBe('skipped');
+  });
+
+  test('a write planned from a platform read says its before was read; one planned from the state store says it was not', () => {
+    expect(planOf(facts({ searched: PLATFORM[1] })).writes[0]?.beforeRead).toBe(true);
+    expect(planOf(facts({ indexed: PLATFORM[1], state: { kind: 'unknown' } })).writes[0]?.beforeRead).toBe(true);
+    expect(planOf(facts({ state: STATES['known-changed'] })).writes[0]?.beforeRead).toBe(false);
+    // A create had nothing before it.
+    expect(planOf(facts({ searched: [] })).writes[0]).toMatchObject({ action: 'create', beforeRead: true });
+    // onDuplicate all writes the contacts a search found.
+    expect(planOf(facts({ onDuplicate: 'all', searched: PLATFORM[2] })).writes.map((write) => write.beforeRead)).toEqual([true, true]);
+  });
+});

@@ -91,7 +91,7 @@ describe('planUpdate', () => {
     },
   ];
   it.each(cases)('$name', ({ draft: d, existing, ops, action }) => {
-    const plan = planUpdate(d, existing);
+    const plan = planUpdate(d, existing, [], true);
     expect(plan.operations).toEqual(ops);
     expect(plan.action).toBe(action);
     expect(plan.contactId).toBe('100');
@@ -99,7 +99,7 @@ describe('planUpdate', () => {
 
   it('splits 45 changed fields into updates of 30 and 15', () => {
     const fields = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`f${i}`, 'new']));
-    const plan = planUpdate(draft({ fields, tagsToAdd: [], tagsToRemove: [] }), contact());
+    const plan = planUpdate(draft({ fields, tagsToAdd: [], tagsToRemove: [] }), contact(), [], true);
     expect(plan.operations.map((op) => ('fields' in op ? Object.keys(op.fields).length : 0))).toEqual([30, 15]);
   });
 });
@@ -135,7 +135,7 @@ describe('decideMatch', () => {
 describe('applyPlan and chunk', () => {
   it('gives what the contact holds after the plan', () => {
     const before = contact({ custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: ['lead', 'x'] });
-    const after = applyPlan(before, planUpdate(draft(), before), '100');
+    const after = applyPlan(before, planUpdate(draft(), before, [], true), '100');
     expect(after).toEqual({
       id: '100',
       custom_fields: { customerid: 'C-1', firstName: 'Ada', email: 'ada@example.com' },

@@ -2,12 +2,16 @@
  * The undo decision's rules (docs/undo.md) as a table: what one run did to a contact, what the
  * contact holds now, and the calls and report lines that follow. No server.
  */
-import { foldRunChanges, planUndo, UNDONE_TAG, type CurrentContact, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
+import { foldRunChanges, planTagForDeletion, planUndo, UNDONE_TAG, type CurrentContact, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
 
 const ID = '1776025372480910';
 
-function change(over: Partial<RunChange> = {}): RunChange {
-  return { key: 'C0001', contactId: ID, created: false, fields: {}, tagsAdded: [], tagsRemoved: [], ...over };
+type FieldOver = { before: string | null; after: string; read?: boolean };
+
+/** A run's change of one contact; a field's before was read unless the row says `read: false`. */
+function change(over: Omit<Partial<RunChange>, 'fields'> & { fields?: Record<string, FieldOver> } = {}): RunChange {
+  const fields = Object.fromEntries(Object.entries(over.fields ?? {}).map(([name, field]) => [name, { read: true, ...field }]));
+  return { key: 'C0001', contactId: ID, created: false, tagsAdded: [], tagsRemoved: [], unreadTags: [], ...over, fields };
 }
 
 function contact(fields: Record<string, string>, tags: string[] = []): CurrentContact {
@@ -89,6 +93,47 @@ const TABLE: Row[] = [
     { calls: [], outcomes: ['unchanged'] },
   ],
   [
+    'a field whose before the run did not read (it wrote by the state store) is unverified: left, no call',
+    change({ fields: { email: { before: 'old@example.com', after: 'new@example.com', read: false }, plan: { before: 'basic', after: 'pro' } } }),
+    contact({ email: 'new@example.com', plan: 'pro' }),
+    false,
+    { calls: [{ kind: 'updateContact', target, fields: { plan: 'basic' } }], outcomes: ['unverified', 'restored'] },
+  ],
+  [
+    '--force puts back a field whose before the run did not read',
+    change({ fields: { email: { before: 'old@example.com', after: 'new@example.com', read: false } } }),
+    contact({ email: 'new@example.com' }),
+    true,
+    { calls: [{ kind: 'updateContact', target, fields: { email: 'old@example.com' } }], outcomes: ['restored'] },
+  ],
+  [
+    'an unread field already holding the before is unchanged; one changed since is a conflict',
+    change({ fields: { email: { before: 'old@example.com', after: 'new@example.com', read: false }, plan: { before: 'basic', after: 'pro', read: false } } }),
+    contact({ email: 'old@example.com', plan: 'agent' }),
+    false,
+    { calls: [], outcomes: ['unchanged', 'conflict'] },
+  ],
+  [
+    'tags the run changed without reading the contact\'s tags are unverified, left; contact-sync-undone is taken away all the same',
+    change({ tagsAdded: ['vip', UNDONE_TAG], tagsRemoved: ['lead'], unreadTags: ['vip', 'lead', UNDONE_TAG] }),
+    contact({}, ['vip', UNDONE_TAG]),
+    false,
+    { calls: [{ kind: 'removeTags', target, tags: [UNDONE_TAG] }], outcomes: ['unverified', 'restored', 'unverified'] },
+  ],
+  [
+    '--force puts back the unread tags',
+    change({ tagsAdded: ['vip'], tagsRemoved: ['lead'], unreadTags: ['vip', 'lead'] }),
+    contact({}, ['vip']),
+    true,
+    {
+      calls: [
+        { kind: 'addTags', target, tags: ['lead'] },
+        { kind: 'removeTags', target, tags: ['vip'] },
+      ],
+      outcomes: ['restored', 'restored'],
+    },
+  ],
+  [
     'a contact deleted since the run is a conflict with no call, even with --force',
     change({ fields: { email: { before: 'old@example.com', after: 'new@example.com' } } }),
     undefined,
@@ -125,20 +170,44 @@ describe('planUndo', () => {
   });
 });
 
+describe('planTagForDeletion', () => {
+  it('tags a created contact with one call and no read; undo\'s own line vouches for it', () => {
+    const undo = planTagForDeletion(change({ created: true }), { alreadyTagged: false });
+    expect(undo.plan.operations).toEqual([{ kind: 'addTags', target, tags: [UNDONE_TAG] }]);
+    expect(undo.plan.beforeRead).toBe(true);
+    expect(undo.lines).toEqual([expect.objectContaining({ action: 'tag-for-deletion', to: UNDONE_TAG, outcome: 'tagged-for-deletion' })]);
+  });
+
+  it('makes no call for a contact known to carry the tag already (an earlier undo recorded it)', () => {
+    const undo = planTagForDeletion(change({ created: true }), { alreadyTagged: true });
+    expect(undo.plan.operations).toEqual([]);
+    expect(undo.lines.map((line) => line.outcome)).toEqual(['unchanged']);
+  });
+});
+
 describe('foldRunChanges', () => {
   const at = { runId: 7, recordedAt: 0 };
   it('keeps each field\'s first before and last after, nets the tags, marks a create, and drops what the run put back itself', () => {
     const folded = foldRunChanges([
-      { ...at, id: 1, key: 'C0001', contactId: 'a', operation: 'update', fields: { email: ['old@example.com', 'mid@example.com'], plan: ['basic', 'pro'] } },
-      { ...at, id: 2, key: 'C0001', contactId: 'a', operation: 'update', fields: { email: ['mid@example.com', 'new@example.com'], plan: ['pro', 'basic'] } },
-      { ...at, id: 3, key: 'C0001', contactId: 'a', operation: 'add-tags', tags: ['vip', 'lead'] },
-      { ...at, id: 4, key: 'C0001', contactId: 'a', operation: 'remove-tags', tags: ['lead', 'old'] },
-      { ...at, id: 5, key: 'C0002', contactId: 'b', operation: 'create', fields: { customerid: [null, 'C0002'] } },
+      { ...at, id: 1, key: 'C0001', contactId: 'a', operation: 'update', fields: { email: ['old@example.com', 'mid@example.com'], plan: ['basic', 'pro'] }, beforeRead: true },
+      { ...at, id: 2, key: 'C0001', contactId: 'a', operation: 'update', fields: { email: ['mid@example.com', 'new@example.com'], plan: ['pro', 'basic'], city: ['Oslo', 'Bergen'] }, beforeRead: false },
+      { ...at, id: 3, key: 'C0001', contactId: 'a', operation: 'add-tags', tags: ['vip', 'lead'], beforeRead: false },
+      { ...at, id: 4, key: 'C0001', contactId: 'a', operation: 'remove-tags', tags: ['lead', 'old'], beforeRead: true },
+      { ...at, id: 5, key: 'C0002', contactId: 'b', operation: 'create', fields: { customerid: [null, 'C0002'] }, beforeRead: true },
     ]);
 
+    // Each field's "read" is the line that gave its before: email's first line read it, city's did not.
     expect(folded).toEqual([
-      { key: 'C0001', contactId: 'a', created: false, fields: { email: { before: 'old@example.com', after: 'new@example.com' } }, tagsAdded: ['vip'], tagsRemoved: ['old'] },
-      { key: 'C0002', contactId: 'b', created: true, fields: { customerid: { before: null, after: 'C0002' } }, tagsAdded: [], tagsRemoved: [] },
+      {
+        key: 'C0001',
+        contactId: 'a',
+        created: false,
+        fields: { email: { before: 'old@example.com', after: 'new@example.com', read: true }, city: { before: 'Oslo', after: 'Bergen', read: false } },
+        tagsAdded: ['vip'],
+        tagsRemoved: ['old'],
+        unreadTags: ['vip'],
+      },
+      { key: 'C0002', contactId: 'b', created: true, fields: { customerid: { before: null, after: 'C0002', read: true } }, tagsAdded: [], tagsRemoved: [], unreadTags: [] },
     ]);
   });
 });
