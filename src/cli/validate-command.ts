@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { openCheckedSource } from '../pipeline/source/checked-source.js';
-import { mapRow } from '../pipeline/map/map.js';
+import { keyCellOf, mapRow } from '../pipeline/map/map.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, worstExit } from '../exit-codes.js';
 import { KeySighting } from '../pipeline/key-sighting.js';
@@ -40,7 +40,7 @@ async function repeatedKeyLines(job: Job, listed: ReadonlySet<string>, repeatedR
     if (!mapped.ok) continue;
     lines.get(mapped.draft.key)?.push(record.line);
     if (failing?.repeated.has(mapped.draft.key) === true) {
-      failing.problems.add(job.name, inputName(job), record.line, 'DUPLICATE_ROWS', `key ${JSON.stringify(mapped.draft.key)} is on several rows, and onDuplicateRows: fail fails them all`);
+      failing.problems.add(job.name, inputName(job), record.line, mapped.draft.key, 'DUPLICATE_ROWS', `key ${JSON.stringify(mapped.draft.key)} is on several rows, and onDuplicateRows: fail fails them all`);
     }
   }
   const policy = duplicateRowsPolicy(job);
@@ -85,6 +85,7 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     const repeatedSet = new KeySighting();
     let skippedFields = 0;
     const input = inputName(job);
+    const keyIndex = source.header.indexOf(job.key.column);
     for await (const record of source.records) {
       rows++;
       let problem: { code: string; message: string } | undefined;
@@ -98,7 +99,7 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
             skippedFields++;
             const message = `the row is written without field ${skip.field} (onInvalid: skip-field): ${skip.reason}`;
             if (skippedFields <= SHOWN_PROBLEMS) io.stdout.write(`${input}:${record.line}: ${skip.code}: ${message}\n`);
-            problems?.add(job.name, input, record.line, skip.code, message);
+            problems?.add(job.name, input, record.line, mapped.draft.key, skip.code, message);
           }
           const before = keys.sightingsBefore(mapped.draft.key);
           if (before !== 0) {
@@ -112,7 +113,7 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
       if (problem !== undefined) {
         invalid++;
         if (invalid <= SHOWN_PROBLEMS) io.stdout.write(`${input}:${record.line}: ${problem.code}: ${problem.message}\n`);
-        problems?.add(job.name, input, record.line, problem.code, problem.message);
+        problems?.add(job.name, input, record.line, keyCellOf(record, job, keyIndex), problem.code, problem.message);
       }
     }
     if (invalid > SHOWN_PROBLEMS) io.stdout.write(`... and ${invalid - SHOWN_PROBLEMS} more rows with problems${problems === undefined ? ' (every one of them: --problems FILE)' : ''}\n`);

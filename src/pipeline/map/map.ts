@@ -7,7 +7,7 @@
  * neutralise such values for spreadsheets.
  */
 import type { FieldSpec, Job } from '../../config/job-types.js';
-import type { ContactDraft, FieldSkip, MapResult, RowErrorCode, SourceRow } from '../types.js';
+import type { ContactDraft, FieldSkip, MapResult, RowErrorCode, SourceRecord, SourceRow } from '../types.js';
 import { applyTransforms, normaliseEmail, normalisePhone, type TransformResult } from './transforms.js';
 
 /** `{{ column }}`, as config/template-placeholders.ts reads it. */
@@ -79,6 +79,16 @@ export function mapKey(row: SourceRow, job: Job): { ok: true; value: string } | 
   else if (job.key.field === 'phone') result = normalisePhone(cell);
   if (!result.ok) return fail(row, result.code, `line ${row.line}, column ${JSON.stringify(column)} (the key): ${result.reason}`);
   return result;
+}
+
+/**
+ * The key cell of a record that failed, trimmed, as the reports show it: a row the reader could not
+ * split (too many cells, bad bytes) shows the cell under the key column when it got that far.
+ * `keyIndex` is the key column's place in the header (-1 when absent).
+ */
+export function keyCellOf(record: SourceRecord, job: Job, keyIndex: number): string {
+  const cell = record.kind === 'row' ? record.values[job.key.column] : keyIndex < 0 ? undefined : record.cells[keyIndex];
+  return cell?.trim() ?? '';
 }
 
 function rawValue(row: SourceRow, spec: FieldSpec): string {
