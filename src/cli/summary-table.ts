@@ -3,6 +3,7 @@ import { advisesMaxMissing } from '../pipeline/departed/departure-plan.js';
 import type { DepartedSummary } from '../pipeline/departed/settle-departed.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { differingKeys, type ReconcileSummary } from '../pipeline/report/reconcile-summary.js';
+import { counted } from '../pipeline/report/counted.js';
 import { formatDuration } from './progress-display.js';
 
 /** What the command asked of the run, where the summary alone cannot tell (a threshold crossed at the end of --limit's rows). */
@@ -44,6 +45,7 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
     const byField = Object.entries(summary.fieldsSkipped.byField).map(([field, count]) => `${field} ${count}`).join(', ');
     lines.push('', `fields skipped (onInvalid: skip-field): ${summary.fieldsSkipped.rows} rows written without ${byField}; results.csv's fields_skipped names each value`);
   }
+  if (summary.tagsDifferingInCase !== undefined) lines.push('', tagCaseLine(summary.tagsDifferingInCase));
   const departed = departedLine(summary);
   if (departed !== undefined) lines.push('', departed);
   if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
@@ -62,9 +64,19 @@ function estimateLine(summary: JobSummary): string | undefined {
     .map(([operation, calls]) => `${operation} ${calls}`)
     .join(', ');
   const notReached = (summary.rows.notReached ?? 0) > 0 ? ` (the rows this dry run took; ${summary.rows.notReached} not reached are not in it)` : '';
+  const recased = estimate.recasedContacts === undefined ? '' : `; ${counted(estimate.recasedContacts, 'contact')} re-tagged with tags ${estimate.recasedContacts === 1 ? 'it holds' : 'they hold'} in another case (tags.case)`;
   return (
     `the real run (estimate${notReached}): ${estimate.calls.total} API calls${byOperation === '' ? '' : ` (${byOperation})`}, ` +
-    `about ${formatDuration(estimate.durationMs)} at ${estimate.contactsPerMinute}/min`
+    `about ${formatDuration(estimate.durationMs)} at ${estimate.contactsPerMinute}/min${recased}`
+  );
+}
+
+/** The warning of tags that differ only in case: each spelling is a tag of its own. */
+export function tagCaseLine(found: { rows: number; firstLine: number; example: readonly string[] }): string {
+  const rows = found.rows === 1 ? '1 row carries' : `${found.rows} rows carry`;
+  return (
+    `WARNING: ${rows} tags that differ only in case (line ${found.firstLine}: ${found.example.join(', ')}): the platform keeps each spelling as a tag of its own; ` +
+    `set tags.case: lower to write them as one (${found.example[0]?.toLowerCase() ?? ''}), or fix the export`
   );
 }
 

@@ -15,6 +15,7 @@ import { describePolicy } from '../pipeline/map/duplicate-rows.js';
 import { overrideInput } from './input-override.js';
 import { loadJobs } from './load-jobs.js';
 import { ProblemsFile } from './problems-file.js';
+import { tagCaseLine } from './summary-table.js';
 
 /** Row problems printed per job; the rest are counted. */
 const SHOWN_PROBLEMS = 50;
@@ -84,6 +85,8 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     // Every key seen again (fingerprints: flat memory), for the problems file under onDuplicateRows: fail.
     const repeatedSet = new KeySighting();
     let skippedFields = 0;
+    // Rows whose tags differ only in case: one warning, as a run gives it.
+    const tagCase = { rows: 0, firstLine: 0, example: [] as string[] };
     const input = inputName(job);
     const keyIndex = source.header.indexOf(job.key.column);
     for await (const record of source.records) {
@@ -101,6 +104,8 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
             if (skippedFields <= SHOWN_PROBLEMS) io.stdout.write(`${input}:${record.line}: ${skip.code}: ${message}\n`);
             problems?.add(job.name, input, record.line, mapped.draft.key, skip.code, message);
           }
+          const variants = mapped.draft.tagCaseVariants;
+          if (variants !== undefined && tagCase.rows++ === 0) Object.assign(tagCase, { firstLine: record.line, example: variants });
           const before = keys.sightingsBefore(mapped.draft.key);
           if (before !== 0) {
             repeatedKeys++;
@@ -123,6 +128,7 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     const repeated = repeatedKeys > 0 ? `; ${repeatedKeys} rows repeat a key of an earlier row (${policy === undefined ? 'mode: message sends each row' : `onDuplicateRows: ${policy}`})` : '';
     const skipped = skippedFields > 0 ? `; ${skippedFields} field values refused and skipped (onInvalid: skip-field)` : '';
     io.stdout.write(`${job.name}: ${rows} rows, ${rows - invalid} valid, ${invalid} invalid${repeated}${skipped}\n`);
+    if (tagCase.rows > 0) io.stdout.write(`${input}: ${tagCaseLine(tagCase)}\n`);
     const hint = invalid > 0 ? source.encodingHint() : undefined;
     if (hint !== undefined) io.stdout.write(`${hint}\n`);
     if (listed.size > 0) io.stdout.write(await repeatedKeyLines(job, listed, repeatedKeys, policy === 'fail' && problems !== undefined ? { repeated: repeatedSet, problems } : undefined));

@@ -35,6 +35,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
 
   const tagsToAdd = rowTags(row, job);
   const added = new Set(tagsToAdd);
+  const caseVariants = tagCaseVariants(tagsToAdd);
   // A tag both added and removed stays: the row asks for it explicitly (column or static).
   const tagsToRemove = unique(job.tags.remove.map((tag) => tag.trim())).filter((tag) => tag !== '' && !added.has(tag));
 
@@ -44,6 +45,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
   templateValues[job.key.field] = key.value;
   const draft: ContactDraft = { line: row.line, key: key.value, keyField: job.key.field, fields, tagsToAdd, tagsToRemove, templateValues };
   if (fieldsSkipped !== undefined) draft.fieldsSkipped = fieldsSkipped;
+  if (caseVariants !== undefined) draft.tagCaseVariants = caseVariants;
   return { ok: true, draft };
 }
 
@@ -121,6 +123,25 @@ function rowTags(row: SourceRow, job: Job): string[] {
   const cell = job.tags.case === 'lower' ? raw.toLowerCase() : raw;
   const fromColumn = separator === '' ? [cell] : cell.split(separator);
   return unique([...fromColumn, ...job.tags.static].map((tag) => tag.trim())).filter((tag) => tag !== '');
+}
+
+/**
+ * The tags of `tags` that another of them spells in another case (`VIP`, `vip`, `Vip`), in
+ * first-seen order; undefined when none. The platform keeps each as a tag of its own, which is
+ * rarely what an export means: the run warns (summary.json `tagsDifferingInCase`), and
+ * `tags.case: lower` makes them one. Under `lower` there are none by construction.
+ */
+function tagCaseVariants(tags: readonly string[]): string[] | undefined {
+  if (tags.length < 2) return undefined;
+  const byFolded = new Map<string, string[]>();
+  for (const tag of tags) {
+    const folded = tag.toLowerCase();
+    const spellings = byFolded.get(folded);
+    if (spellings === undefined) byFolded.set(folded, [tag]);
+    else spellings.push(tag);
+  }
+  const variants = [...byFolded.values()].filter((spellings) => spellings.length > 1).flat();
+  return variants.length === 0 ? undefined : variants;
 }
 
 function unique(values: readonly string[]): string[] {

@@ -53,4 +53,14 @@ describe('tags', () => {
     const result = map(cell === undefined ? { customer_id: '1' } : { customer_id: '1', segments: cell }, job);
     expect(result).toMatchObject({ ok: true, draft: { tagsToAdd: toAdd, tagsToRemove: toRemove } });
   });
+
+  test.each<[string, Partial<Job['tags']>, string, string[] | undefined]>([
+    ['tags that differ only in case are named, in first-seen order', { column: 'segments' }, 'VIP;news;vip;Vip;Gold', ['VIP', 'vip', 'Vip']],
+    ['two groups', { column: 'segments' }, 'a;B;A;b', ['a', 'A', 'B', 'b']],
+    ['none', { column: 'segments' }, 'VIP;news', undefined],
+    ['none under case: lower, which makes them one', { column: 'segments', case: 'lower' }, 'VIP;vip', undefined],
+  ])('tagCaseVariants: %s', (_name, tags, cell, variants) => {
+    const result = map({ customer_id: '1', segments: cell }, makeJob({ tags: { separator: ';', static: [], remove: [], prune: false, ...tags } }));
+    expect(result.ok && result.draft.tagCaseVariants).toEqual(variants);
+  });
 });
