@@ -52,7 +52,8 @@ describe('run: rows the CSV gets wrong', () => {
     expect(callsByOperation(emulator())).toMatchObject({ searchContacts: 4, createContact: 4, total: 8 });
 
     // The long row keeps its extra cell after the error columns (issue 34): read the lines as lists.
-    const [header, ...lines] = parse(reportText(ws, 'import', 'rejected.csv'), { relax_column_count: true, columns: false }) as string[][];
+    const records: string[][] = parse(reportText(ws, 'import', 'rejected.csv'), { relax_column_count: true, columns: false });
+    const [header, ...lines] = records;
     const rejected = lines.map((cells) => Object.fromEntries(header!.map((name, index) => [name, cells[index] ?? ''])));
     expect(rejected.map((r) => [r.customer_id, r.error_code])).toEqual(
       expect.arrayContaining([
