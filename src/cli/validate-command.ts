@@ -16,6 +16,7 @@ import { overrideInput } from './input-override.js';
 import { loadJobs } from './load-jobs.js';
 import { ProblemsFile } from './problems-file.js';
 import { tagCaseLine } from './summary-table.js';
+import { counted } from '../pipeline/report/counted.js';
 
 /** Row problems printed per job; the rest are counted. */
 const SHOWN_PROBLEMS = 50;
@@ -50,7 +51,7 @@ async function repeatedKeyLines(job: Job, listed: ReadonlySet<string>, repeatedR
     const what = policy === undefined ? '' : `: ${describePolicy(policy, group)}`;
     return `${inputName(job)}: key ${JSON.stringify(key)} is on lines ${at.join(', ')}${what}\n`;
   });
-  const more = listed.size === SHOWN_PROBLEMS && repeatedRows > SHOWN_PROBLEMS ? `... and more repeated keys (${repeatedRows} rows repeat a key in all)\n` : '';
+  const more = listed.size === SHOWN_PROBLEMS && repeatedRows > SHOWN_PROBLEMS ? `... and more repeated keys (${counted(repeatedRows, 'row')} repeat a key in all)\n` : '';
   return shown.join('') + more;
 }
 
@@ -62,7 +63,7 @@ export async function validateCommand(args: { jobsFile: string; job: string[]; i
     // Opened before any row is read: a path that cannot be written is said at once (exit 2).
     problems = args.problems === undefined ? undefined : ProblemsFile.create(resolve(io.cwd, args.problems));
     const code = await validateJobs(selected.jobs, io, problems);
-    if (problems !== undefined) io.stdout.write(`every problem, one row each: ${problems.path} (${problems.rows} rows)\n`);
+    if (problems !== undefined) io.stdout.write(`every problem, one row each: ${problems.path} (${counted(problems.rows, 'row')})\n`);
     return code;
   } finally {
     problems?.close();
@@ -121,13 +122,13 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
         problems?.add(job.name, input, record.line, keyCellOf(record, job, keyIndex), problem.code, problem.message);
       }
     }
-    if (invalid > SHOWN_PROBLEMS) io.stdout.write(`... and ${invalid - SHOWN_PROBLEMS} more rows with problems${problems === undefined ? ' (every one of them: --problems FILE)' : ''}\n`);
+    if (invalid > SHOWN_PROBLEMS) io.stdout.write(`... and ${counted(invalid - SHOWN_PROBLEMS, 'more row')} with problems${problems === undefined ? ' (every one of them: --problems FILE)' : ''}\n`);
     const policy = duplicateRowsPolicy(job);
     // A run fails every row of a repeated key under `fail`: a green validate promises no failed row.
     if (policy === 'fail') invalid += repeatedKeys + keysRepeated;
-    const repeated = repeatedKeys > 0 ? `; ${repeatedKeys} rows repeat a key of an earlier row (${policy === undefined ? 'mode: message sends each row' : `onDuplicateRows: ${policy}`})` : '';
-    const skipped = skippedFields > 0 ? `; ${skippedFields} field values refused and skipped (onInvalid: skip-field)` : '';
-    io.stdout.write(`${job.name}: ${rows} rows, ${rows - invalid} valid, ${invalid} invalid${repeated}${skipped}\n`);
+    const repeated = repeatedKeys > 0 ? `; ${counted(repeatedKeys, 'row')} ${repeatedKeys === 1 ? 'repeats' : 'repeat'} a key of an earlier row (${policy === undefined ? 'mode: message sends each row' : `onDuplicateRows: ${policy}`})` : '';
+    const skipped = skippedFields > 0 ? `; ${counted(skippedFields, 'field value')} refused and skipped (onInvalid: skip-field)` : '';
+    io.stdout.write(`${job.name}: ${counted(rows, 'row')}, ${rows - invalid} valid, ${invalid} invalid${repeated}${skipped}\n`);
     if (tagCase.rows > 0) io.stdout.write(`${input}: ${tagCaseLine(tagCase)}\n`);
     const hint = invalid > 0 ? source.encodingHint() : undefined;
     if (hint !== undefined) io.stdout.write(`${hint}\n`);

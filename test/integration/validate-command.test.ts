@@ -35,7 +35,7 @@ describe('validate', () => {
       ['7', 'CSV_COLUMN_COUNT'],
     ]);
     expect(run.stdout).toContain('import: 6 rows, 3 valid, 3 invalid');
-    expect(run.stdout).toContain('1 rows repeat a key');
+    expect(run.stdout).toContain('1 row repeats a key');
     // Each repeated key with every line it is on, the first included.
     expect(run.stdout).toMatch(/customers\.csv: key "C1" is on lines 2, 8: line 8 is applied, the 1 other row is skipped \(onDuplicateRows: last\)\n/);
     // validate writes no reports.
