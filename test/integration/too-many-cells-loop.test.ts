@@ -1,10 +1,11 @@
 /**
  * Issue 34, point 3: a row with a stray delimiter (more cells than the header) keeps every cell in
  * rejected.csv, so fed back unfixed it fails again instead of landing shifted with its last tag
- * lost; fixed, it lands right. Its key, readable in the cells, is in results.csv and the HTML
- * report (one of the issue's smaller things).
+ * lost; fixed, it lands right. Its key, readable in the cells, is in results.csv, the HTML
+ * report, reconcile's diff.csv and validate --problems (one of the issue's smaller things).
  */
 import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
 import { join } from 'node:path';
 import { jobsYaml, workspace } from '../helpers/cli-harness.js';
 import { contactWithKey, contactsWithKey, csvLines, emulatorPerTest, sortedTags } from '../helpers/integration-fixtures.js';
@@ -41,6 +42,16 @@ describe('a row with too many cells, fed back', () => {
     expect(gen1[0]).toBe('customer_id,first_name,tags,error_code,error_message');
     // Every cell the row had: the one beyond the header follows the error columns.
     expect(gen1[1]).toMatch(/^C2,Smith, John,CSV_COLUMN_COUNT,"?line 3: 4 values but the header has 3 columns.*,vip;gold$/);
+
+    const validate = await ws.run(['validate', 'jobs.yaml', '--problems', 'problems.csv']);
+    expect(validate.exitCode).toBe(1);
+    const problems = parse<Record<string, string>>(readFileSync(join(ws.dir, 'problems.csv'), 'utf8'), { columns: true });
+    expect(problems.map((row) => [row.line, row.key, row.error_code])).toEqual([['3', 'C2', 'CSV_COLUMN_COUNT']]);
+    expect(validate.stdout).toContain('import: 3 rows, 2 valid, 1 invalid');
+    const reconcile = await ws.run(['reconcile', 'jobs.yaml', '--report-dir', 'rc']);
+    const diff = parse<Record<string, string>>(readFileSync(join(ws.dir, 'rc', 'import.diff.csv'), 'utf8'), { columns: true });
+    expect(reconcile.exitCode).toBe(1);
+    expect(diff.map((row) => [row.key, row.status, row.error_code])).toEqual([['C2', 'failed', 'CSV_COLUMN_COUNT']]);
 
     let input = 'r0/import.rejected.csv';
     for (const generation of [1, 2]) {
