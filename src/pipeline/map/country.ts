@@ -1,8 +1,9 @@
 /**
  * A row's country, as a CRM export writes it, to the ISO 3166 alpha-2 code the phone transform
- * needs: alpha-2 and alpha-3 codes in any case (`SG`, `sg`, `SGP`, `deu`), English names (`Singapore`, `United Kingdom`)
- * and a few common forms (`UK`, `USA`, `England`), and the names a CRM in another language writes
- * (`Deutschland`, `Österreich`, `España`, `Brasil`). Names come from the runtime's own ICU
+ * needs: alpha-2 and alpha-3 codes in any case (`SG`, `sg`, `SGP`, `deu`; alpha-3 from the ISO
+ * table in iso-alpha3.ts), English names (`Singapore`, `United Kingdom`) and a few common forms
+ * (`UK`, `USA`, `England`), and the names a CRM in another language writes (`Deutschland`,
+ * `Österreich`, `España`, `Brasil`). Names come from the runtime's own ICU
  * (`Intl.DisplayNames`), for every country libphonenumber-js knows: no table to keep up to date.
  */
 import { getCountries, isSupportedCountry, type CountryCode } from 'libphonenumber-js';

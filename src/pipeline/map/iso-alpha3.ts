@@ -4,7 +4,7 @@
  * once from Debian's iso-codes package (iso-codes 4.15.0, `/usr/share/iso-codes/json/iso_3166-1.json`,
  * which follows ISO 3166-1): no installed package maps the two, and the codes change seldom (the
  * last new one, South Sudan's SSD, in 2011). test/pipeline/map/iso-alpha3.test.ts holds it to
- * the alpha-2 codes libphonenumber-js knows. docs/decisions.md, "Alpha-3 country codes".
+ * the alpha-2 codes libphonenumber-js knows. docs/decisions.md, "Phone numbers and countries".
  */
 export const ALPHA3_TO_ALPHA2: Readonly<Record<string, string>> = {
   ABW: 'AW', AFG: 'AF', AGO: 'AO', AIA: 'AI', ALA: 'AX', ALB: 'AL', AND: 'AD', ARE: 'AE', ARG: 'AR', ARM: 'AM', ASM: 'AS', ATA: 'AQ',
