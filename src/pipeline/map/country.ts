@@ -4,7 +4,7 @@
  * table in iso-alpha3.ts), English names (`Singapore`, `United Kingdom`) and a few common forms
  * (`UK`, `USA`, `England`), and the names a CRM in another language writes (`Deutschland`,
  * `Österreich`, `España`, `Brasil`). Names come from the runtime's own ICU
- * (`Intl.DisplayNames`), for every country libphonenumber-js knows: no table to keep up to date.
+ * (`Intl.DisplayNames`), for every country libphonenumber-js knows: no table of names to keep up to date.
  */
 import { getCountries, isSupportedCountry, type CountryCode } from 'libphonenumber-js';
 import { ALPHA3_TO_ALPHA2 } from './iso-alpha3.js';
