@@ -131,7 +131,7 @@ function rowTags(row: SourceRow, job: Job): string[] {
  * rarely what an export means: the run warns (summary.json `tagsDifferingInCase`), and
  * `tags.case: lower` makes them one. Under `lower` there are none by construction.
  */
-function tagCaseVariants(tags: readonly string[]): string[] | undefined {
+export function tagCaseVariants(tags: readonly string[]): string[] | undefined {
   if (tags.length < 2) return undefined;
   const byFolded = new Map<string, string[]>();
   for (const tag of tags) {
