@@ -90,7 +90,7 @@ export function normalisePhone(value: string, defaultCountry?: string): Transfor
     return {
       ok: false,
       code: 'PHONE_EXTENSION',
-      reason: `${JSON.stringify(value)} has the extension ${JSON.stringify(phone.ext)}, which the platform's phone (E.164: ${phone.number}) cannot hold; write the number without it (keep the extension in a column of its own), or set onInvalid: skip-field to write the row without the phone`,
+      reason: `${JSON.stringify(value)} has the extension ${JSON.stringify(phone.ext)}, which the platform's phone (E.164: ${phone.number}) cannot hold; write the number without it (keep the extension in a column of its own)`,
     };
   }
   return { ok: true, value: phone.number };

@@ -30,6 +30,8 @@ describe('the key', () => {
   test.each<[Job['key'], string, string]>([
     [{ column: 'mail', field: 'email' }, 'not-an-email', 'INVALID_EMAIL'],
     [{ column: 'tel', field: 'phone' }, '07946 012345', 'INVALID_PHONE'],
+    // A phone key with an extension would be searched and stored without it: refused, never cut.
+    [{ column: 'tel', field: 'phone' }, '+1 212 555 0100 x889', 'PHONE_EXTENSION'],
   ])('an invalid %o key fails the row', (key, cell, code) => {
     const result = map({ [key.column]: cell }, makeJob({ key }));
     expect(result).toMatchObject({ ok: false, error: { line: 12, code } });

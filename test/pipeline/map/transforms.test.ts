@@ -86,7 +86,7 @@ describe('phone', () => {
     expect(result).toEqual({
       ok: false,
       code: 'PHONE_EXTENSION',
-      reason: `${JSON.stringify(value)} has the extension "${extension}", which the platform's phone (E.164: +12125550100) cannot hold; write the number without it (keep the extension in a column of its own), or set onInvalid: skip-field to write the row without the phone`,
+      reason: `${JSON.stringify(value)} has the extension "${extension}", which the platform's phone (E.164: +12125550100) cannot hold; write the number without it (keep the extension in a column of its own)`,
     });
   });
 });
