@@ -1,15 +1,16 @@
 /**
  * `validate --problems FILE`: every row problem of the check as CSV, one row each
- * (`job,input,line,error_code,error_message`, the error columns named as rejected.csv's), for a
- * person who has more than the 50 the console shows. Cells are made safe for spreadsheets, as
- * the reports' are.
+ * (`job,input,line,error_code,error_message,key`, the error columns named as rejected.csv's), for
+ * a person who has more than the 50 the console shows. `key` came last (issue 34), so scripts that
+ * read the first five columns by place keep working; it is the key cell as results.csv shows it.
+ * Cells are made safe for spreadsheets, as the reports' are.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { csvLine } from '../pipeline/report/csv-line.js';
 import { spreadsheetSafe } from '../pipeline/report/spreadsheet-safe.js';
 import { UsageError } from './usage-error.js';
 
-export const PROBLEM_COLUMNS = ['job', 'input', 'line', 'error_code', 'error_message'] as const;
+export const PROBLEM_COLUMNS = ['job', 'input', 'line', 'error_code', 'error_message', 'key'] as const;
 
 export class ProblemsFile {
   rows = 0;
@@ -33,8 +34,8 @@ export class ProblemsFile {
     return file;
   }
 
-  add(job: string, input: string, line: number, code: string, message: string): void {
-    this.write([job, input, String(line), code, message].map(spreadsheetSafe));
+  add(job: string, input: string, line: number, key: string, code: string, message: string): void {
+    this.write([job, input, String(line), code, message, key].map(spreadsheetSafe));
     this.rows++;
   }
 

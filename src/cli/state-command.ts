@@ -17,6 +17,7 @@ import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
 import { UsageError } from './usage-error.js';
+import { counted } from '../pipeline/report/counted.js';
 
 export type StateAction = 'show' | 'reset' | 'prune';
 
@@ -95,8 +96,8 @@ async function reset(job: Job, path: string, io: CliIo, options: { yes: boolean;
   const store = StateStore.open(path, { job: job.name, keyField: job.key.field });
   const { keys, messages } = store.summary();
   const forgotten = options.keepMessages
-    ? `${keys} keys and their contact ids will be forgotten (the next run searches each key once); the journal of ${messages} messages is kept`
-    : `${keys} keys and their contact ids will be forgotten (the next run searches each key once), and the journal of ${messages} messages sent: ` +
+    ? `${counted(keys, 'key')} and ${keys === 1 ? 'its contact id' : 'their contact ids'} will be forgotten (the next run searches each key once); the journal of ${counted(messages, 'message')} is kept`
+    : `${counted(keys, 'key')} and ${keys === 1 ? 'its contact id' : 'their contact ids'} will be forgotten (the next run searches each key once), and the journal of ${counted(messages, 'message')} sent: ` +
       'the next run sends them again to every contact it touches (--keep-messages keeps the journal)';
   io.stdout.write(`job "${job.name}", state ${path}: ${forgotten}.\n`);
   if (!options.yes) {
@@ -113,7 +114,7 @@ async function reset(job: Job, path: string, io: CliIo, options: { yes: boolean;
   if (options.keepMessages) {
     store.forgetAllButMessages();
     store.close();
-    io.stdout.write(`job "${job.name}": forgot ${keys} keys; kept the journal of ${messages} messages.\n`);
+    io.stdout.write(`job "${job.name}": forgot ${counted(keys, 'key')}; kept the journal of ${counted(messages, 'message')}.\n`);
     return EXIT.ok;
   }
   store.close();

@@ -3,6 +3,7 @@ import { advisesMaxMissing } from '../pipeline/departed/departure-plan.js';
 import type { DepartedSummary } from '../pipeline/departed/settle-departed.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { differingKeys, type ReconcileSummary } from '../pipeline/report/reconcile-summary.js';
+import { counted } from '../pipeline/report/counted.js';
 import { formatDuration } from './progress-display.js';
 
 /** What the command asked of the run, where the summary alone cannot tell (a threshold crossed at the end of --limit's rows). */
@@ -36,7 +37,7 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   if (estimate !== undefined) lines.push('', estimate);
   if (summary.prefetch !== undefined) {
     const { used, reason, contacts, calls, searchesSaved } = summary.prefetch;
-    lines.push('', used ? `prefetch: ${contacts} contacts read in ${calls} calls, ${searchesSaved} searches saved` : `prefetch: not used (${reason})`);
+    lines.push('', used ? `prefetch: ${counted(contacts, 'contact')} read in ${counted(calls, 'call')}, ${counted(searchesSaved, 'search', 'searches')} saved` : `prefetch: not used (${reason})`);
   }
   if (summary.messages !== undefined) {
     const { sent, skipped, failed, unknown } = summary.messages;
@@ -44,8 +45,9 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   }
   if (summary.fieldsSkipped !== undefined) {
     const byField = Object.entries(summary.fieldsSkipped.byField).map(([field, count]) => `${field} ${count}`).join(', ');
-    lines.push('', `fields skipped (onInvalid: skip-field): ${summary.fieldsSkipped.rows} rows written without ${byField}; results.csv's fields_skipped names each value`);
+    lines.push('', `fields skipped (onInvalid: skip-field): ${counted(summary.fieldsSkipped.rows, 'row')} written without ${byField}; results.csv's fields_skipped names each value`);
   }
+  if (summary.tagsDifferingInCase !== undefined) lines.push('', tagCaseLine(summary.tagsDifferingInCase));
   const departed = departedLine(summary);
   if (departed !== undefined) lines.push('', departed);
   if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
@@ -64,9 +66,18 @@ function estimateLine(summary: JobSummary): string | undefined {
     .map(([operation, calls]) => `${operation} ${calls}`)
     .join(', ');
   const notReached = (summary.rows.notReached ?? 0) > 0 ? ` (the rows this dry run took; ${summary.rows.notReached} not reached are not in it)` : '';
+  const recased = estimate.recasedContacts === undefined ? '' : `; ${counted(estimate.recasedContacts, 'contact')} re-tagged with tags ${estimate.recasedContacts === 1 ? 'it holds' : 'they hold'} in another case (tags.case)`;
   return (
     `the real run (estimate${notReached}): ${estimate.calls.total} API calls${byOperation === '' ? '' : ` (${byOperation})`}, ` +
-    `about ${formatDuration(estimate.durationMs)} at ${estimate.contactsPerMinute}/min`
+    `about ${formatDuration(estimate.durationMs)} at ${estimate.contactsPerMinute}/min${recased}`
+  );
+}
+
+/** The warning of tags that differ only in case: each spelling is a tag of its own. */
+export function tagCaseLine(found: { rows: number; firstLine: number; example: readonly string[] }): string {
+  return (
+    `WARNING: ${counted(found.rows, 'row')} ${found.rows === 1 ? 'carries' : 'carry'} tags that differ only in case (line ${found.firstLine}: ${found.example.join(', ')}): the platform keeps each spelling as a tag of its own; ` +
+    `set tags.case: lower to write them as one (${found.example[0]?.toLowerCase() ?? ''}), or fix the export`
   );
 }
 
@@ -89,7 +100,7 @@ export function whatNext(summary: JobSummary, reportFiles: readonly string[], as
   // A summary without failedRows (written before it existed) counts every failed row as to fix.
   const toFix = summary.failedRows?.toFix ?? failed;
   const toRunAgain = summary.failedRows?.toRunAgain ?? 0;
-  const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
+  const rows = (n: number) => counted(n, 'row');
   // Saved from a spreadsheet as UTF-8, a windows-1252 file would be misread by the job's own input.encoding.
   const encoding = summary.failedRows?.rejectedEncoding ?? 'utf-8';
   const savedAs = encoding === 'utf-8' ? '' : ` (written in ${encoding}, as the input: save it in ${encoding})`;

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { openCheckedSource } from '../pipeline/source/checked-source.js';
-import { mapRow } from '../pipeline/map/map.js';
+import { keyCellOf, mapRow } from '../pipeline/map/map.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, worstExit } from '../exit-codes.js';
 import { KeySighting } from '../pipeline/key-sighting.js';
@@ -15,6 +15,8 @@ import { describePolicy } from '../pipeline/map/duplicate-rows.js';
 import { overrideInput } from './input-override.js';
 import { loadJobs } from './load-jobs.js';
 import { ProblemsFile } from './problems-file.js';
+import { tagCaseLine } from './summary-table.js';
+import { counted } from '../pipeline/report/counted.js';
 
 /** Row problems printed per job; the rest are counted. */
 const SHOWN_PROBLEMS = 50;
@@ -40,7 +42,7 @@ async function repeatedKeyLines(job: Job, listed: ReadonlySet<string>, repeatedR
     if (!mapped.ok) continue;
     lines.get(mapped.draft.key)?.push(record.line);
     if (failing?.repeated.has(mapped.draft.key) === true) {
-      failing.problems.add(job.name, inputName(job), record.line, 'DUPLICATE_ROWS', `key ${JSON.stringify(mapped.draft.key)} is on several rows, and onDuplicateRows: fail fails them all`);
+      failing.problems.add(job.name, inputName(job), record.line, mapped.draft.key, 'DUPLICATE_ROWS', `key ${JSON.stringify(mapped.draft.key)} is on several rows, and onDuplicateRows: fail fails them all`);
     }
   }
   const policy = duplicateRowsPolicy(job);
@@ -49,7 +51,7 @@ async function repeatedKeyLines(job: Job, listed: ReadonlySet<string>, repeatedR
     const what = policy === undefined ? '' : `: ${describePolicy(policy, group)}`;
     return `${inputName(job)}: key ${JSON.stringify(key)} is on lines ${at.join(', ')}${what}\n`;
   });
-  const more = listed.size === SHOWN_PROBLEMS && repeatedRows > SHOWN_PROBLEMS ? `... and more repeated keys (${repeatedRows} rows repeat a key in all)\n` : '';
+  const more = listed.size === SHOWN_PROBLEMS && repeatedRows > SHOWN_PROBLEMS ? `... and more repeated keys (${counted(repeatedRows, 'row')} repeat a key in all)\n` : '';
   return shown.join('') + more;
 }
 
@@ -61,7 +63,7 @@ export async function validateCommand(args: { jobsFile: string; job: string[]; i
     // Opened before any row is read: a path that cannot be written is said at once (exit 2).
     problems = args.problems === undefined ? undefined : ProblemsFile.create(resolve(io.cwd, args.problems));
     const code = await validateJobs(selected.jobs, io, problems);
-    if (problems !== undefined) io.stdout.write(`every problem, one row each: ${problems.path} (${problems.rows} rows)\n`);
+    if (problems !== undefined) io.stdout.write(`every problem, one row each: ${problems.path} (${counted(problems.rows, 'row')})\n`);
     return code;
   } finally {
     problems?.close();
@@ -84,7 +86,10 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     // Every key seen again (fingerprints: flat memory), for the problems file under onDuplicateRows: fail.
     const repeatedSet = new KeySighting();
     let skippedFields = 0;
+    // Rows whose tags differ only in case: one warning, as a run gives it.
+    const tagCase = { rows: 0, firstLine: 0, example: [] as string[] };
     const input = inputName(job);
+    const keyIndex = source.header.indexOf(job.key.column);
     for await (const record of source.records) {
       rows++;
       let problem: { code: string; message: string } | undefined;
@@ -98,8 +103,10 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
             skippedFields++;
             const message = `the row is written without field ${skip.field} (onInvalid: skip-field): ${skip.reason}`;
             if (skippedFields <= SHOWN_PROBLEMS) io.stdout.write(`${input}:${record.line}: ${skip.code}: ${message}\n`);
-            problems?.add(job.name, input, record.line, skip.code, message);
+            problems?.add(job.name, input, record.line, mapped.draft.key, skip.code, message);
           }
+          const variants = mapped.draft.tagCaseVariants;
+          if (variants !== undefined && tagCase.rows++ === 0) Object.assign(tagCase, { firstLine: record.line, example: variants });
           const before = keys.sightingsBefore(mapped.draft.key);
           if (before !== 0) {
             repeatedKeys++;
@@ -112,16 +119,17 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
       if (problem !== undefined) {
         invalid++;
         if (invalid <= SHOWN_PROBLEMS) io.stdout.write(`${input}:${record.line}: ${problem.code}: ${problem.message}\n`);
-        problems?.add(job.name, input, record.line, problem.code, problem.message);
+        problems?.add(job.name, input, record.line, keyCellOf(record, job, keyIndex), problem.code, problem.message);
       }
     }
-    if (invalid > SHOWN_PROBLEMS) io.stdout.write(`... and ${invalid - SHOWN_PROBLEMS} more rows with problems${problems === undefined ? ' (every one of them: --problems FILE)' : ''}\n`);
+    if (invalid > SHOWN_PROBLEMS) io.stdout.write(`... and ${counted(invalid - SHOWN_PROBLEMS, 'more row')} with problems${problems === undefined ? ' (every one of them: --problems FILE)' : ''}\n`);
     const policy = duplicateRowsPolicy(job);
     // A run fails every row of a repeated key under `fail`: a green validate promises no failed row.
     if (policy === 'fail') invalid += repeatedKeys + keysRepeated;
-    const repeated = repeatedKeys > 0 ? `; ${repeatedKeys} rows repeat a key of an earlier row (${policy === undefined ? 'mode: message sends each row' : `onDuplicateRows: ${policy}`})` : '';
-    const skipped = skippedFields > 0 ? `; ${skippedFields} field values refused and skipped (onInvalid: skip-field)` : '';
-    io.stdout.write(`${job.name}: ${rows} rows, ${rows - invalid} valid, ${invalid} invalid${repeated}${skipped}\n`);
+    const repeated = repeatedKeys > 0 ? `; ${counted(repeatedKeys, 'row')} ${repeatedKeys === 1 ? 'repeats' : 'repeat'} a key of an earlier row (${policy === undefined ? 'mode: message sends each row' : `onDuplicateRows: ${policy}`})` : '';
+    const skipped = skippedFields > 0 ? `; ${counted(skippedFields, 'field value')} refused and skipped (onInvalid: skip-field)` : '';
+    io.stdout.write(`${job.name}: ${counted(rows, 'row')}, ${rows - invalid} valid, ${invalid} invalid${repeated}${skipped}\n`);
+    if (tagCase.rows > 0) io.stdout.write(`${input}: ${tagCaseLine(tagCase)}\n`);
     const hint = invalid > 0 ? source.encodingHint() : undefined;
     if (hint !== undefined) io.stdout.write(`${hint}\n`);
     if (listed.size > 0) io.stdout.write(await repeatedKeyLines(job, listed, repeatedKeys, policy === 'fail' && problems !== undefined ? { repeated: repeatedSet, problems } : undefined));

@@ -222,7 +222,7 @@ const transformItem = z
           country: z
             .strictObject({ column: nonEmpty('the column holding each row\'s country').meta({ description: 'the column of the row\'s country: an ISO code (SG) or a name (Singapore)' }) })
             .optional()
-            .meta({ description: '{column: Country}: the row\'s own country first, defaultCountry when it is empty or unknown' }),
+            .meta({ description: '{column: Country}: the row\'s own country (an ISO alpha-2 or alpha-3 code or a name); defaultCountry when the cell is empty; a cell naming no country fails the number (UNKNOWN_COUNTRY) unless it starts with +' }),
         })
         .refine((phone) => phone.defaultCountry !== undefined || phone.country !== undefined, {
           error: 'names no country; write {defaultCountry: SG}, {country: {column: Country}} or both, or plain phone',

@@ -15,6 +15,7 @@ import { describeMaxErrors, type MaxErrors } from '../config/max-errors.js';
 import { JobAbortError } from './job-abort.js';
 import { failureCause } from './report/failure-cause.js';
 import type { RowResult } from './types.js';
+import { counted } from './report/counted.js';
 
 /** Rows sent to the platform a share waits for before it may stop a run: 1 failure in 3 rows is no trend. */
 export const MAX_ERRORS_PERCENT_MIN_ROWS = 100;
@@ -49,7 +50,7 @@ export function crossed(maxErrors: MaxErrors | undefined, counts: ThresholdCount
 export function maxErrorsAbort(counts: ThresholdCounts, maxErrors: MaxErrors, results: string): JobAbortError {
   return new JobAbortError(
     'MAX_ERRORS',
-    `${counts.failed} of the ${counts.sent} rows sent to the platform so far failed there, over --max-errors ${describeMaxErrors(maxErrors)} ` +
+    `${counts.failed} of the ${counted(counts.sent, 'row')} sent to the platform so far failed there, over --max-errors ${describeMaxErrors(maxErrors)} ` +
       `(rows refused for their own data do not count); the error_code of those rows in ${results} says what the platform refused: fix that, then run again`,
   );
 }

@@ -10,11 +10,11 @@ import type { Job } from '../config/job-types.js';
 import type { DuplicateRowsStage } from './duplicate-rows-stage.js';
 import type { JobAbortError } from './job-abort.js';
 import type { KeySighting } from './key-sighting.js';
-import { mapKey } from './map/map.js';
+import { keyCellOf, mapKey } from './map/map.js';
 import type { RowLookahead } from './row/row-lookahead.js';
 import { failedResult, unchangedResult } from './row/row-result.js';
 import { settleWithoutCalls, type RowSyncContext } from './row/sync-row.js';
-import type { ContactDraft, MalformedRow, RowResult, SourceRecord, SourceRow } from './types.js';
+import type { ContactDraft, RowResult, SourceRecord, SourceRow } from './types.js';
 
 /** What becomes of a record. */
 export type IntakeDecision =
@@ -52,9 +52,12 @@ export class RowIntake {
   classify(record: SourceRecord, idle: boolean): IntakeDecision {
     const { job, ahead, duplicates, context, mine, seen } = this.stages;
     if (record.kind === 'malformed') {
-      if (seen !== undefined) seeKey(seen, malformedKey(record, this.#keyColumn));
+      const key = keyCellOf(record, job, this.#keyColumn);
+      if (seen !== undefined) seeKey(seen, key);
+      // Sharded as a row without a key (shard.ts), but reported with the key it shows, so a person
+      // finds the contact in results.csv, the HTML report and diff.csv.
       if (!mine('')) return NOT_MINE;
-      return { kind: 'ended', result: failedResult(record.line, '', record.cells, record.code, record.message) };
+      return { kind: 'ended', result: failedResult(record.line, key, record.cells, record.code, record.message) };
     }
     // An unchanged row of a re-run, known by its row hash, is settled without being mapped, even
     // while other rows are in flight (their keys were not read ahead, so none is settled here;
@@ -67,7 +70,7 @@ export class RowIntake {
     const mapped = ahead.mapped(record);
     if (seen !== undefined) seeKey(seen, mapped.ok ? mapped.draft.key : unmappedKey(record, job));
     if (!mapped.ok) {
-      const key = (record.values[job.key.column] ?? '').trim();
+      const key = keyCellOf(record, job, this.#keyColumn);
       if (!mine(key)) return NOT_MINE;
       return { kind: 'ended', result: failedResult(record.line, key, record.cells, mapped.error.code, mapped.error.message) };
     }
@@ -92,10 +95,5 @@ function seeKey(seen: KeySighting, key: string): void {
 /** The key of a row that did not map: as the mapper makes it (an email key lowercased...) when the key itself is fine, else the cell. */
 function unmappedKey(record: SourceRow, job: Job): string {
   const key = mapKey(record, job);
-  return key.ok ? key.value : (record.values[job.key.column] ?? '').trim();
-}
-
-/** The key cell of a row the reader could not split, when it got that far. */
-function malformedKey(record: MalformedRow, keyColumn: number): string {
-  return (keyColumn < 0 ? undefined : record.cells[keyColumn])?.trim() ?? '';
+  return key.ok ? key.value : keyCellOf(record, job, -1);
 }

@@ -393,8 +393,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       }
     }
     if (job.message !== undefined) summary.messages = tally.messages;
-    if (withheld !== undefined && !reconciling) summary.realRunEstimate = estimateRealRun(summary.apiCalls.byOperation, withheld.byOperation, job.connection.rateLimits);
+    if (withheld !== undefined && !reconciling) summary.realRunEstimate = estimateRealRun(summary.apiCalls.byOperation, withheld.byOperation, job.connection.rateLimits, withheld.recasedContacts);
     if (tally.fieldsSkipped.rows > 0) summary.fieldsSkipped = tally.fieldsSkipped;
+    if (tally.tagsDifferingInCase.rows > 0) summary.tagsDifferingInCase = tally.tagsDifferingInCase;
     if (tally.rows.failed > 0 && !reconciling) summary.failedRows = { ...tally.failedRows, rejectedEncoding: source.layout.encoding, rejectedLineEnds: lineEndName(source.layout.lineEnd) };
     if (job.onMissing !== undefined) {
       const reason =

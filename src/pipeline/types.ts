@@ -42,6 +42,8 @@ export const ROW_ERROR_CODES = [
   'KEY_MISSING',
   'INVALID_EMAIL',
   'INVALID_PHONE',
+  'UNKNOWN_COUNTRY',
+  'PHONE_EXTENSION',
   'DUPLICATE_CONTACTS',
   'DUPLICATE_ROWS',
   'ABORTED',
@@ -88,6 +90,11 @@ export interface ContactDraft {
    */
   writeRules?: Readonly<Record<string, WriteRule>>;
   /**
+   * The row's tags that differ from another of its tags only in case (`VIP`, `vip`, `Vip`): each
+   * is a tag of its own on the platform. For the run's warning (summary.json `tagsDifferingInCase`).
+   */
+  tagCaseVariants?: string[];
+  /**
    * `rowHash` of the one row this draft was mapped from (`map/row-hash.ts`), recorded with the
    * draft hash so a re-run can settle the unchanged row without mapping it; absent for a draft
    * folded from several rows, or mapped without one.
@@ -114,6 +121,8 @@ export interface RowResult {
   fieldsChanged: string[];
   /** Fields left out of the write for their invalid value (`onInvalid: skip-field`). */
   fieldsSkipped?: FieldSkip[];
+  /** The row's tags that differ only in case (`ContactDraft.tagCaseVariants`), for the run's warning. */
+  tagCaseVariants?: string[];
   tagsAdded: string[];
   tagsRemoved: string[];
   apiCalls: number;

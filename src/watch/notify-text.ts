@@ -31,7 +31,8 @@ export function notifyText(facts: NotifyFacts): string {
     return `${who} failed before any row, exit ${facts.exitCode}${failure}`;
   }
   const rows = summary.rows;
-  const counts = [`${rows.total} rows`, `${rows.created} created`, `${rows.updated} updated`, `${rows.unchanged} unchanged`];
+  // One row is "1 row" (the watchers may not import report/counted.ts: eslint.boundaries.mjs).
+  const counts = [`${rows.total} row${rows.total === 1 ? '' : 's'}`, `${rows.created} created`, `${rows.updated} updated`, `${rows.unchanged} unchanged`];
   if (rows.skipped > 0) counts.push(`${rows.skipped} skipped`);
   if (rows.failed > 0) counts.push(`${rows.failed} failed`);
   if ((rows.notReached ?? 0) > 0) counts.push(`${rows.notReached} not reached`);

@@ -1,5 +1,6 @@
+import { parse } from 'csv-parse/sync';
 import { TOKEN, jobsYaml, workspace } from '../helpers/cli-harness.js';
-import { byLine, callsByOperation, csvLines, emulatorPerTest } from '../helpers/integration-fixtures.js';
+import { byLine, callsByOperation, csvLines, emulatorPerTest, reportText } from '../helpers/integration-fixtures.js';
 
 const JOB = `input: customers.csv
 key: { column: customer_id, field: customerid }
@@ -50,7 +51,10 @@ describe('run: rows the CSV gets wrong', () => {
     // Failed rows cost no call; each created row: search, create.
     expect(callsByOperation(emulator())).toMatchObject({ searchContacts: 4, createContact: 4, total: 8 });
 
-    const rejected = ws.rejected('import');
+    // The long row keeps its extra cell after the error columns (issue 34): read the lines as lists.
+    const records: string[][] = parse(reportText(ws, 'import', 'rejected.csv'), { relax_column_count: true, columns: false });
+    const [header, ...lines] = records;
+    const rejected = lines.map((cells) => Object.fromEntries(header!.map((name, index) => [name, cells[index] ?? ''])));
     expect(rejected.map((r) => [r.customer_id, r.error_code])).toEqual(
       expect.arrayContaining([
         ['C2', 'CSV_UNCLOSED_QUOTE'],
@@ -60,10 +64,12 @@ describe('run: rows the CSV gets wrong', () => {
     );
     expect(rejected).toHaveLength(3);
     expect(Object.keys(rejected[0]!)).toEqual(['customer_id', 'first_name', 'email', 'error_code', 'error_message']);
-    // The short row is padded under the header; the long row's extra cell is kept in the message.
+    // The short row is padded under the header; the long row's extra cell follows the error
+    // columns (so fed back unfixed it fails again) and is quoted in the message.
     expect(rejected.find((r) => r.customer_id === 'C5')).toMatchObject({ first_name: 'Eve', email: '' });
     expect(rejected.find((r) => r.customer_id === 'C6')).toMatchObject({ first_name: 'Fay', email: 'fay@example.com' });
     expect(rejected.find((r) => r.customer_id === 'C6')?.error_message).toContain('extra');
+    expect(lines.find((cells) => cells[0] === 'C6')?.slice(3)).toEqual(['CSV_COLUMN_COUNT', expect.stringContaining('line 7'), 'extra']);
     expect(ws.summary('import').rows).toEqual({ total: 7, created: 4, updated: 0, unchanged: 0, skipped: 0, failed: 3, notReached: 0 });
   });
 

@@ -35,7 +35,7 @@ describe('validate', () => {
       ['7', 'CSV_COLUMN_COUNT'],
     ]);
     expect(run.stdout).toContain('import: 6 rows, 3 valid, 3 invalid');
-    expect(run.stdout).toContain('1 rows repeat a key');
+    expect(run.stdout).toContain('1 row repeats a key');
     // Each repeated key with every line it is on, the first included.
     expect(run.stdout).toMatch(/customers\.csv: key "C1" is on lines 2, 8: line 8 is applied, the 1 other row is skipped \(onDuplicateRows: last\)\n/);
     // validate writes no reports.
@@ -121,7 +121,13 @@ describe('validate', () => {
     expect(all.exitCode).toBe(1);
     expect(all.stdout).toContain(`every problem, one row each: ${join(ws.dir, 'problems.csv')} (62 rows)`);
     const rows = parse<Record<string, string>>(readFileSync(join(ws.dir, 'problems.csv'), 'utf8'), { columns: true });
-    expect(Object.keys(rows[0]!)).toEqual(['job', 'input', 'line', 'error_code', 'error_message']);
+    // `key` came last (issue 34): the first five columns keep their places.
+    expect(Object.keys(rows[0]!)).toEqual(['job', 'input', 'line', 'error_code', 'error_message', 'key']);
+    expect(rows.slice(0, 2).map((row) => [row.line, row.key])).toEqual([
+      ['2', 'C0001'],
+      ['3', 'C0002'],
+    ]);
+    expect(rows.filter((row) => row.error_code === 'DUPLICATE_ROWS').map((row) => row.key)).toEqual(['C0061', 'C0061']);
     expect(rows.filter((row) => row.error_code === 'INVALID_EMAIL').map((row) => Number(row.line))).toEqual(Array.from({ length: 60 }, (_unused, index) => index + 2));
     expect(rows.filter((row) => row.error_code === 'DUPLICATE_ROWS').map((row) => row.line)).toEqual(['62', '63']);
     expect(rows.every((row) => row.job === 'import' && (row.input ?? '').endsWith('customers.csv'))).toBe(true);

@@ -61,3 +61,17 @@ describe('WithheldCalls', () => {
     expect(withheld.byOperation).toMatchObject({ createContact: 1, addTags: 2, sendMessage: 2, searchContacts: 0 });
   });
 });
+
+describe('the re-tagging of tags in another case', () => {
+  it('counts the contacts whose withheld plan re-tags them, and the estimate names them only when there are any', () => {
+    const withheld = new WithheldCalls();
+    const target = { id: '1' };
+    withheld.addPlan({ operations: [{ kind: 'addTags', target, tags: ['gold'] }], tagsRecased: ['gold'] });
+    withheld.addPlan({ operations: [{ kind: 'addTags', target, tags: ['new'] }] });
+    expect(withheld.recasedContacts).toBe(1);
+    expect(withheld.byOperation.addTags).toBe(2);
+    const rates = { contacts: PER_MINUTE(100), messages: PER_SECOND(25) };
+    expect(estimateRealRun({}, withheld.byOperation, rates, withheld.recasedContacts).recasedContacts).toBe(1);
+    expect(estimateRealRun({}, withheld.byOperation, rates)).not.toHaveProperty('recasedContacts');
+  });
+});

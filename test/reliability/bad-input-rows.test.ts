@@ -153,7 +153,7 @@ describe('bad rows (fixtures/bad/): the row fails alone, with its line, code and
     expect(sortedTags(ann)).toEqual(['crm', 'gold', 'vip']);
     const validate = await validateCase(ws, 'duplicate-keys', corpusEnv(emulator()));
     expect(validate.exitCode).toBe(0);
-    expect(validate.stdout).toContain('1 rows repeat a key of an earlier row (onDuplicateRows: last)');
+    expect(validate.stdout).toContain('1 row repeats a key of an earlier row (onDuplicateRows: last)');
   });
 
   it('more than 30 mapped fields: every field written, in a create of 30 and an update of the rest, exit 0', async () => {

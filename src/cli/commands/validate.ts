@@ -10,7 +10,7 @@ export const validateDefinition = (context: CommandContext) =>
         .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
         .option('job', { type: 'string', array: true, default: [] as string[], describe: 'check only this job (repeatable)' })
         .option('input', { type: 'string', requiresArg: true, describe: 'FILE, or - for standard input (a pipe): replaces the input of the one job named with --job' })
-        .option('problems', { type: 'string', requiresArg: true, describe: 'FILE: every row problem as CSV (job,input,line,error_code,error_message), not only the first 50' }),
+        .option('problems', { type: 'string', requiresArg: true, describe: 'FILE: every row problem as CSV (job,input,line,error_code,error_message,key), not only the first 50' }),
     handler: async (args) => {
       const { validateCommand } = await import('../validate-command.js');
       context.exit(await validateCommand({ jobsFile: args.jobsFile, job: args.job, ...(args.input === undefined ? {} : { input: args.input }), ...(args.problems === undefined ? {} : { problems: args.problems }) }, context.io, context.logger(args)));

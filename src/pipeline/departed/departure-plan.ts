@@ -9,6 +9,7 @@ import type { OnMissingSpec } from '../../config/job-types.js';
 import { describeShare } from '../../config/missing-share.js';
 import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
 import { chunk, type Operation } from '../row/plan.js';
+import { counted } from '../report/counted.js';
 
 /** A known key as the state store remembers its contact. */
 export interface DepartedKey {
@@ -52,7 +53,7 @@ export function advisesMaxMissing(percent: number): boolean {
 /** Why the step was refused, with what to do: said on the console, in summary.json and departed.csv. */
 export function refusalReason(share: MissingShare, job: string): string {
   const counts =
-    `${share.missing} of the ${share.known} keys that earlier runs synced are missing from this input (${describeShare(share.percent)}, ` +
+    `${share.missing} of the ${counted(share.known, 'key')} that earlier runs synced ${share.missing === 1 ? 'is' : 'are'} missing from this input (${describeShare(share.percent)}, ` +
     `over onMissing.maxShare ${describeShare(share.maxSharePercent)}); nothing was done to them. `;
   if (!advisesMaxMissing(share.percent)) {
     return (

@@ -8,6 +8,7 @@
  * that leave the file", and docs/reports.md, "Feeding rejected rows back".
  */
 import { isFedBackFile } from '../source/error-columns.js';
+import { counted } from '../report/counted.js';
 
 export interface InputScope {
   /** `--partial`: the user says the input is a part of the export. */
@@ -24,6 +25,6 @@ const NEXT_COMPLETE_RUN = 'departed keys are looked at by the next run of the wh
 export function partialInputReason(scope: InputScope): string | undefined {
   if (scope.markedPartial) return `the input is marked partial (--partial): ${NEXT_COMPLETE_RUN}`;
   if (isFedBackFile(scope.header)) return `the input is a rejected file fed back (it has an error_code or error_message column), a part of the export: ${NEXT_COMPLETE_RUN}`;
-  if (scope.limit !== undefined) return `the run takes at most ${scope.limit} rows (--limit), a part of the input: ${NEXT_COMPLETE_RUN}`;
+  if (scope.limit !== undefined) return `the run takes at most ${counted(scope.limit, 'row')} (--limit), a part of the input: ${NEXT_COMPLETE_RUN}`;
   return undefined;
 }

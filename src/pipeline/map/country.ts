@@ -1,11 +1,13 @@
 /**
  * A row's country, as a CRM export writes it, to the ISO 3166 alpha-2 code the phone transform
- * needs: alpha-2 codes in any case (`SG`, `sg`), English names (`Singapore`, `United Kingdom`)
- * and a few common forms (`UK`, `USA`, `England`), and the names a CRM in another language writes
- * (`Deutschland`, `Österreich`, `España`, `Brasil`). Names come from the runtime's own ICU
- * (`Intl.DisplayNames`), for every country libphonenumber-js knows: no table to keep up to date.
+ * needs: alpha-2 and alpha-3 codes in any case (`SG`, `sg`, `SGP`, `deu`; alpha-3 from the ISO
+ * table in iso-alpha3.ts), English names (`Singapore`, `United Kingdom`) and a few common forms
+ * (`UK`, `USA`, `England`), and the names a CRM in another language writes (`Deutschland`,
+ * `Österreich`, `España`, `Brasil`). Names come from the runtime's own ICU
+ * (`Intl.DisplayNames`), for every country libphonenumber-js knows: no table of names to keep up to date.
  */
 import { getCountries, isSupportedCountry, type CountryCode } from 'libphonenumber-js';
+import { ALPHA3_TO_ALPHA2 } from './iso-alpha3.js';
 
 /** Forms a CRM writes that are not ICU's English name of the country. */
 const ALIASES: Readonly<Record<string, CountryCode>> = {
@@ -85,6 +87,17 @@ function fold(text: string): string {
 export function countryCode(text: string): CountryCode | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
-  if (trimmed.length === 2 && isSupportedCountry(trimmed.toUpperCase())) return trimmed.toUpperCase() as CountryCode;
+  const upper = trimmed.toUpperCase();
+  if (trimmed.length === 2 && isSupportedCountry(upper)) return upper;
+  // Own keys only: "CONSTRUCTOR" is no code. A code of a territory with no numbering plan of its
+  // own (ATA, Antarctica) names no country whose numbers can be read.
+  const alpha2 = trimmed.length === 3 && Object.hasOwn(ALPHA3_TO_ALPHA2, upper) ? ALPHA3_TO_ALPHA2[upper]! : undefined;
+  if (alpha2 !== undefined) return isSupportedCountry(alpha2) ? alpha2 : undefined;
   return names().get(fold(trimmed));
+}
+
+/** `Mexico (MX)`: the country's English name and code, for a message. */
+export function countryLabel(code: CountryCode): string {
+  const name = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' }).of(code);
+  return name === undefined ? code : `${name} (${code})`;
 }

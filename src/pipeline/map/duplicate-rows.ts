@@ -12,6 +12,7 @@
  */
 import type { OnDuplicateRows } from '../../config/job-types.js';
 import type { ContactDraft } from '../types.js';
+import { tagCaseVariants } from './map.js';
 
 /** The rows of one key that is on more than one row, as the first pass found them. */
 export interface KeyGroup {
@@ -97,6 +98,9 @@ export function foldDraft(earlier: ContactDraft, next: ContactDraft): ContactDra
   const templateValues = Object.assign(Object.create(null) as Record<string, string>, next.templateValues, fields);
   templateValues[next.keyField] = next.key;
   const folded: ContactDraft = { line: next.line, key: next.key, keyField: next.keyField, fields, tagsToAdd, tagsToRemove, templateValues };
+  // Rows of one key that spell a tag in two cases give the contact both: warned like one row's.
+  const caseVariants = tagCaseVariants(tagsToAdd);
+  if (caseVariants !== undefined) folded.tagCaseVariants = caseVariants;
   // A field skipped on one row and given by another is written: only the fields no row gave stay skipped.
   const skipped = new Map([...(earlier.fieldsSkipped ?? []), ...(next.fieldsSkipped ?? [])].filter((skip) => !(skip.field in fields)).map((skip) => [skip.field, skip]));
   if (skipped.size > 0) folded.fieldsSkipped = [...skipped.values()];

@@ -7,7 +7,7 @@
  * neutralise such values for spreadsheets.
  */
 import type { FieldSpec, Job, WriteRule } from '../../config/job-types.js';
-import type { ContactDraft, FieldSkip, MapResult, RowErrorCode, SourceRow } from '../types.js';
+import type { ContactDraft, FieldSkip, MapResult, RowErrorCode, SourceRecord, SourceRow } from '../types.js';
 import { applyTransforms, normaliseEmail, normalisePhone, type TransformResult } from './transforms.js';
 
 /** `{{ column }}`, as config/template-placeholders.ts reads it. */
@@ -37,6 +37,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
 
   const tagsToAdd = rowTags(row, job);
   const added = new Set(tagsToAdd);
+  const caseVariants = tagCaseVariants(tagsToAdd);
   // A tag both added and removed stays: the row asks for it explicitly (column or static).
   const tagsToRemove = unique(job.tags.remove.map((tag) => tag.trim())).filter((tag) => tag !== '' && !added.has(tag));
 
@@ -47,6 +48,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
   const draft: ContactDraft = { line: row.line, key: key.value, keyField: job.key.field, fields, tagsToAdd, tagsToRemove, templateValues };
   if (fieldsSkipped !== undefined) draft.fieldsSkipped = fieldsSkipped;
   if (writeRules !== undefined) draft.writeRules = writeRules;
+  if (caseVariants !== undefined) draft.tagCaseVariants = caseVariants;
   return { ok: true, draft };
 }
 
@@ -84,6 +86,16 @@ export function mapKey(row: SourceRow, job: Job): { ok: true; value: string } | 
   return result;
 }
 
+/**
+ * The key cell of a record that failed, trimmed, as the reports show it: a row the reader could not
+ * split (too many cells, bad bytes) shows the cell under the key column when it got that far.
+ * `keyIndex` is the key column's place in the header (-1 when absent).
+ */
+export function keyCellOf(record: SourceRecord, job: Job, keyIndex: number): string {
+  const cell = record.kind === 'row' ? record.values[job.key.column] : keyIndex < 0 ? undefined : record.cells[keyIndex];
+  return cell?.trim() ?? '';
+}
+
 function rawValue(row: SourceRow, spec: FieldSpec): string {
   const source = spec.source;
   switch (source.kind) {
@@ -114,6 +126,25 @@ function rowTags(row: SourceRow, job: Job): string[] {
   const cell = job.tags.case === 'lower' ? raw.toLowerCase() : raw;
   const fromColumn = separator === '' ? [cell] : cell.split(separator);
   return unique([...fromColumn, ...job.tags.static].map((tag) => tag.trim())).filter((tag) => tag !== '');
+}
+
+/**
+ * The tags of `tags` that another of them spells in another case (`VIP`, `vip`, `Vip`), in
+ * first-seen order; undefined when none. The platform keeps each as a tag of its own, which is
+ * rarely what an export means: the run warns (summary.json `tagsDifferingInCase`), and
+ * `tags.case: lower` makes them one. Under `lower` there are none by construction.
+ */
+export function tagCaseVariants(tags: readonly string[]): string[] | undefined {
+  if (tags.length < 2) return undefined;
+  const byFolded = new Map<string, string[]>();
+  for (const tag of tags) {
+    const folded = tag.toLowerCase();
+    const spellings = byFolded.get(folded);
+    if (spellings === undefined) byFolded.set(folded, [tag]);
+    else spellings.push(tag);
+  }
+  const variants = [...byFolded.values()].filter((spellings) => spellings.length > 1).flat();
+  return variants.length === 0 ? undefined : variants;
 }
 
 function unique(values: readonly string[]): string[] {

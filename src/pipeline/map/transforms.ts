@@ -3,11 +3,12 @@
  * An empty value stays empty and is never an error: emptiness is the mapper's business
  * (`default`, `emptyValues`). A value that cannot be normalised is an error with a row code.
  */
-import { isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { getExampleNumber, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import examples from 'libphonenumber-js/mobile/examples';
 import type { Transform } from '../../config/job-types.js';
-import { countryCode } from './country.js';
+import { countryCode, countryLabel } from './country.js';
 
-export type TransformErrorCode = 'INVALID_EMAIL' | 'INVALID_PHONE';
+export type TransformErrorCode = 'INVALID_EMAIL' | 'INVALID_PHONE' | 'UNKNOWN_COUNTRY' | 'PHONE_EXTENSION';
 
 export type TransformResult =
   | { ok: true; value: string }
@@ -71,7 +72,9 @@ export function normaliseEmail(value: string): TransformResult {
 /**
  * E.164 (`+447946012345`). Without a leading `+` the number is read as a national number of
  * `defaultCountry` (ISO 3166 alpha-2); the number must be valid for its country, not only have a
- * plausible length.
+ * plausible length. A number with an extension (`x889`, `ext. 889`, `;ext=889`) is refused:
+ * the platform stores phones in E.164, which has no extension, and writing the number without it
+ * would lose what the file said with no word (docs/decisions.md, "Phone extensions").
  */
 export function normalisePhone(value: string, defaultCountry?: string): TransformResult {
   const text = value.trim();
@@ -81,22 +84,41 @@ export function normalisePhone(value: string, defaultCountry?: string): Transfor
   // extract: false, so "call 0791..." is refused instead of yielding the number inside it.
   const phone = parsePhoneNumberFromString(text, { defaultCountry: country, extract: false });
   if (phone === undefined || !phone.isValid()) {
-    const fix = country === undefined ? 'write it in international form with its country code (+447946012345), or set the phone transform\'s defaultCountry' : `write it as a valid ${country} number or in international form (+447946012345)`;
-    return { ok: false, code: 'INVALID_PHONE', reason: `${JSON.stringify(value)} is not a valid phone number; ${fix}` };
+    return { ok: false, code: 'INVALID_PHONE', reason: `${JSON.stringify(value)} is not a valid phone number; ${phoneFix(country)}` };
+  }
+  if (phone.ext !== undefined) {
+    return {
+      ok: false,
+      code: 'PHONE_EXTENSION',
+      reason: `${JSON.stringify(value)} has the extension ${JSON.stringify(phone.ext)}, which the platform's phone (E.164: ${phone.number}) cannot hold; write the number without it (keep the extension in a column of its own)`,
+    };
   }
   return { ok: true, value: phone.number };
 }
 
+/** How to write a number: with the country's own example when the number is read in one. */
+function phoneFix(country: CountryCode | undefined): string {
+  const example = country === undefined ? undefined : getExampleNumber(country, examples);
+  if (country === undefined || example === undefined) {
+    return "write it in international form with its country code (+447946012345), or set the phone transform's defaultCountry";
+  }
+  return `write it as a valid ${countryLabel(country)} number such as ${example.formatNational()}, or in international form (${example.number})`;
+}
+
 /**
- * The phone with the row's own country first (`country: {column}`): a code or a name; empty or
- * unknown, the fixed `defaultCountry`. An unknown country is named when the number then fails.
+ * The phone with the row's own country first (`country: {column}`): a code (alpha-2 or alpha-3)
+ * or a name; empty, the fixed `defaultCountry`. A cell that names no country is never replaced by
+ * the default, which would store a Mexican number as an American one: a number in international
+ * form needs no country, any other fails `UNKNOWN_COUNTRY` (or is skipped under skip-field).
  */
 function phoneOfRowCountry(value: string, transform: Extract<Transform, { kind: 'phone' }>, countryCell: string): TransformResult {
   const rowCountry = countryCode(countryCell);
-  const result = normalisePhone(value, rowCountry ?? transform.defaultCountry);
-  if (result.ok || rowCountry !== undefined || countryCell.trim() === '') return result;
+  if (rowCountry !== undefined || countryCell.trim() === '') return normalisePhone(value, rowCountry ?? transform.defaultCountry);
+  const text = value.trim();
+  if (text === '' || text.startsWith('+')) return normalisePhone(value);
   return {
-    ...result,
-    reason: `${result.reason} (the row's country ${JSON.stringify(countryCell)} in column ${JSON.stringify(transform.countryColumn)} is not a country this knows; write an ISO code such as SG)`,
+    ok: false,
+    code: 'UNKNOWN_COUNTRY',
+    reason: `the row's country ${JSON.stringify(countryCell)} in column ${JSON.stringify(transform.countryColumn)} names no country this knows, so ${JSON.stringify(value)} (no +country code) cannot be read; write an ISO code (SG or SGP) or a country's name (Singapore) in that column, or the number in international form (+6581234567)`,
   };
 }

@@ -12,7 +12,7 @@ export interface CodeHelp {
 
 export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   CSV_UNCLOSED_QUOTE: { meaning: 'a quoted cell never closes; the reader resynchronised at the next line that parses', fix: 'close the quote in the input' },
-  CSV_COLUMN_COUNT: { meaning: 'the row has more or fewer cells than the header', fix: 'fix the row; extra cells are quoted in the message' },
+  CSV_COLUMN_COUNT: { meaning: 'the row has more or fewer cells than the header', fix: 'fix the row; extra cells are quoted in the message, and follow `error_message` in rejected.csv until the row is fixed' },
   CSV_INVALID_BYTES: {
     meaning: "bytes that are not valid in `input.encoding`, or UTF-8 text read as a one-byte `input.encoding` (`RenÃ©e` for `Renée`)",
     fix: "set `input.encoding` to the file's own (e.g. `windows-1252`, or `utf-8` for the second) or re-export as UTF-8",
@@ -20,7 +20,15 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   CSV_MALFORMED: { meaning: 'any other CSV syntax error (a quote inside an unquoted cell, a record too long)', fix: 'fix the row as the message says' },
   KEY_MISSING: { meaning: 'the key column is empty', fix: 'fill the key, or drop the row from the export' },
   INVALID_EMAIL: { meaning: 'the email cell is not an address', fix: 'fix or empty the cell' },
-  INVALID_PHONE: { meaning: 'the phone cell is not a number the platform accepts', fix: 'write it in international form (`+65...`)' },
+  INVALID_PHONE: { meaning: 'the phone cell is not a number the platform accepts', fix: 'write it as a valid number of its country (the message gives an example), or in international form (`+65...`)' },
+  UNKNOWN_COUNTRY: {
+    meaning: "the row's country cell (`country: {column}` of the phone transform) names no country, and the number has no `+` country code: it is not read as the default country's",
+    fix: 'write an ISO code (`MX`, `MEX`) or a name (`Mexico`) in the country column, or the number in international form (`+52...`)',
+  },
+  PHONE_EXTENSION: {
+    meaning: 'the phone has an extension (`x889`, `ext. 889`), which the platform\'s phone (E.164) cannot hold',
+    fix: 'write the number without it (keep the extension in a column of its own), or set `onInvalid: skip-field` to write the row without the phone',
+  },
   DUPLICATE_CONTACTS: { meaning: 'the key matches several contacts and `onDuplicate: fail`', fix: 'merge the contacts, or choose `onDuplicate: oldest` / `all`' },
   DUPLICATE_ROWS: { meaning: 'the key is on several rows of the file and `onDuplicateRows: fail`; none of them is written', fix: 'fix the export so the key is on one row, or set `onDuplicateRows` to `last`, `first` or `merge`' },
   ABORTED: { meaning: 'the job stopped (see `aborted` in the summary) before this row was sent', fix: 'fix what stopped the job and run again: the row was not written' },

@@ -24,6 +24,8 @@ export const FAILURE_CAUSE: Readonly<Record<ReportErrorCode, FailureCause>> = {
   KEY_MISSING: 'fix',
   INVALID_EMAIL: 'fix',
   INVALID_PHONE: 'fix',
+  UNKNOWN_COUNTRY: 'fix',
+  PHONE_EXTENSION: 'fix',
   DUPLICATE_CONTACTS: 'fix',
   DUPLICATE_ROWS: 'fix',
   // Not sent: the job had stopped.

@@ -11,6 +11,7 @@ import { formatDuration } from './duration.js';
 import { escapeHtml as escape, pageHead } from './html-page.js';
 import type { JobSummary, ReportPaths } from './job-summary.js';
 import type { RunDigest } from './run-digest.js';
+import { counted } from './counted.js';
 
 export interface HtmlReportInput {
   summary: JobSummary;
@@ -63,7 +64,7 @@ function statusBadge(summary: JobSummary): string {
   if (summary.aborted !== undefined) return `<span class="status" style="background:#c62828">stopped: ${escape(summary.aborted.code)}</span> ${escape(summary.aborted.message)}`;
   if (summary.interrupted !== undefined) return `<span class="status" style="background:#f9a825">interrupted (${escape(summary.interrupted)})</span>`;
   const ok = summary.rows.failed === 0;
-  return `<span class="status" style="background:${ok ? '#2e7d32' : '#c62828'}">${ok ? 'every row ended well' : `${summary.rows.failed} rows failed`}</span>`;
+  return `<span class="status" style="background:${ok ? '#2e7d32' : '#c62828'}">${ok ? 'every row ended well' : `${counted(summary.rows.failed, 'row')} failed`}</span>`;
 }
 
 function outcomesSection(summary: JobSummary): string {

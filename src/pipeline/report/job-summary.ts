@@ -49,6 +49,12 @@ export interface JobSummary {
    */
   fieldsSkipped?: { rows: number; byField: Record<string, number> };
   /**
+   * Rows whose tags differ only in case (`VIP;vip;Vip` under `tags.case: keep`): each spelling is
+   * a tag of its own on the platform. How many rows, the first one's line and its tags. Absent
+   * when none.
+   */
+  tagsDifferingInCase?: { rows: number; firstLine: number; example: string[] };
+  /**
    * When rows failed: how many failed for their own data (in rejected.csv, to fix and feed back)
    * and how many for a cause outside it (the job stopped, the platform failed: only in
    * results.csv, run the same command again), and the encoding and line ends rejected.csv is

@@ -51,6 +51,12 @@ export interface ContactPlan {
    * says so on each line, and undo vouches only for what was read (docs/undo.md, "Unverified").
    */
   beforeRead: boolean;
+  /**
+   * Of `tagsAdded`, the tags the contact holds in another case only (`gold` for its `Gold`): the
+   * re-tagging `tags.case: lower` brings to contacts written before it (the dry run's estimate
+   * names them). Absent when none.
+   */
+  tagsRecased?: string[];
 }
 
 /** Splits a list into chunks of at most `size`, keeping order. */
@@ -116,6 +122,8 @@ export function planUpdate(draft: ContactDraft, existing: MatchedContact, droppe
   }
   const present = new Set(existing.tags);
   const tagsAdded = draft.tagsToAdd.filter((tag) => !present.has(tag));
+  const heldFolded = new Set(existing.tags.map((tag) => tag.toLowerCase()));
+  const tagsRecased = tagsAdded.filter((tag) => heldFolded.has(tag.toLowerCase()));
   // `dropped`: the job's own tags the row no longer carries (tags.prune, a departure undone); they
   // share the remove calls of tags.remove, 10 a call.
   const tagsRemoved = [...new Set([...draft.tagsToRemove, ...dropped])].filter((tag) => present.has(tag));
@@ -133,6 +141,7 @@ export function planUpdate(draft: ContactDraft, existing: MatchedContact, droppe
     tagsRemoved,
     before: Object.fromEntries(Object.keys(changed).map((name) => [name, existing.custom_fields[name] ?? null])),
     beforeRead,
+    ...(tagsRecased.length === 0 ? {} : { tagsRecased }),
   };
 }
 

@@ -224,7 +224,7 @@ async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, c
 
 /** A dry run's withheld writes, counted once the row is decided. */
 function countWithheld(plan: RowPlan, withheld: WithheldCalls | undefined): void {
-  for (const write of plan.withheld) withheld?.addOperations(write.operations);
+  for (const write of plan.withheld) withheld?.addPlan(write);
 }
 
 function resolve(target: ContactTarget, created: string): string {

@@ -72,6 +72,11 @@ describe('merge: the fold of a key\'s rows in file order', () => {
     expect(foldDraft(draft(2, {}, []), draft(3, {}, [])).fieldsSkipped).toBeUndefined();
   });
 
+  it('rows of one key that spell a tag in two cases are named as one row\'s would be (the run warns)', () => {
+    expect(foldDraft(draft(2, {}, ['VIP', 'news']), draft(5, {}, ['vip'])).tagCaseVariants).toEqual(['VIP', 'vip']);
+    expect(foldDraft(draft(2, {}, ['vip']), draft(5, {}, ['vip', 'news'])).tagCaseVariants).toBeUndefined();
+  });
+
   it('an empty value (emptyValues: clear) stands when no row has a value', () => {
     expect(foldDraft(draft(2, { plan: '' }, []), draft(3, { plan: '' }, [])).fields).toEqual({ plan: '' });
   });

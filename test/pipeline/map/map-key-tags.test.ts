@@ -30,6 +30,8 @@ describe('the key', () => {
   test.each<[Job['key'], string, string]>([
     [{ column: 'mail', field: 'email' }, 'not-an-email', 'INVALID_EMAIL'],
     [{ column: 'tel', field: 'phone' }, '07946 012345', 'INVALID_PHONE'],
+    // A phone key with an extension would be searched and stored without it: refused, never cut.
+    [{ column: 'tel', field: 'phone' }, '+1 212 555 0100 x889', 'PHONE_EXTENSION'],
   ])('an invalid %o key fails the row', (key, cell, code) => {
     const result = map({ [key.column]: cell }, makeJob({ key }));
     expect(result).toMatchObject({ ok: false, error: { line: 12, code } });
@@ -52,5 +54,15 @@ describe('tags', () => {
     const job = makeJob({ tags: { separator: ';', static: [], remove: [], prune: false, ...tags } });
     const result = map(cell === undefined ? { customer_id: '1' } : { customer_id: '1', segments: cell }, job);
     expect(result).toMatchObject({ ok: true, draft: { tagsToAdd: toAdd, tagsToRemove: toRemove } });
+  });
+
+  test.each<[string, Partial<Job['tags']>, string, string[] | undefined]>([
+    ['tags that differ only in case are named, in first-seen order', { column: 'segments' }, 'VIP;news;vip;Vip;Gold', ['VIP', 'vip', 'Vip']],
+    ['two groups', { column: 'segments' }, 'a;B;A;b', ['a', 'A', 'B', 'b']],
+    ['none', { column: 'segments' }, 'VIP;news', undefined],
+    ['none under case: lower, which makes them one', { column: 'segments', case: 'lower' }, 'VIP;vip', undefined],
+  ])('tagCaseVariants: %s', (_name, tags, cell, variants) => {
+    const result = map({ customer_id: '1', segments: cell }, makeJob({ tags: { separator: ';', static: [], remove: [], prune: false, ...tags } }));
+    expect(result.ok && result.draft.tagCaseVariants).toEqual(variants);
   });
 });

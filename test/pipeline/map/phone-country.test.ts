@@ -1,6 +1,7 @@
 /**
- * A mixed-country export: the phone transform takes each row's country from a column (an ISO code
- * or a common name), falling back to the fixed default when the cell is empty or unknown.
+ * A mixed-country export: the phone transform takes each row's country from a column (an ISO
+ * alpha-2 or alpha-3 code, or a common name), falling back to the fixed default only when the cell
+ * is empty: a cell that names no country is the row's problem (issue 34), never the default.
  */
 import { loadJobsFile } from '../../../src/config/index.js';
 import { mapRow } from '../../../src/pipeline/map/map.js';
@@ -37,6 +38,14 @@ describe('countryCode', () => {
     ['cote d ivoire', 'CI'],
     ['', undefined],
     ['Atlantis', undefined],
+    ['MEX', 'MX'],
+    ['DEU', 'DE'],
+    ['gbr', 'GB'],
+    [' AUS ', 'AU'],
+    ['USA', 'US'],
+    ['SGP', 'SG'],
+    ['ATA', undefined],
+    ['XYZ', undefined],
   ])('%j -> %j', (text, code) => {
     expect(countryCode(text)).toBe(code);
   });
@@ -60,11 +69,29 @@ describe('phone: {defaultCountry, country: {column}}', () => {
     expect(phoneOf('+44 7946 012345', 'Singapore')).toBe('+447946012345');
   });
 
-  it('an unknown country falls back to the default, and is named when the number then fails', () => {
-    expect(phoneOf('9123 4567', 'Atlantis')).toBe('+6591234567');
-    expect(phoneOf('07946 012345', 'Atlantis')).toMatch(
-      /^INVALID_PHONE: .*"07946 012345" is not a valid phone number; .*\(the row's country "Atlantis" in column "Country" is not a country this knows; write an ISO code such as SG\)$/,
+  it('an alpha-3 code is its country: MEX is Mexico, not the default', () => {
+    expect(phoneOf('55 1234 5678', 'MEX')).toBe('+525512345678');
+    expect(phoneOf('030 901820', 'DEU')).toBe('+4930901820');
+    expect(phoneOf('07946 012345', 'GBR')).toBe('+447946012345');
+    expect(phoneOf('0412 345 678', 'AUS')).toBe('+61412345678');
+  });
+
+  it('a country that names no country is UNKNOWN_COUNTRY, even where the default would read the number', () => {
+    expect(phoneOf('9123 4567', 'Atlantis')).toBe(
+      'UNKNOWN_COUNTRY: line 4, column "tel" (field phone): the row\'s country "Atlantis" in column "Country" names no country this knows, so "9123 4567" (no +country code) cannot be read; write an ISO code (SG or SGP) or a country\'s name (Singapore) in that column, or the number in international form (+6581234567)',
     );
+    expect(phoneOf('07946 012345', 'Atlantis')).toMatch(/^UNKNOWN_COUNTRY: /);
+    // In international form the number needs no country; an empty phone is no problem either.
+    expect(phoneOf('+44 7946 012345', 'Atlantis')).toBe('+447946012345');
+    expect(phoneOf('', 'Atlantis')).toBe('');
+    expect(phoneOf('+44 12', 'Atlantis')).toMatch(/^INVALID_PHONE: /);
+  });
+
+  it('under onInvalid: skip-field the phone of an unknown country is skipped and named, the row written', () => {
+    const skipping = makeJob({ fields: [{ ...columnField('phone', 'tel', [{ kind: 'phone', defaultCountry: 'US', countryColumn: 'Country' }]), onInvalid: 'skip-field' }] });
+    const result = mapRow({ kind: 'row', line: 4, values: { customer_id: 'C1', tel: '55 1234 5678', Country: 'Narnia' }, cells: [] }, skipping);
+    expect(result.ok && result.draft.fields).toEqual({});
+    expect(result.ok && result.draft.fieldsSkipped?.map((skip) => [skip.field, skip.code])).toEqual([['phone', 'UNKNOWN_COUNTRY']]);
   });
 
   it('the country column is one the header must have', () => {

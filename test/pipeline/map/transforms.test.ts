@@ -67,6 +67,28 @@ describe('phone', () => {
     expect(!result.ok && result.reason).toContain(JSON.stringify(value));
     expect(!result.ok && result.reason).toContain(hint);
   });
+
+  test.each([
+    ['12ab', 'MX', 'a valid Mexico (MX) number such as 222 123 4567, or in international form (+522221234567)'],
+    ['12ab', 'DE', 'a valid Germany (DE) number such as 01512 3456789, or in international form (+4915123456789)'],
+    ['12ab', 'GB', 'a valid United Kingdom (GB) number such as 07400 123456, or in international form (+447400123456)'],
+  ])('%j read as %s is advised with an example of that country, not of another', (value, country, advice) => {
+    const result = applyTransform(value, phone(country));
+    expect(!result.ok && result.reason).toBe(`"${value}" is not a valid phone number; write it as ${advice}`);
+  });
+
+  test.each([
+    ['+1 212 555 0100 x889', undefined, '889'],
+    ['212 555 0100 ext. 889', 'US', '889'],
+    ['+1 212-555-0100;ext=12', undefined, '12'],
+  ])('%j (default country %s) is PHONE_EXTENSION naming the extension, never the number without it', (value, country, extension) => {
+    const result = applyTransform(value, phone(country));
+    expect(result).toEqual({
+      ok: false,
+      code: 'PHONE_EXTENSION',
+      reason: `${JSON.stringify(value)} has the extension "${extension}", which the platform's phone (E.164: +12125550100) cannot hold; write the number without it (keep the extension in a column of its own)`,
+    });
+  });
 });
 
 describe('chains', () => {

@@ -22,7 +22,9 @@ describe('failureCause', () => {
       'INVALID_PHONE',
       'KEY_MISSING',
       'PAGE_LIMIT',
+      'PHONE_EXTENSION',
       'REQUEST_INVALID',
+      'UNKNOWN_COUNTRY',
       'UNMATCHED_FILE_TYPE',
     ]);
   });

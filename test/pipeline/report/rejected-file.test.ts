@@ -96,10 +96,10 @@ describe('rejected.csv fed back, generation after generation', () => {
     expect(readFileSync(gen.path, 'utf8')).toBe('customer_id,name,error_code,error_message\nC1,Ann,INVALID_EMAIL,line 2: the email is not an address\n');
   });
 
-  test('cells beyond the header are quoted in the message, so nothing is lost', async () => {
+  test('cells beyond the header follow the error columns and are quoted in the message, so nothing is lost', async () => {
     const input = write('extra.csv', 'customer_id,name\nC1,Ann\n');
     const gen = await rejectAll({ path: input }, (line) => failedResult(line, 'C1', ['C1', 'Ann', 'extra'], 'CSV_COLUMN_COUNT', 'line 2: 3 values'));
-    expect(readFileSync(gen.path, 'utf8')).toBe('customer_id,name,error_code,error_message\nC1,Ann,CSV_COLUMN_COUNT,"line 2: 3 values (cells beyond the header: [""extra""])"\n');
+    expect(readFileSync(gen.path, 'utf8')).toBe('customer_id,name,error_code,error_message\nC1,Ann,CSV_COLUMN_COUNT,"line 2: 3 values (cells beyond the header: [""extra""])",extra\n');
   });
 
   test('a row that failed for a cause outside its data (ABORTED, INVALID_TOKEN) is not in rejected.csv', async () => {

@@ -97,6 +97,13 @@ describe('planUpdate', () => {
     expect(plan.contactId).toBe('100');
   });
 
+  it('names the tags it adds that the contact holds in another case only (the re-tagging of tags.case: lower)', () => {
+    const plan = planUpdate(draft({ fields: {}, tagsToAdd: ['gold', 'news', 'vip'], tagsToRemove: [] }), contact({ tags: ['Gold', 'vip', 'NEWS', 'news'] }), [], true);
+    expect(plan.tagsAdded).toEqual(['gold']);
+    expect(plan.tagsRecased).toEqual(['gold']);
+    expect(planUpdate(draft({ fields: {}, tagsToAdd: ['gold'], tagsToRemove: [] }), contact({ tags: ['silver'] }), [], true).tagsRecased).toBeUndefined();
+  });
+
   it('splits 45 changed fields into updates of 30 and 15', () => {
     const fields = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`f${i}`, 'new']));
     const plan = planUpdate(draft({ fields, tagsToAdd: [], tagsToRemove: [] }), contact(), [], true);
