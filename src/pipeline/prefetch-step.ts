@@ -5,10 +5,14 @@
  * then the pure choice (`row/prefetch-choice.ts`) decides, and the step pages or not.
  */
 import type { ContactsApi } from '../api/contacts-api.js';
+import { PageLimitError } from '../api/errors.js';
 import type { Job } from '../config/job-types.js';
 import type { StateStore } from '../state/state-store.js';
+import { abortReason } from './abort-reason.js';
+import { JobAbortError } from './job-abort.js';
 import type { JobSummary } from './report/job-summary.js';
 import { prefetchContacts, type ContactIndex } from './row/contact-index.js';
+import { CountedApi } from './row/counted-api.js';
 import { choosePrefetch, pagesFor, type PrefetchChoice } from './row/prefetch-choice.js';
 
 export class PrefetchStep {
@@ -50,10 +54,32 @@ export class PrefetchStep {
     return choosePrefetch({ searchesEveryKey: this.state === undefined || this.full, full: this.full, knownKeys: this.#knownKeys, unknownKeys: this.#unknown });
   }
 
-  /** Pages when the choice says so; the index, if any, and the summary.json entry. */
-  async run(api: ContactsApi, choice: PrefetchChoice): Promise<{ index?: ContactIndex; summarize: () => NonNullable<JobSummary['prefetch']> }> {
+  /**
+   * Pages when the choice says so; the index, if any, and the summary.json entry. A listing that
+   * cannot finish (a list that grew past its cap, a refused token) is the job's abort, returned,
+   * so the run takes no row and still writes every report saying why.
+   */
+  async run(
+    api: ContactsApi,
+    choice: PrefetchChoice,
+    job: Job,
+  ): Promise<{ index?: ContactIndex; abort?: JobAbortError; summarize: () => NonNullable<JobSummary['prefetch']> }> {
     if (!choice.use) return { summarize: () => ({ used: false, reason: choice.reason, contacts: 0, calls: 0, searchesSaved: 0 }) };
-    const index = await prefetchContacts(api, this.marker, this.keyField);
-    return { index, summarize: () => ({ used: true, reason: choice.reason, contacts: index.size, calls: index.calls, searchesSaved: index.hits }) };
+    const counted = new CountedApi(api);
+    try {
+      const index = await prefetchContacts(counted, this.marker, this.keyField);
+      return { index, summarize: () => ({ used: true, reason: choice.reason, contacts: index.size, calls: index.calls, searchesSaved: index.hits }) };
+    } catch (error) {
+      const abort = listingAbort(error, job);
+      if (abort === undefined) throw error;
+      const reason = `${choice.reason}; the listing stopped after ${counted.calls} calls (${abort.code}), see aborted`;
+      return { abort, summarize: () => ({ used: false, reason, contacts: 0, calls: counted.calls, searchesSaved: 0 }) };
+    }
   }
+}
+
+/** Why a listing of the marked contacts stops the job; undefined for an API failure it leaves to the caller. */
+function listingAbort(error: unknown, job: Job): JobAbortError | undefined {
+  if (error instanceof PageLimitError) return new JobAbortError('PAGE_LIMIT', `the marked contacts (match.prefetch) could not be listed: ${error.message}`, { cause: error });
+  return abortReason(error, job, 'when listing the marked contacts (match.prefetch)');
 }

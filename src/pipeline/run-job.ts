@@ -172,7 +172,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   // A reconcile pages whenever the job has a marker: only the pages list the contacts the file lacks.
   const prefetchChoice = abort === undefined ? (reconciling && prefetch !== undefined ? RECONCILE_PAGES : prefetch?.choice()) : undefined;
   if (prefetchChoice !== undefined) options.onPrefetch?.(prefetchChoice);
-  const prefetched = prefetch === undefined || prefetchChoice === undefined ? undefined : await prefetch.run(api, prefetchChoice);
+  const prefetched = prefetch === undefined || prefetchChoice === undefined ? undefined : await prefetch.run(api, prefetchChoice, job);
+  // A listing that could not finish takes no row: the loop counts them not reached, the reports say why.
+  abort ??= prefetched?.abort;
   const index = prefetched?.index;
   // A dry run counts the writes and sends it withholds: with its own reads, the real run's calls.
   const withheld = options.dryRun ? new WithheldCalls() : undefined;
