@@ -4,8 +4,9 @@
  * caps one key's search; a list that grows past its cap stops the job with PAGE_LIMIT and every
  * report written.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'node-html-parser';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { TOKEN, customersCsv, fastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
 import { startRecordingProxy, type RecordingProxy } from '../helpers/recording-proxy.js';
@@ -94,7 +95,10 @@ describe('a marker listing that grows past its cap', () => {
     expect(summary.rows).toMatchObject({ total: 0, notReached: 5 });
     expect(summary.prefetch).toMatchObject({ used: false, calls: 14 });
     expect(ws.results('import')).toEqual([]);
-    expect(existsSync(join(ws.dir, 'reports', 'import.report.html'))).toBe(true);
+    const page = parse(readFileSync(join(ws.dir, 'reports', 'import.report.html'), 'utf8'));
+    expect(page.querySelector('#stopped')?.text).toBe(
+      'Stopped by PAGE_LIMIT: 5 rows of the input were not reached; fix what stopped it (its message is above), then run the same command again to go on: the rows already written settle with no call.',
+    );
     expect(run.stderr + run.stdout).toContain('PAGE_LIMIT');
   });
 });
