@@ -163,7 +163,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   let abort: JobAbortError | undefined;
   let runId: number | undefined;
   try {
-    runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full });
+    // A reconcile reads every key, but is no `--full` run: `state show` names it by its command.
+    runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full: options.full === true });
   } catch (error) {
     if (!isSqliteError(error)) throw error;
     // Nothing done yet: no row is taken, the reports say why.
@@ -349,7 +350,10 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     const rowsFailure = report.closeRows();
     if (rowsFailure !== undefined) abort ??= reportWriteFailed(rowsFailure);
     status = statusOf(abort, options.signal, stopped);
-    const journalFailure = runId === undefined ? undefined : finishJournal(state, runId, { rows: tally.rows, exitCode: exitCodeOf(status, options.signal, tally.rows, tally.messages, departed), status });
+    // A reconcile's rows are all `unchanged` (it writes nothing): its journal line keeps its keys' figures.
+    const journalRows = report instanceof ReconcileReport ? reconciledKeys(report) : tally.rows;
+    const journalExit = withDifferences(exitCodeOf(status, options.signal, tally.rows, tally.messages, departed), report);
+    const journalFailure = runId === undefined ? undefined : finishJournal(state, runId, { rows: journalRows, exitCode: journalExit, status });
     if (journalFailure !== undefined) {
       abort ??= stateWriteFailed(statePath, 'when the run was journalled', journalFailure);
       status = 'aborted';
@@ -400,8 +404,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     summary,
     reportFiles,
     ...(reconciled === undefined ? {} : { reconcile: reconciled }),
-    // reconcile follows diff(1): 1 when the file and the platform differ, as when a row failed.
-    exitCode: exitCode === 0 && report instanceof ReconcileReport && report.differences > 0 ? 1 : exitCode,
+    exitCode: withDifferences(exitCode, report),
     ...(inputHint === undefined ? {} : { inputHint }),
     ...(departedReport === undefined ? {} : { departedReport }),
     rowsByRowHash: ahead.quickRows,
@@ -468,9 +471,19 @@ function listExtra(index: ContactIndex, seen: KeySighting, mine: (key: string) =
   }
 }
 
+/** reconcile follows diff(1): 1 when the file and the platform differ, as when a row failed. */
+function withDifferences(exitCode: RunExitCode, report: ReportWriter | ReconcileReport): RunExitCode {
+  return exitCode === 0 && report instanceof ReconcileReport && report.differences > 0 ? 1 : exitCode;
+}
+
+/** The keys of a reconcile by status, `inFile` first, as reconcile.json's `keys`. */
+function reconciledKeys(report: ReconcileReport): ReconcileSummary['keys'] {
+  const { keys } = report;
+  return { inFile: keys.same + keys.differs + keys.missing + keys.duplicate + keys.failed, ...keys };
+}
+
 /** reconcile.json, from the report's counts and the run's summary (its times, calls and stop). */
 function reconcileSummary(report: ReconcileReport, summary: JobSummary, run: { runId: number | undefined; extraListed: boolean; prefetched: boolean }): ReconcileSummary {
-  const { keys } = report;
   return {
     job: summary.job,
     runId: run.runId === undefined ? null : String(run.runId),
@@ -478,7 +491,7 @@ function reconcileSummary(report: ReconcileReport, summary: JobSummary, run: { r
     finishedAt: summary.finishedAt,
     durationMs: summary.durationMs,
     status: summary.status ?? 'completed',
-    keys: { inFile: keys.same + keys.differs + keys.missing + keys.duplicate + keys.failed, ...keys },
+    keys: reconciledKeys(report),
     fields: report.fieldCounts(),
     extra: run.extraListed
       ? { listed: true }
