@@ -44,6 +44,7 @@ import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
 import { mappingFingerprint } from './map/row-hash.js';
 import { syncRow, type RowSync } from './row/sync-row.js';
 import { reconcileRow } from './row/reconcile-row.js';
+import { freshReadsAfter } from './row/fresh-read.js';
 import type { KeyComparison } from './row/compare.js';
 import { ReconcileReport } from './report/reconcile-report.js';
 import type { ReconcileSummary } from './report/reconcile-summary.js';
@@ -162,6 +163,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const statePath = job.state === false ? '' : job.state;
   let abort: JobAbortError | undefined;
   let runId: number | undefined;
+  // What the reconcile right before this run read stands for searches (row/fresh-read.ts); a
+  // reconcile reads every key itself.
+  const freshReads = reconciling || options.state === undefined ? undefined : freshReadsAfter(options.state.lastRun(), startedAt.getTime());
   try {
     // A reconcile reads every key, but is no `--full` run: `state show` names it by its command.
     runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full: options.full === true });
@@ -188,6 +192,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     ...(options.state ? { state: options.state } : {}),
     ...(index ? { index } : {}),
     ...(withheld ? { withheld } : {}),
+    ...(freshReads ? { freshReads } : {}),
   };
 
   // The three stages: the tally counts, the dispatcher runs the rows that need the API, the

@@ -130,9 +130,9 @@ describe('a state file of an earlier version', () => {
     const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     store.recordConfirmed('C-1', { contactId: '100', fields: { plan: 'pro' }, draftHash: 'h1', rowHash: 'r1' });
     store.close();
-    // What version 4 left: no row_hash column, no change journal, no migration 5 or later.
+    // What version 4 left: no row_hash column, no change journal, no absent reads, no migration 5 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; DELETE FROM schema_version WHERE version >= 5;');
+    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -146,15 +146,32 @@ describe('a state file of an earlier version', () => {
     const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
     store.close();
-    // What version 5 left: no changes table, no migration 6.
+    // What version 5 left: no changes table, no absent reads, no migration 6 or later.
     const raw = new Database(path);
-    raw.exec('DROP TABLE changes; DELETE FROM schema_version WHERE version >= 6;');
+    raw.exec('DROP TABLE changes; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     expect(migrated.summary()).toMatchObject({ schemaVersion: SCHEMA_VERSION, changes: 0 });
     expect(migrated.run(runId)).toMatchObject({ id: runId, argv: 'run' });
     expect(migrated.changesOfRun(runId)).toEqual([]);
+    migrated.close();
+  });
+
+  test('of version 6 gains the absent reads, empty: no key counts as read absent by a reconcile', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    store.startRun({ job: 'crm', argv: 'reconcile jobs.yaml', full: false });
+    store.recordReconcileRead('C-9', true);
+    store.close();
+    // What version 6 left: no absent_reads table, no migration 7.
+    const raw = new Database(path);
+    raw.exec('DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
+    expect(migrated.absentRead('C-9')).toBeUndefined();
     migrated.close();
   });
 });
