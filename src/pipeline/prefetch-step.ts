@@ -13,6 +13,7 @@ import { JobAbortError } from './job-abort.js';
 import type { JobSummary } from './report/job-summary.js';
 import { prefetchContacts, type ContactIndex } from './row/contact-index.js';
 import { CountedApi } from './row/counted-api.js';
+import { isFresh, type FreshReads } from './row/fresh-read.js';
 import { choosePrefetch, pagesFor, type PrefetchChoice } from './row/prefetch-choice.js';
 
 export class PrefetchStep {
@@ -22,8 +23,11 @@ export class PrefetchStep {
   #counted = false;
 
   /** The step of a job with `match.prefetch`; undefined without one. */
-  static of(job: Job, run: { readonly state?: StateStore; readonly full: boolean; readonly mine: (key: string) => boolean }): PrefetchStep | undefined {
-    return job.match.prefetch === undefined ? undefined : new PrefetchStep(job.match.prefetch, job.key.field, run.state, run.full, run.mine);
+  static of(
+    job: Job,
+    run: { readonly state?: StateStore; readonly full: boolean; readonly mine: (key: string) => boolean; readonly freshReads?: FreshReads },
+  ): PrefetchStep | undefined {
+    return job.match.prefetch === undefined ? undefined : new PrefetchStep(job.match.prefetch, job.key.field, run.state, run.full, run.mine, run.freshReads);
   }
 
   private constructor(
@@ -32,6 +36,7 @@ export class PrefetchStep {
     private readonly state: StateStore | undefined,
     private readonly full: boolean,
     private readonly mine: (key: string) => boolean,
+    private readonly freshReads: FreshReads | undefined,
   ) {
     this.#knownKeys = state === undefined || full ? 0 : state.summary().keys;
     this.#limit = pagesFor(this.#knownKeys);
@@ -44,7 +49,8 @@ export class PrefetchStep {
   readonly see = (key: string): void => {
     this.#counted = true;
     if (this.state === undefined || this.full || this.#unknown > this.#limit || !this.mine(key)) return;
-    if (!this.state.knows(key)) this.#unknown++;
+    // A key the reconcile right before this run read absent needs no search either (row/fresh-read.ts).
+    if (!this.state.knows(key) && !isFresh(this.state.absentRead(key), this.freshReads)) this.#unknown++;
   };
 
   /** Which way the run goes, and why. */

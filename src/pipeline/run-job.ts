@@ -142,7 +142,10 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const reconciling = options.work === 'reconcile';
   // A reconcile reads the platform for every key, whatever the state store believes.
   const full = options.full === true || reconciling;
-  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine });
+  // What the reconcile right before this run read stands for searches (row/fresh-read.ts); a
+  // reconcile reads every key itself.
+  const freshReads = reconciling || options.state === undefined ? undefined : freshReadsAfter(options.state.lastRun(), startedAt.getTime());
+  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}) });
   const duplicates = await DuplicateRowsStage.open(job, prefetch?.see);
   const source = await openCheckedSource(job);
 
@@ -163,9 +166,6 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const statePath = job.state === false ? '' : job.state;
   let abort: JobAbortError | undefined;
   let runId: number | undefined;
-  // What the reconcile right before this run read stands for searches (row/fresh-read.ts); a
-  // reconcile reads every key itself.
-  const freshReads = reconciling || options.state === undefined ? undefined : freshReadsAfter(options.state.lastRun(), startedAt.getTime());
   try {
     // A reconcile reads every key, but is no `--full` run: `state show` names it by its command.
     runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full: options.full === true });

@@ -18,10 +18,14 @@ afterEach(async () => {
   await emulator.close();
 });
 
+/** STATE_JOB writing a `source: crm` marker and prefetching by it. */
+const PREFETCH_JOB = `${STATE_JOB.replace('  plan: plan\n', '  plan: plan\n  source: { value: crm }\n')}
+match: { prefetch: { field: source, value: crm } }`;
+
 /** After a first import of 30 customers: agents edit C0002 and C0003, delete C0004 and C0005; the export gains C0031 and C0032. */
-async function driftAndReconcile(ws: ReturnType<typeof workspace>): Promise<void> {
+async function driftAndReconcile(ws: ReturnType<typeof workspace>, job = STATE_JOB): Promise<void> {
   ws.write('customers.csv', customersCsv(30));
-  ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: STATE_JOB }));
+  ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job }));
   expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
   await editOnPlatform(emulator, 'PUT', `/v1/contact/${contactIdOf(emulator, 'C0002')}`, { custom_fields: [{ name: 'firstName', value: 'Edited' }] });
   await editOnPlatform(emulator, 'PUT', `/v1/contact/${contactIdOf(emulator, 'C0003')}`, { custom_fields: [{ name: 'plan', value: 'gold' }] });
@@ -84,5 +88,21 @@ describe('the run after a reconcile', () => {
     expect(run.exitCode).toBe(0);
     expect(emulator.counters(TOKEN).byOperation.searchContacts.received).toBe(32);
     expect(emulator.counters(TOKEN).byOperation.createContact.received).toBe(4);
+  });
+
+  it('with match.prefetch, the keys read absent do not make the run page: no page, no search', async () => {
+    const ws = workspace();
+    await driftAndReconcile(ws, PREFETCH_JOB);
+
+    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'after']);
+
+    expect(run.exitCode).toBe(0);
+    const calls = emulator.counters(TOKEN).byOperation;
+    expect(calls.searchContacts.received).toBe(0);
+    expect(calls.createContact.received).toBe(4);
+    expect(calls.updateContact.received).toBe(2);
+    const summary = ws.summary('import', 'after');
+    expect(summary.prefetch).toMatchObject({ used: false, calls: 0 });
+    expect(summary.rows).toMatchObject({ total: 32, created: 4, updated: 2, unchanged: 26, failed: 0 });
   });
 });
