@@ -50,7 +50,8 @@ export class PrefetchStep {
     this.#counted = true;
     if (this.state === undefined || this.full || this.#unknown > this.#limit || !this.mine(key)) return;
     // A key the reconcile right before this run read absent needs no search either (row/fresh-read.ts).
-    if (!this.state.knows(key) && !isFresh(this.state.absentRead(key), this.freshReads)) this.#unknown++;
+    if (this.state.knows(key) || (this.freshReads !== undefined && isFresh(this.state.absentRead(key), this.freshReads))) return;
+    this.#unknown++;
   };
 
   /** Which way the run goes, and why. */
