@@ -25,7 +25,7 @@ import { ApiError, InvalidTokenError, RateLimitedError, type ApiErrorContext } f
 import { silentLogger, type ApiLogger } from './logger.js';
 import { limiterFailure } from './limiter.js';
 import { runInSlot } from './limiter-slots.js';
-import { paginateContacts } from './pagination.js';
+import { paginateContacts, paginateList } from './pagination.js';
 import {
   checkAttachment,
   checkContactId,
@@ -85,7 +85,7 @@ export interface ApiClientOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Clock for HTTP-date `Retry-After`, in milliseconds since the epoch. @default Date.now */
   readonly now?: () => number;
-  /** Hard cap of pages read by `searchContacts`. @default 1000 */
+  /** Hard cap of pages read by `searchContacts` (one key's search; `listContacts` is bounded by the pages announced). @default 1000 */
   readonly maxPages?: number;
   /** Where requests are counted; pass one instance to every client of a job run. @default a new ApiCallStats */
   readonly stats?: ApiCallStats;
@@ -232,6 +232,11 @@ export class ApiClient implements ContactsApi {
   searchContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
     checkSearch(field, value, 1);
     return paginateContacts((page) => this.searchContactsPage(field, value, page), this.#maxPages);
+  }
+
+  listContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
+    checkSearch(field, value, 1);
+    return paginateList((page) => this.searchContactsPage(field, value, page), { field, value });
   }
 
   async getContact(id: string): Promise<Contact> {

@@ -42,6 +42,12 @@ export interface ContactsApi {
    * request made, so a search with no match yields one empty list.
    */
   searchContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined>;
+  /**
+   * Operation 1, every page, for a marker field many contacts share (`match.prefetch`, reconcile):
+   * as `searchContacts`, but bounded by the pages the first page announces (twice them, plus 10:
+   * `listPageCap`), not by `maxPages`, which caps one key's search.
+   */
+  listContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined>;
   /** Operation 2. */
   getContact(id: string): Promise<Contact>;
   /** Operation 3; only the named fields change. At most 30. Returns nothing: never trust the id of the answer. */

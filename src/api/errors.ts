@@ -266,16 +266,33 @@ export class RequestInvalidError extends ApiError {
   }
 }
 
-/** The paginator reached its hard cap (`maxPages`) with pages left. */
+/**
+ * The paginator reached its hard cap with pages left: `timeouts.maxPages` for one key's search, or,
+ * for a listing of a marker's contacts (`listing`), twice the pages its first page announced plus 10.
+ */
 export class PageLimitError extends ApiError {
   readonly code = 'PAGE_LIMIT';
   readonly maxPages: number;
-  constructor(context: ApiErrorContext & { maxPages: number; lastPage: number }) {
-    super(
-      context,
-      `the search has ${context.lastPage} pages, more than the cap of ${context.maxPages} ` +
-        "(the connection's `timeouts.maxPages` in jobs.yaml); raise it or search by a more selective field",
-    );
+  constructor(context: ApiErrorContext & PageLimitContext) {
+    super(context, pageLimitProblem(context));
     this.maxPages = context.maxPages;
   }
+}
+
+interface PageLimitContext {
+  maxPages: number;
+  lastPage: number;
+  /** A listing of the contacts a marker field holds, and the pages its first page announced. */
+  listing?: { field: string; value: string; announced: number };
+}
+
+function pageLimitProblem({ maxPages, lastPage, listing }: PageLimitContext): string {
+  if (listing === undefined) {
+    return `the search has ${lastPage} pages, more than the cap of ${maxPages} (the connection's \`timeouts.maxPages\` in jobs.yaml); raise it or search by a more selective field`;
+  }
+  return (
+    `the list of the contacts with ${listing.field}=${listing.value} announced ${listing.announced} pages on its first page ` +
+    `and grew to ${lastPage} while it was read, past the cap of ${maxPages} (twice the pages announced, plus 10); ` +
+    'contacts are being added with the marker faster than they can be read: run again when they are not'
+  );
 }

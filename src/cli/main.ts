@@ -13,7 +13,7 @@ import { describeFailure } from './failure.js';
 import { createLogger, type LogFormat, type LogLevel } from './logger.js';
 import { asksForVersion, packageVersion } from './package-version.js';
 import { TerminalOutput } from './terminal-output.js';
-import { explainUsage, usageFooter } from './usage-hints.js';
+import { commandList, explainUsage, usageFooter } from './usage-hints.js';
 import { UsageError, UsageErrorFromYargs } from './usage-error.js';
 import type { CommandContext } from './commands/command-context.js';
 import { checkDefinition } from './commands/check.js';
@@ -61,7 +61,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
     .command(emulatorDefinition(context))
     .command(stateDefinition(context))
     .command(schemaDefinition(context))
-    .demandCommand(1, 'name a command: run, validate, check, state or emulator')
+    .demandCommand(1, `name a command: ${commandList()}`)
     .strict()
     .help()
     // Shown in the help; `--version` itself is answered above, on the CLI's own stdout.

@@ -182,7 +182,9 @@ function formatRun(run: RunRecord | undefined): string {
   const command = run.argv.split(' ')[0] ?? '';
   const started = `run ${run.id} (${command}), started ${new Date(run.startedAt).toISOString()}${run.full ? ' (--full)' : ''}`;
   if (!run.finished || run.finishedAt === null) return `${started}, not finished (still running, or killed)`;
-  const rows = run.rows === null ? '' : `: ${Object.entries(run.rows).map(([outcome, count]) => `${outcome} ${count}`).join(', ')}`;
+  // A reconcile's figures are its keys' (in file, same, differs, missing, extra...), not rows written.
+  const counts = run.rows === null ? undefined : Object.entries(run.rows).map(([outcome, count]) => `${outcome === 'inFile' ? 'in file' : outcome} ${count}`).join(', ');
+  const rows = counts === undefined ? '' : command === 'reconcile' ? `: keys ${counts}` : `: ${counts}`;
   const status = run.status === null ? '' : `${run.status}, `;
   const pruned = run.prunedAt === null ? '' : `; change journal pruned ${new Date(run.prunedAt).toISOString()} (cannot be undone)`;
   return `${started}, ${status}finished ${new Date(run.finishedAt).toISOString()}, exit ${String(run.exitCode)}${rows}${pruned}`;

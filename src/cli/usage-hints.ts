@@ -5,14 +5,27 @@
  */
 import { didYouMean } from '../config/did-you-mean.js';
 
-/** The usage line of each command, as README's command table shows it. */
+/**
+ * The usage line of each command, as README's command table shows it, in the order of the help:
+ * every command a person may type (`schema` is hidden: `npm run schema` types it). A required
+ * option's placeholder (`--run RUN_ID`) and the positionals are read from here by the errors below.
+ */
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   run: 'contact-sync run <jobs.yaml> [--job NAME]... [--dry-run] [--limit N] [--report-dir DIR] [options]',
+  reconcile: 'contact-sync reconcile <jobs.yaml> [--job NAME]... [--report-dir DIR] [--limit N] [options]',
+  undo: 'contact-sync undo <jobs.yaml> --job NAME --run RUN_ID [--dry-run] [--force] [--report-dir DIR] [--max-duration DURATION]',
+  history: 'contact-sync history <jobs.yaml> --job NAME [--key KEY] [--run RUN_ID] [--csv]',
   validate: 'contact-sync validate <jobs.yaml> [--job NAME]...',
   check: 'contact-sync check <jobs.yaml> [--job NAME]...',
-  state: 'contact-sync state show|reset <jobs.yaml> --job NAME',
+  state: 'contact-sync state show|reset|prune <jobs.yaml> --job NAME',
   emulator: 'contact-sync emulator [--port N] [--host H] [--token TOKEN[:viber]]...',
 };
+
+/** "run, reconcile, ..., state or emulator": the commands, for a sentence. */
+export function commandList(): string {
+  const names = Object.keys(COMMAND_USAGE);
+  return `${names.slice(0, -1).join(', ')} or ${names.at(-1) ?? ''}`;
+}
 
 /** Global options that take a value in the next word. */
 const GLOBAL_WITH_VALUE = new Set(['--log-format', '--log-level']);
@@ -48,8 +61,40 @@ export function explainUsage(message: string, argv: readonly string[], knownOpti
     const meant = didYouMean(plain, [...known].filter((option) => option.length > 1 && !/[A-Z]/.test(option)));
     return `unknown option --${name}${meant === undefined ? '' : `; did you mean --${meant}?`}`;
   }
-  if (message.startsWith('Not enough non-option arguments')) return 'an argument is missing: the usage below shows what to write';
+  const usage = command === undefined ? undefined : COMMAND_USAGE[command];
+  if (command === undefined || usage === undefined) return message.startsWith('Not enough non-option arguments') ? ARGUMENT_MISSING : message;
+  // yargs: "Missing required argument: run", "Missing required arguments: job, run".
+  const missingOptions = /^Missing required arguments?: (.+)$/.exec(message);
+  if (missingOptions !== null) {
+    const options = missingOptions[1]!.split(', ').map((name) => optionWithPlaceholder(usage, name));
+    return `${command}: ${sentenceList(options)} ${options.length === 1 ? 'is' : 'are'} missing: ${options.length === 1 ? 'it is' : 'they are'} required`;
+  }
+  // yargs: "Not enough non-option arguments: got 0, need at least 1".
+  const missingPositionals = /^Not enough non-option arguments: got (\d+)/.exec(message);
+  if (missingPositionals !== null) {
+    const missing = positionalsOf(usage).slice(Number(missingPositionals[1]));
+    return missing.length === 0 ? ARGUMENT_MISSING : `${command}: ${sentenceList(missing)} ${missing.length === 1 ? 'is' : 'are'} missing; the usage below shows where ${missing.length === 1 ? 'it goes' : 'they go'}`;
+  }
   return message;
+}
+
+const ARGUMENT_MISSING = 'an argument is missing: the usage below shows what to write';
+
+/** `--run RUN_ID` as the command's usage line writes the option, or `--run` when it shows none. */
+function optionWithPlaceholder(usage: string, name: string): string {
+  const placeholder = new RegExp(`--${name} ([A-Z][A-Z_]*)`).exec(usage);
+  return placeholder === null ? `--${name}` : `--${name} ${placeholder[1]}`;
+}
+
+/** The positionals of a usage line: the words after the command before the first option. */
+function positionalsOf(usage: string): string[] {
+  const words = usage.split(' ').slice(2);
+  const firstOption = words.findIndex((word) => word.startsWith('-') || word.startsWith('['));
+  return firstOption < 0 ? words : words.slice(0, firstOption);
+}
+
+function sentenceList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
 /** The lines after the error: the command's usage, then where to read more. */

@@ -21,6 +21,8 @@ export const JOB_ABORT_CODES = [
   'API_UNAVAILABLE',
   /** The platform asked (Retry-After) for a pause longer than `timeouts.maxRetryAfter`. */
   'RATE_LIMITED',
+  /** The list of the marked contacts (match.prefetch, reconcile) grew past twice the pages its first page announced. */
+  'PAGE_LIMIT',
   /** Anything else: a bug, reported with its message. */
   'UNEXPECTED',
 ] as const;

@@ -5,10 +5,15 @@
  * then the pure choice (`row/prefetch-choice.ts`) decides, and the step pages or not.
  */
 import type { ContactsApi } from '../api/contacts-api.js';
+import { PageLimitError } from '../api/errors.js';
 import type { Job } from '../config/job-types.js';
 import type { StateStore } from '../state/state-store.js';
+import { abortReason } from './abort-reason.js';
+import { JobAbortError } from './job-abort.js';
 import type { JobSummary } from './report/job-summary.js';
 import { prefetchContacts, type ContactIndex } from './row/contact-index.js';
+import { CountedApi } from './row/counted-api.js';
+import { isFresh, type FreshReads } from './row/fresh-read.js';
 import { choosePrefetch, pagesFor, type PrefetchChoice } from './row/prefetch-choice.js';
 
 export class PrefetchStep {
@@ -18,8 +23,11 @@ export class PrefetchStep {
   #counted = false;
 
   /** The step of a job with `match.prefetch`; undefined without one. */
-  static of(job: Job, run: { readonly state?: StateStore; readonly full: boolean; readonly mine: (key: string) => boolean }): PrefetchStep | undefined {
-    return job.match.prefetch === undefined ? undefined : new PrefetchStep(job.match.prefetch, job.key.field, run.state, run.full, run.mine);
+  static of(
+    job: Job,
+    run: { readonly state?: StateStore; readonly full: boolean; readonly mine: (key: string) => boolean; readonly freshReads?: FreshReads },
+  ): PrefetchStep | undefined {
+    return job.match.prefetch === undefined ? undefined : new PrefetchStep(job.match.prefetch, job.key.field, run.state, run.full, run.mine, run.freshReads);
   }
 
   private constructor(
@@ -28,6 +36,7 @@ export class PrefetchStep {
     private readonly state: StateStore | undefined,
     private readonly full: boolean,
     private readonly mine: (key: string) => boolean,
+    private readonly freshReads: FreshReads | undefined,
   ) {
     this.#knownKeys = state === undefined || full ? 0 : state.summary().keys;
     this.#limit = pagesFor(this.#knownKeys);
@@ -40,7 +49,9 @@ export class PrefetchStep {
   readonly see = (key: string): void => {
     this.#counted = true;
     if (this.state === undefined || this.full || this.#unknown > this.#limit || !this.mine(key)) return;
-    if (!this.state.knows(key)) this.#unknown++;
+    // A key the reconcile right before this run read absent needs no search either (row/fresh-read.ts).
+    if (this.state.knows(key) || (this.freshReads !== undefined && isFresh(this.state.absentRead(key), this.freshReads))) return;
+    this.#unknown++;
   };
 
   /** Which way the run goes, and why. */
@@ -50,10 +61,32 @@ export class PrefetchStep {
     return choosePrefetch({ searchesEveryKey: this.state === undefined || this.full, full: this.full, knownKeys: this.#knownKeys, unknownKeys: this.#unknown });
   }
 
-  /** Pages when the choice says so; the index, if any, and the summary.json entry. */
-  async run(api: ContactsApi, choice: PrefetchChoice): Promise<{ index?: ContactIndex; summarize: () => NonNullable<JobSummary['prefetch']> }> {
+  /**
+   * Pages when the choice says so; the index, if any, and the summary.json entry. A listing that
+   * cannot finish (a list that grew past its cap, a refused token) is the job's abort, returned,
+   * so the run takes no row and still writes every report saying why.
+   */
+  async run(
+    api: ContactsApi,
+    choice: PrefetchChoice,
+    job: Job,
+  ): Promise<{ index?: ContactIndex; abort?: JobAbortError; summarize: () => NonNullable<JobSummary['prefetch']> }> {
     if (!choice.use) return { summarize: () => ({ used: false, reason: choice.reason, contacts: 0, calls: 0, searchesSaved: 0 }) };
-    const index = await prefetchContacts(api, this.marker, this.keyField);
-    return { index, summarize: () => ({ used: true, reason: choice.reason, contacts: index.size, calls: index.calls, searchesSaved: index.hits }) };
+    const counted = new CountedApi(api);
+    try {
+      const index = await prefetchContacts(counted, this.marker, this.keyField);
+      return { index, summarize: () => ({ used: true, reason: choice.reason, contacts: index.size, calls: index.calls, searchesSaved: index.hits }) };
+    } catch (error) {
+      const abort = listingAbort(error, job);
+      if (abort === undefined) throw error;
+      const reason = `${choice.reason}; the listing stopped after ${counted.calls} calls (${abort.code}), see aborted`;
+      return { abort, summarize: () => ({ used: false, reason, contacts: 0, calls: counted.calls, searchesSaved: 0 }) };
+    }
   }
+}
+
+/** Why a listing of the marked contacts stops the job; undefined for an API failure it leaves to the caller. */
+function listingAbort(error: unknown, job: Job): JobAbortError | undefined {
+  if (error instanceof PageLimitError) return new JobAbortError('PAGE_LIMIT', `the marked contacts (match.prefetch) could not be listed: ${error.message}`, { cause: error });
+  return abortReason(error, job, 'when listing the marked contacts (match.prefetch)');
 }

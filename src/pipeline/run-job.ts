@@ -48,6 +48,7 @@ import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
 import { mappingFingerprint } from './map/row-hash.js';
 import { syncRow, type RowSync } from './row/sync-row.js';
 import { reconcileRow } from './row/reconcile-row.js';
+import { freshReadsAfter } from './row/fresh-read.js';
 import type { KeyComparison } from './row/compare.js';
 import { ReconcileReport } from './report/reconcile-report.js';
 import type { ReconcileSummary } from './report/reconcile-summary.js';
@@ -147,7 +148,10 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const reconciling = options.work === 'reconcile';
   // A reconcile reads the platform for every key, whatever the state store believes.
   const full = options.full === true || reconciling;
-  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine });
+  // What the reconcile right before this run read stands for searches (row/fresh-read.ts); a
+  // reconcile reads every key itself.
+  const freshReads = reconciling || options.state === undefined ? undefined : freshReadsAfter(options.state.lastRun(), startedAt.getTime());
+  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}) });
   const { duplicates, source } = await openInput(job, prefetch?.see, options.state?.lastHeader());
   // Before the reports are opened or the run journalled: a night a guard refuses does nothing.
   if (job.guards !== undefined && !reconciling) {
@@ -181,7 +185,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   let abort: JobAbortError | undefined;
   let runId: number | undefined;
   try {
-    runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full });
+    // A reconcile reads every key, but is no `--full` run: `state show` names it by its command.
+    runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full: options.full === true });
     // The next run names a column renamed upstream by this header (header-check.ts).
     if (!reconciling) state?.recordHeader(source.header);
   } catch (error) {
@@ -192,7 +197,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   // A reconcile pages whenever the job has a marker: only the pages list the contacts the file lacks.
   const prefetchChoice = abort === undefined ? (reconciling && prefetch !== undefined ? RECONCILE_PAGES : prefetch?.choice()) : undefined;
   if (prefetchChoice !== undefined) options.onPrefetch?.(prefetchChoice);
-  const prefetched = prefetch === undefined || prefetchChoice === undefined ? undefined : await prefetch.run(api, prefetchChoice);
+  const prefetched = prefetch === undefined || prefetchChoice === undefined ? undefined : await prefetch.run(api, prefetchChoice, job);
+  // A listing that could not finish takes no row: the loop counts them not reached, the reports say why.
+  abort ??= prefetched?.abort;
   const index = prefetched?.index;
   // A dry run counts the writes and sends it withholds: with its own reads, the real run's calls.
   const withheld = options.dryRun ? new WithheldCalls() : undefined;
@@ -205,6 +212,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     ...(options.state ? { state: options.state } : {}),
     ...(index ? { index } : {}),
     ...(withheld ? { withheld } : {}),
+    ...(freshReads ? { freshReads } : {}),
   };
 
   // The three stages: the tally counts, the dispatcher runs the rows that need the API, the
@@ -374,7 +382,10 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     const rowsFailure = report.closeRows();
     if (rowsFailure !== undefined) abort ??= reportWriteFailed(rowsFailure);
     status = statusOf(abort, options.signal, stopped);
-    const journalFailure = runId === undefined ? undefined : finishJournal(state, runId, { rows: tally.rows, exitCode: exitCodeOf(status, options.signal, tally.rows, tally.messages, departed), status });
+    // A reconcile's rows are all `unchanged` (it writes nothing): its journal line keeps its keys' figures.
+    const journalRows = report instanceof ReconcileReport ? reconciledKeys(report) : tally.rows;
+    const journalExit = withDifferences(exitCodeOf(status, options.signal, tally.rows, tally.messages, departed), report);
+    const journalFailure = runId === undefined ? undefined : finishJournal(state, runId, { rows: journalRows, exitCode: journalExit, status });
     if (journalFailure !== undefined) {
       abort ??= stateWriteFailed(statePath, 'when the run was journalled', journalFailure);
       status = 'aborted';
@@ -426,8 +437,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     summary,
     reportFiles,
     ...(reconciled === undefined ? {} : { reconcile: reconciled }),
-    // reconcile follows diff(1): 1 when the file and the platform differ, as when a row failed.
-    exitCode: exitCode === 0 && report instanceof ReconcileReport && report.differences > 0 ? 1 : exitCode,
+    exitCode: withDifferences(exitCode, report),
     ...(inputHint === undefined ? {} : { inputHint }),
     ...(departedReport === undefined ? {} : { departedReport }),
     rowsByRowHash: ahead.quickRows,
@@ -494,9 +504,19 @@ function listExtra(index: ContactIndex, seen: KeySighting, mine: (key: string) =
   }
 }
 
+/** reconcile follows diff(1): 1 when the file and the platform differ, as when a row failed. */
+function withDifferences(exitCode: RunExitCode, report: ReportWriter | ReconcileReport): RunExitCode {
+  return exitCode === 0 && report instanceof ReconcileReport && report.differences > 0 ? 1 : exitCode;
+}
+
+/** The keys of a reconcile by status, `inFile` first, as reconcile.json's `keys`. */
+function reconciledKeys(report: ReconcileReport): ReconcileSummary['keys'] {
+  const { keys } = report;
+  return { inFile: keys.same + keys.differs + keys.missing + keys.duplicate + keys.failed, ...keys };
+}
+
 /** reconcile.json, from the report's counts and the run's summary (its times, calls and stop). */
 function reconcileSummary(report: ReconcileReport, summary: JobSummary, run: { runId: number | undefined; extraListed: boolean; prefetched: boolean }): ReconcileSummary {
-  const { keys } = report;
   return {
     job: summary.job,
     runId: run.runId === undefined ? null : String(run.runId),
@@ -504,7 +524,7 @@ function reconcileSummary(report: ReconcileReport, summary: JobSummary, run: { r
     finishedAt: summary.finishedAt,
     durationMs: summary.durationMs,
     status: summary.status ?? 'completed',
-    keys: { inFile: keys.same + keys.differs + keys.missing + keys.duplicate + keys.failed, ...keys },
+    keys: reconciledKeys(report),
     fields: report.fieldCounts(),
     extra: run.extraListed
       ? { listed: true }

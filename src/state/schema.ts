@@ -163,6 +163,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN pruned_at INTEGER;
     `,
   },
+  {
+    version: 9,
+    description: 'absent reads',
+    sql: `
+      -- Keys a reconcile read on the platform and found no contact for (absent-reads.ts): the
+      -- run right after that reconcile creates them without a search (docs/reconcile.md).
+      -- run_id: the reconcile's; read_at: when it read the key.
+      CREATE TABLE absent_reads (
+        key     TEXT PRIMARY KEY NOT NULL,
+        run_id  INTEGER NOT NULL,
+        read_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

@@ -25,6 +25,7 @@
  * commit with `synchronous = FULL` (fsync of the WAL before the call returns): `#durably` below,
  * the store's one such helper.
  */
+import { AbsentReads, type AbsentRead } from './absent-reads.js';
 import type Database from 'better-sqlite3';
 import { ChangeJournal, type ChangeEntry, type ChangeLine, type FieldChange } from './change-journal.js';
 import {
@@ -91,6 +92,7 @@ export class StateStore {
   readonly #runs: RunJournal;
   readonly #departed: DepartedKeys;
   readonly #changes: ChangeJournal;
+  readonly #absent: AbsentReads;
   readonly #syncFull: Database.Statement<[]>;
   readonly #syncNormal: Database.Statement<[]>;
   readonly #recordDeparture: (key: string, departure: Departure) => void;
@@ -113,6 +115,7 @@ export class StateStore {
     this.#runs = new RunJournal(db, now);
     this.#departed = new DepartedKeys(db, now);
     this.#changes = new ChangeJournal(db);
+    this.#absent = new AbsentReads(db, now);
     this.#syncFull = db.prepare('PRAGMA synchronous = FULL');
     this.#syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
 
@@ -129,6 +132,7 @@ export class StateStore {
       this.#runs.deleteAll();
       this.#departed.deleteAll();
       this.#changes.deleteAll();
+      this.#absent.deleteAll();
     });
 
     const pruneChanges = db.transaction((keepRuns: number, includeCreating: boolean): PrunedChanges => {
@@ -303,6 +307,25 @@ export class StateStore {
   forget(key: string): void {
     this.#contacts.delete(key);
     this.clearDeparted(key);
+  }
+
+  /**
+   * A reconcile read `key` on the platform: `absent` when no contact holds it (then the store
+   * forgets any contact it knew for it, and notes the read under the current run), present
+   * otherwise (an earlier absent read is dropped). A store on which no run was started notes none.
+   */
+  recordReconcileRead(key: string, absent: boolean): void {
+    if (!absent) {
+      this.#absent.delete(key);
+      return;
+    }
+    if (this.knows(key)) this.forget(key);
+    if (this.#runId !== undefined) this.#absent.record(key, this.#runId);
+  }
+
+  /** The reconcile's read that found no contact for `key`, if one did (absent-reads.ts). */
+  absentRead(key: string): AbsentRead | undefined {
+    return this.#absent.get(key);
   }
 
   /** The first `limit` known contacts in key order (`Infinity`: all). */

@@ -17,9 +17,9 @@ describe('CLI conventions', () => {
   it.each([
     [['run', '--dryrun', 'jobs.yaml'], 'unknown option --dryrun; did you mean --dry-run?', 'usage: contact-sync run <jobs.yaml>'],
     [['run', 'jobs.yaml', '--repot-dir', 'x'], 'unknown option --repot-dir; did you mean --report-dir?', 'see: contact-sync run --help'],
-    [['runn', 'jobs.yaml'], 'unknown command "runn"; did you mean "run"? The commands are run, validate, check, state, emulator.', 'see: contact-sync --help'],
+    [['runn', 'jobs.yaml'], 'unknown command "runn"; did you mean "run"? The commands are run, reconcile, undo, history, validate, check, state, emulator.', 'see: contact-sync --help'],
     [['--log-level', 'warn', 'vaildate', 'jobs.yaml'], 'unknown command "vaildate"; did you mean "validate"?', 'see: contact-sync --help'],
-    [['validate'], 'an argument is missing: the usage below shows what to write', 'usage: contact-sync validate <jobs.yaml>'],
+    [['validate'], 'validate: <jobs.yaml> is missing; the usage below shows where it goes', 'usage: contact-sync validate <jobs.yaml>'],
     [['run', 'jobs.yaml', '--limit', 'abc'], '--limit: "abc" is not a whole number; write a number of rows, e.g. --limit 100', undefined],
     [['run', 'jobs.yaml', '--limit', '-3'], '--limit: "-3" is not a whole number; write a number of rows, e.g. --limit 100', undefined],
     [['emulator', '--port', 'x'], '--port: "x" is not a whole number; write a TCP port, e.g. --port 4010', undefined],
@@ -30,6 +30,31 @@ describe('CLI conventions', () => {
     if (footer !== undefined) expect(run.stderr).toContain(footer);
     expect(run.stderr).not.toContain('Show help');
     expect(run.stderr.split('\n').length).toBeLessThanOrEqual(4);
+  });
+
+  // Issue 34: each command's missing argument names the command and what is missing, never "unknown command".
+  it.each([
+    [['run'], 'contact-sync: run: <jobs.yaml> is missing; the usage below shows where it goes', 'usage: contact-sync run <jobs.yaml>'],
+    [['reconcile'], 'contact-sync: reconcile: <jobs.yaml> is missing; the usage below shows where it goes', 'usage: contact-sync reconcile <jobs.yaml>'],
+    [['check'], 'contact-sync: check: <jobs.yaml> is missing; the usage below shows where it goes', 'usage: contact-sync check <jobs.yaml>'],
+    [['undo', '--job', 'migrate', '--run', '3'], 'contact-sync: undo: <jobs.yaml> is missing; the usage below shows where it goes', 'usage: contact-sync undo <jobs.yaml> --job NAME --run RUN_ID'],
+    [['undo', 'jobs.yaml', '--job', 'migrate'], 'contact-sync: undo: --run RUN_ID is missing: it is required', 'usage: contact-sync undo <jobs.yaml> --job NAME --run RUN_ID'],
+    [['undo', 'jobs.yaml'], 'contact-sync: undo: --job NAME and --run RUN_ID are missing: they are required', 'see: contact-sync undo --help'],
+    [['history', 'jobs.yaml', '--key', 'C0001'], 'contact-sync: history: --job NAME is missing: it is required', 'usage: contact-sync history <jobs.yaml> --job NAME'],
+    [['state', 'show', 'jobs.yaml'], 'contact-sync: state: --job NAME is missing: it is required', 'usage: contact-sync state show|reset|prune <jobs.yaml> --job NAME'],
+    [['state', '--job', 'import'], 'contact-sync: state: show|reset|prune and <jobs.yaml> are missing; the usage below shows where they go', 'see: contact-sync state --help'],
+    [['state', 'show', '--job', 'import'], 'contact-sync: state: <jobs.yaml> is missing; the usage below shows where it goes', 'see: contact-sync state --help'],
+  ])('%j: exit 2, naming the command and what is missing', async (argv, error, footer) => {
+    const run = await workspace().run(argv);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.split('\n')[0]).toBe(error);
+    expect(run.stderr).toContain(footer);
+  });
+
+  it('no command at all names every command', async () => {
+    const run = await workspace().run([]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.split('\n')[0]).toBe('contact-sync: name a command: run, reconcile, undo, history, validate, check, state or emulator');
   });
 
   it('validate runs without the channel token: an unset variable is a warning, exit 0', async () => {

@@ -22,8 +22,12 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
-/** Proxies to `targetUrl` (an emulator's `url`, e.g. `http://127.0.0.1:41234/api`). */
-export async function startRecordingProxy(targetUrl: string): Promise<RecordingProxy> {
+/**
+ * Proxies to `targetUrl` (an emulator's `url`, e.g. `http://127.0.0.1:41234/api`). `beforeForward`
+ * is told each request's path and query before it goes on: a test changes the platform there
+ * (contacts added while a list is paged through).
+ */
+export async function startRecordingProxy(targetUrl: string, options: { beforeForward?: (path: string) => void } = {}): Promise<RecordingProxy> {
   const target = new URL(targetUrl);
   const agent = new Agent({ keepAlive: true });
   const requests: RecordedRequest[] = [];
@@ -33,6 +37,7 @@ export async function startRecordingProxy(targetUrl: string): Promise<RecordingP
     incoming.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       requests.push({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', body: text === '' ? undefined : (JSON.parse(text) as unknown) });
+      options.beforeForward?.(incoming.url ?? '/');
       const upstream = request(
         { agent, host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: forwardHeaders(incoming.headers, target.host) },
         (answer) => {

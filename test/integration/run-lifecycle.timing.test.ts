@@ -3,7 +3,10 @@
  * outcomes and call counts, never durations.
  */
 import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { parse } from 'node-html-parser';
 import { main } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, workspace } from '../helpers/cli-harness.js';
@@ -49,6 +52,11 @@ describe('--max-duration', () => {
     expect(ws.results('import', 'first').filter((row) => row.outcome !== 'created' || row.api_calls !== '3')).toEqual([]);
     expect(first.stdout.trim().split('\n').at(-1)).toBe(`Stopped at --max-duration with ${summary.rows.notReached} rows not reached: run the same command again to go on.`);
     expect(first.stderr).toMatch(/--max-duration: taking no more rows; finishing the \d+ rows in flight \(about \d+s\)/);
+    // report.html says at the top that the run stopped, and how much is left (issue 34).
+    const page = parse(readFileSync(join(ws.dir, 'first', 'import.report.html'), 'utf8'));
+    expect(page.querySelector('#stopped')?.text).toBe(
+      `Stopped at --max-duration: ${summary.rows.notReached} rows of the input were not reached; run the same command again to go on: the rows already written settle with no call.`,
+    );
 
     emulator.resetCounters(TOKEN);
     const second = await ws.run(['run', 'jobs.yaml', '--report-dir', 'second']);

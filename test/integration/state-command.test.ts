@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
-import { STATE_FILE, STATE_JOB, contactIdOf } from '../helpers/state-fixtures.js';
+import { STATE_FILE, STATE_JOB, contactIdOf, editOnPlatform } from '../helpers/state-fixtures.js';
 
 describe('state show | reset <jobs.yaml> --job NAME', () => {
   let emulator: RunningEmulator;
@@ -53,6 +53,20 @@ describe('state show | reset <jobs.yaml> --job NAME', () => {
       `  C0002  ${contactIdOf(emulator, 'C0002')}`,
     ]);
     expect(show.stdout).not.toContain(TOKEN);
+  });
+
+  it('show labels a reconcile by its command and its keys\' figures, not as a --full run of unchanged rows (issue 34)', async () => {
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+    // An agent edits C0002 on the platform, and the export has a new customer, C0006: they differ on 2 keys.
+    await editOnPlatform(emulator, 'PUT', `/v1/contact/${contactIdOf(emulator, 'C0002')}`, { custom_fields: [{ name: 'firstName', value: 'Edited' }] });
+    ws.write('customers.csv', customersCsv(6));
+    expect((await ws.run(['reconcile', 'jobs.yaml', '--report-dir', 'reconcile'])).exitCode).toBe(1);
+
+    const show = await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import']);
+
+    const last = show.stdout.split('\n').find((line) => line.startsWith('last run:'));
+    expect(last).toMatch(/^last run: +run 2 \(reconcile\), started \S+, completed, finished \S+, exit 1: keys in file 6, same 4, differs 1, missing 1, extra 0, duplicate 0, failed 0$/);
+    expect(last).not.toContain('--full');
   });
 
   it('show tells a run that did not finish (killed) from the last finished one, and counts pending creates', async () => {
@@ -141,7 +155,7 @@ describe('state show | reset <jobs.yaml> --job NAME', () => {
   it('a missing --job, an unknown job or an unknown action is a usage error (exit 2)', async () => {
     const noJob = await ws.run(['state', 'show', 'jobs.yaml']);
     expect(noJob.exitCode).toBe(2);
-    expect(noJob.stderr).toContain('Missing required argument: job');
+    expect(noJob.stderr).toContain('state: --job NAME is missing: it is required');
 
     const unknown = await ws.run(['state', 'show', 'jobs.yaml', '--job', 'nightly']);
     expect(unknown.exitCode).toBe(2);

@@ -205,3 +205,29 @@ describe('row hashes', () => {
     expect(known.get('C-3')?.contact()).toEqual(store.get('C-3'));
   });
 });
+
+describe("a reconcile's reads (absent reads, issue 34)", () => {
+  test('a key read absent is forgotten and noted under the reconcile with the time of the read; read present again, the note goes', () => {
+    store.recordConfirmed('C-1', { contactId: '100', draftHash: 'h1' });
+    const runId = store.startRun({ job: 'crm', argv: 'reconcile jobs.yaml', full: false });
+    clock += 5000;
+    store.recordReconcileRead('C-1', true);
+    store.recordReconcileRead('C-2', true);
+    expect(store.knows('C-1')).toBe(false);
+    expect(store.absentRead('C-1')).toEqual({ runId, readAt: 1_700_000_005_000 });
+    expect(store.absentRead('C-2')).toEqual({ runId, readAt: 1_700_000_005_000 });
+
+    store.recordReconcileRead('C-2', false);
+    expect(store.absentRead('C-2')).toBeUndefined();
+  });
+
+  test('a store on which no run was started notes no absent read; reset --keep-messages forgets them', () => {
+    store.recordReconcileRead('C-3', true);
+    expect(store.absentRead('C-3')).toBeUndefined();
+    store.startRun({ job: 'crm', argv: 'reconcile jobs.yaml', full: false });
+    store.recordReconcileRead('C-3', true);
+    expect(store.absentRead('C-3')).toBeDefined();
+    store.forgetAllButMessages();
+    expect(store.absentRead('C-3')).toBeUndefined();
+  });
+});

@@ -130,9 +130,9 @@ describe('a state file of an earlier version', () => {
     const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     store.recordConfirmed('C-1', { contactId: '100', fields: { plan: 'pro' }, draftHash: 'h1', rowHash: 'r1' });
     store.close();
-    // What version 4 left: no row_hash column, no change journal, no migration 5 or later.
+    // What version 4 left: no row_hash column, no change journal, no absent reads, no migration 5 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DELETE FROM schema_version WHERE version >= 5;');
+    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -146,9 +146,9 @@ describe('a state file of an earlier version', () => {
     const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
     store.close();
-    // What version 5 left: no changes table, no migration 6 or later.
+    // What version 5 left: no changes table, no absent reads, no migration 6 or later.
     const raw = new Database(path);
-    raw.exec('DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DELETE FROM schema_version WHERE version >= 6;');
+    raw.exec('DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -165,7 +165,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 6 left: pending creates with no run, no migration 7 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DELETE FROM schema_version WHERE version >= 7;');
+    raw.exec('ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -184,7 +184,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 7 left: no before_read, no pruned_at, no migration 8.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DELETE FROM schema_version WHERE version >= 8;');
+    raw.exec('ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 8;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -192,6 +192,23 @@ describe('a state file of an earlier version', () => {
     // A line from before the flag: nobody can say its before was read, so undo will not vouch for it.
     expect(migrated.changesOfRun(runId)).toEqual([expect.objectContaining({ operation: 'update', fields: { plan: ['basic', 'pro'] }, beforeRead: false })]);
     expect(migrated.run(runId)).toMatchObject({ id: runId, prunedAt: null });
+    migrated.close();
+  });
+
+  test('of version 8 gains the absent reads, empty: no key counts as read absent by a reconcile', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    store.startRun({ job: 'crm', argv: 'reconcile jobs.yaml', full: false });
+    store.recordReconcileRead('C-9', true);
+    store.close();
+    // What version 8 left: no absent_reads table, no migration 9.
+    const raw = new Database(path);
+    raw.exec('DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 9;');
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
+    expect(migrated.absentRead('C-9')).toBeUndefined();
     migrated.close();
   });
 });

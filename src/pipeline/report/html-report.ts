@@ -43,7 +43,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
   return `${pageHead(title)}
 <h1>${escape(title)}</h1>
 <p class="meta">${runIdText(summary)}${escape(summary.startedAt)} to ${escape(summary.finishedAt)} (${escape(formatDuration(summary.durationMs))}) ${statusBadge(summary)}</p>
-${outcomesSection(summary)}
+${stoppedBanner(summary)}${outcomesSection(summary)}
 ${callsSection(input)}
 ${chartSection(input)}
 ${failuresSection(input.digest)}
@@ -65,6 +65,33 @@ function statusBadge(summary: JobSummary): string {
   if (summary.interrupted !== undefined) return `<span class="status" style="background:#f9a825">interrupted (${escape(summary.interrupted)})</span>`;
   const ok = summary.rows.failed === 0;
   return `<span class="status" style="background:${ok ? '#2e7d32' : '#c62828'}">${ok ? 'every row ended well' : `${counted(summary.rows.failed, 'row')} failed`}</span>`;
+}
+
+/**
+ * A run that stopped before the end of its input says so at the top, before any figure that
+ * could pass for the whole file's (issue 34): why, the rows not reached, and what to do.
+ */
+function stoppedBanner(summary: JobSummary): string {
+  const notReached = summary.rows.notReached ?? 0;
+  const left = `${notReached} row${notReached === 1 ? '' : 's'} of the input ${notReached === 1 ? 'was' : 'were'} not reached`;
+  const again = 'run the same command again to go on: the rows already written settle with no call';
+  let words: string;
+  switch (summary.status) {
+    case 'deadline':
+      words = `Stopped at --max-duration: ${left}; ${again}.`;
+      break;
+    case 'interrupted':
+      words = `Interrupted${summary.interrupted === undefined ? '' : ` by ${summary.interrupted}`}: ${left}; ${again}.`;
+      break;
+    case 'aborted':
+      words = `Stopped by ${summary.aborted?.code ?? 'an abort'}: ${left}; fix what stopped it (its message is above), then ${again}.`;
+      break;
+    default:
+      if (notReached === 0) return '';
+      // --limit: a run asked to take part of the input.
+      words = `Not the whole input (--limit): ${left}; run without --limit to take them.`;
+  }
+  return `<p id="stopped" role="alert" style="border-left:4px solid #c62828;padding:.5rem .75rem;background:#fff3f3"><strong>${escape(words)}</strong></p>\n`;
 }
 
 function outcomesSection(summary: JobSummary): string {

@@ -35,7 +35,8 @@ export async function prefetchContacts(api: ContactsApi, marker: { field: string
   const byKey = new Map<string, MatchedContact[]>();
   let size = 0;
   let calls = 0;
-  for await (const page of api.searchContacts(marker.field, marker.value)) {
+  // A listing, not a key's search: bounded by the pages the first announces, not `maxPages`.
+  for await (const page of api.listContacts(marker.field, marker.value)) {
     calls++;
     for (const contact of page) {
       size++;

@@ -29,6 +29,13 @@ export class CountedApi implements ContactsApi {
     }
   }
 
+  async *listContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
+    for await (const page of this.api.listContacts(field, value)) {
+      this.calls++;
+      yield page;
+    }
+  }
+
   getContact(id: string): Promise<Contact> {
     this.calls++;
     return this.api.getContact(id);

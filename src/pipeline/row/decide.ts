@@ -35,7 +35,12 @@ export type KeyState =
   /** A create was sent for the key and its answer never confirmed: the contact may exist. */
   | { readonly kind: 'create-pending' }
   /** The store knew the key, but the platform says its contact no longer exists. */
-  | { readonly kind: 'stale' };
+  | { readonly kind: 'stale' }
+  /**
+   * The store has no record of the key, and the reconcile right before this run read it on the
+   * platform and found no contact (`row/fresh-read.ts`): as good as a search that found none.
+   */
+  | { readonly kind: 'absent' };
 
 /** Everything the decision depends on. */
 export interface RowFacts {
@@ -73,7 +78,7 @@ export interface RowFacts {
 }
 
 /** Where the contacts of a key were found. */
-export type MatchSource = 'state' | 'index' | 'search' | 'simulated' | 'assumed-new' | 'contact-id';
+export type MatchSource = 'state' | 'index' | 'search' | 'simulated' | 'assumed-new' | 'contact-id' | 'reconcile';
 
 /** The contacts that hold a row's key, or "search the platform first". */
 export type KeyContacts = { readonly kind: 'found'; readonly source: MatchSource; readonly contacts: readonly MatchedContact[] } | { readonly kind: 'search' };
@@ -163,7 +168,8 @@ export type RowDecision = { readonly kind: 'search' } | { readonly kind: 'plan';
  * proves presence, not absence), then a search. A create-pending key is always searched: a killed
  * run may have created its contact without learning the id. `mode: create` with a state store
  * takes a key the store never saw as new, without a search (a first migration costs no search per
- * row; `--full` searches).
+ * row; `--full` searches). A key the reconcile right before this run found absent is created
+ * without a search too (after the index, which is fresher when the run pages).
  */
 export function contactsOfKey(facts: RowFacts): KeyContacts {
   const { state } = facts;
@@ -173,6 +179,8 @@ export function contactsOfKey(facts: RowFacts): KeyContacts {
   if (!facts.full && state?.kind === 'known' && !fillNeedsRead(facts, state)) return found('state', [state.contact]);
   const pending = state?.kind === 'create-pending';
   if (!pending && facts.indexed !== undefined && facts.indexed.length > 0) return found('index', facts.indexed);
+  // The reconcile right before this run found no contact for the key: no search (`--full` searches).
+  if (state?.kind === 'absent' && !facts.full) return found('reconcile', []);
   if (facts.mode === 'create' && state?.kind === 'unknown' && !facts.full) return found('assumed-new', []);
   return { kind: 'search' };
 }

@@ -38,16 +38,16 @@ export async function reconcileRow(draft: ContactDraft, cells: string[], context
  * What the store records of the key after the read: a key that agrees is known with the row's
  * hash (the next run settles it with no call); a key that differs is known with what the platform
  * holds and no hash (the next run writes exactly the difference, without a search); a key no
- * contact holds is forgotten (the next run searches and creates it). Several contacts: left as
- * they were, for `onDuplicate` to decide.
+ * contact holds is forgotten and noted absent (the run right after this one creates it without a
+ * search; a later one searches first). Several contacts: left as they were, for `onDuplicate`.
  */
 function refreshState(draft: ContactDraft, comparison: KeyComparison, contacts: readonly MatchedContact[], context: RowSyncContext): void {
   const { state } = context;
   if (state === undefined) return;
-  if (comparison.status === 'missing') {
-    if (state.knows(draft.key)) state.forget(draft.key);
-    return;
-  }
+  // A key no contact holds is noted absent under this reconcile: the run right after it creates
+  // the key without a search (row/fresh-read.ts).
+  state.recordReconcileRead(draft.key, comparison.status === 'missing');
+  if (comparison.status === 'missing') return;
   const [contact] = contacts;
   if (comparison.status === 'duplicate' || contact === undefined) return;
   const same = comparison.status === 'same';

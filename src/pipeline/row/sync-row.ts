@@ -30,6 +30,7 @@ import { executePlan, type WriteHooks, type WriteProgress } from './write.js';
 import type { ChangeEntry } from '../../state/change-journal.js';
 import { confirmedResult, draftResult, planResult } from './row-result.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
+import { isFresh, type FreshReads } from './fresh-read.js';
 
 export interface RowSyncContext {
   readonly api: ContactsApi;
@@ -49,6 +50,8 @@ export interface RowSyncContext {
   readonly index?: ContactIndex;
   /** Dry run: the writes and sends it decides and withholds, for its estimate of the real run. */
   readonly withheld?: WithheldCalls;
+  /** The reconcile's reads this run takes for searches (`fresh-read.ts`); none by default. */
+  readonly freshReads?: FreshReads;
 }
 
 /** A row's result, and the reason the job must stop when the row met one. */
@@ -167,7 +170,7 @@ export function failedSync(
 }
 
 /** `state`: what the store knows of the key, read now unless given (read ahead). */
-export function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : keyState(context.state, draft.key)): RowFacts {
+export function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : keyState(context.state, draft.key, context.freshReads)): RowFacts {
   const { job } = context;
   const simulated = context.dryRun ? context.dryRunContacts?.get(draft.key) : undefined;
   const indexed = context.index?.lookup(draft.key);
@@ -195,9 +198,11 @@ function departedFacts(context: RowSyncContext, key: string): Pick<RowFacts, 'de
   return record === undefined ? {} : { departed: { undoTags: record.action === 'tag' ? record.tags : [] } };
 }
 
-function keyState(state: StateStore, key: string): KeyState {
+function keyState(state: StateStore, key: string, freshReads: FreshReads | undefined): KeyState {
   if (state.isCreatePending(key)) return { kind: 'create-pending' };
-  return keyStateOf(false, state.get(key));
+  const known = keyStateOf(false, state.get(key));
+  // A key the store does not know: the reconcile right before this run may have read it absent.
+  return known.kind === 'unknown' && freshReads !== undefined && isFresh(state.absentRead(key), freshReads) ? { kind: 'absent' } : known;
 }
 
 /** The fact the decision gets from what the store holds of a key: a pending create, its record, or nothing. */

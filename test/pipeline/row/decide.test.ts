@@ -31,7 +31,7 @@ const PLATFORM: Record<0 | 1 | 2, MatchedContact[]> = {
   ],
 };
 
-type StateName = 'no-store' | 'unknown' | 'known-same' | 'known-changed' | 'create-pending' | 'stale';
+type StateName = 'no-store' | 'unknown' | 'known-same' | 'known-changed' | 'create-pending' | 'stale' | 'absent';
 
 const STATES: Record<StateName, KeyState | undefined> = {
   'no-store': undefined,
@@ -40,6 +40,8 @@ const STATES: Record<StateName, KeyState | undefined> = {
   'known-changed': { kind: 'known', contact: { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: [] }, draftHash: 'an older draft', jobTags: null },
   'create-pending': { kind: 'create-pending' },
   stale: { kind: 'stale' },
+  // The reconcile right before this run read the key and found no contact (row/fresh-read.ts).
+  absent: { kind: 'absent' },
 };
 
 const MODES: JobMode[] = ['upsert', 'create', 'update', 'message'];
@@ -105,6 +107,8 @@ const EXPECTED: Record<JobMode, Record<StateName, string[]>> = {
     'known-changed': all('- updated update@100,tag+@100 confirmed:100 msg:100'),
     'create-pending': UPSERT_SEARCHED,
     stale: UPSERT_SEARCHED,
+    // The reconcile's read stands for the search: what the platform holds now is not asked.
+    absent: all('- created J:create,tag+@new observed:new msg:new'),
   },
   create: {
     'no-store': ['S created create,tag+@new - msg:new', 'S skipped - - msg:-', 'S skipped - - msg:-'],
@@ -115,6 +119,7 @@ const EXPECTED: Record<JobMode, Record<StateName, string[]>> = {
     // A killed run may have created it: searched, and finished as an upsert.
     'create-pending': UPSERT_SEARCHED,
     stale: CREATE_SEARCHED,
+    absent: all('- created J:create,tag+@new observed:new msg:new'),
   },
   update: {
     'no-store': UPDATE_SEARCHED_NO_STORE,
@@ -123,6 +128,7 @@ const EXPECTED: Record<JobMode, Record<StateName, string[]>> = {
     'known-changed': all('- updated update@100,tag+@100 confirmed:100 msg:100'),
     'create-pending': UPDATE_SEARCHED,
     stale: UPDATE_SEARCHED,
+    absent: all('- skipped - - msg:-'),
   },
   message: {
     'no-store': MESSAGE_SEARCHED,
@@ -131,6 +137,7 @@ const EXPECTED: Record<JobMode, Record<StateName, string[]>> = {
     'known-changed': all('- unchanged - - msg:100'),
     'create-pending': MESSAGE_SEARCHED,
     stale: MESSAGE_SEARCHED,
+    absent: all('- skipped - - msg:-'),
   },
 };
 
@@ -143,6 +150,7 @@ const EXPECTED_FULL: Record<JobMode, Record<StateName, string[]>> = {
     'known-changed': UPSERT_SEARCHED,
     'create-pending': UPSERT_SEARCHED,
     stale: UPSERT_SEARCHED,
+    absent: UPSERT_SEARCHED,
   },
   create: {
     'no-store': EXPECTED.create['no-store'],
@@ -151,6 +159,7 @@ const EXPECTED_FULL: Record<JobMode, Record<StateName, string[]>> = {
     'known-changed': CREATE_SEARCHED,
     'create-pending': UPSERT_SEARCHED,
     stale: CREATE_SEARCHED,
+    absent: CREATE_SEARCHED,
   },
   update: {
     'no-store': UPDATE_SEARCHED_NO_STORE,
@@ -159,6 +168,7 @@ const EXPECTED_FULL: Record<JobMode, Record<StateName, string[]>> = {
     'known-changed': UPDATE_SEARCHED,
     'create-pending': UPDATE_SEARCHED,
     stale: UPDATE_SEARCHED,
+    absent: UPDATE_SEARCHED,
   },
   message: {
     'no-store': MESSAGE_SEARCHED,
@@ -167,6 +177,7 @@ const EXPECTED_FULL: Record<JobMode, Record<StateName, string[]>> = {
     'known-changed': MESSAGE_SEARCHED,
     'create-pending': MESSAGE_SEARCHED,
     stale: MESSAGE_SEARCHED,
+    absent: MESSAGE_SEARCHED,
   },
 };
 
@@ -227,6 +238,12 @@ describe('the row decision: choices between contacts and sources', () => {
     const plan = planOf(facts({ indexed: PLATFORM[1], state: { kind: 'unknown' } }));
     expect(plan.matchedBy).toBe('index');
     expect(plan.outcome).toBe('updated');
+  });
+
+  test('a key the reconcile read absent is matched from the index when the run pages: the index is the fresher read', () => {
+    const plan = planOf(facts({ indexed: PLATFORM[1], state: { kind: 'absent' } }));
+    expect(plan).toMatchObject({ matchedBy: 'index', outcome: 'updated' });
+    expect(planOf(facts({ state: { kind: 'absent' } }))).toMatchObject({ matchedBy: 'reconcile', outcome: 'created' });
   });
 
   test('a create-pending key is searched even when the index holds it', () => {
