@@ -34,7 +34,7 @@ export function readContactFields(
     }
   }
   if (rules.create && (typeof fields.firstName !== 'string' || fields.firstName.trim() === '')) {
-    throw badRequest(`firstName is required to create a contact, got ${describe(fields.firstName)}`);
+    throw badRequest(`firstName is required to create a contact (a non-empty string), got ${JSON.stringify(fields.firstName) ?? 'none'}`);
   }
   for (const name of V2_CONTACT_FIELDS) {
     const value = fields[name];

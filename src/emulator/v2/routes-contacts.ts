@@ -141,7 +141,7 @@ function checkUnique(workspace: Workspace, fields: ReadonlyArray<readonly [strin
     if (name !== 'email' && name !== 'phone') continue;
     const holder = workspace.holderOf(name, value);
     if (holder !== undefined && holder !== self) {
-      throw badRequest(`${name} "${value}" belongs to another contact (id:${workspace.numericId(holder)}); a ${name} identifies one contact of a workspace`);
+      throw badRequest(`${name} "${value}" belongs to another contact (id:${workspace.numericId(holder)}); ${name === 'email' ? 'an email' : 'a phone'} identifies one contact of a workspace`);
     }
   }
 }
