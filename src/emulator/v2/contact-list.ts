@@ -35,7 +35,7 @@ export function readContactListFilter(body: unknown): ContactListFilter {
   if (search !== undefined && search !== '') {
     throw badRequest('search: a free-text search is not emulated; send "" and find contacts with filter conditions');
   }
-  if (typeof timezone !== 'string' || timezone === '') throw badRequest(`timezone is required (e.g. "UTC"), got ${describe(timezone)}`);
+  if (typeof timezone !== 'string' || timezone === '') throw badRequest(`timezone is required (e.g. "UTC"), got ${JSON.stringify(timezone) ?? 'none'}`);
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
     throw badRequest(`filter must be an object {"$and": [...]} or {"$or": [...]}, got ${describe(filter)}`);
   }
