@@ -170,7 +170,7 @@ const MAX_WORKSPACE_TOKENS = 10;
 
 function resolveWorkspaceTokens(given: readonly string[] | undefined, channels: readonly ResolvedChannel[], problems: string[]): string[] {
   if (given === undefined) return [];
-  if (!Array.isArray(given) || given.length === 0) {
+  if (given.length === 0) {
     problems.push('workspaceTokens: give a list of 1 to 10 tokens, or leave it out for no v2 surface');
     return [];
   }

@@ -3,6 +3,7 @@
  * with a cursor, the next and previous pages' URLs, and the conditions it does not emulate refused.
  */
 import type { RunningEmulator } from '../../../src/emulator/index.js';
+import type { Answer } from '../emulator-http.js';
 import { CHANNEL_TOKEN, createV2Contact, startV2Emulator, v2 } from './v2-http.js';
 
 let emulator: RunningEmulator;
@@ -15,6 +16,8 @@ afterEach(async () => {
 
 const where = (...conditions: unknown[]) => ({ search: '', timezone: 'UTC', filter: { $and: conditions } });
 const isEqualTo = (field: string, value: string) => ({ category: 'contactField', field, operator: 'isEqualTo', value });
+/** The ids of a page's contacts, in order. */
+const ids = (answer: Answer): number[] => (answer.body.items as Array<{ id: number }>).map((item) => item.id);
 const list = (body: unknown, query = '') => v2(emulator, 'POST', `/contact/list${query}`, { json: body });
 
 /** Loads `count` contacts straight into the store (quicker than one call each). */
@@ -29,14 +32,14 @@ describe('contact list filters', () => {
     await createV2Contact(emulator, 'email:c@example.com', { custom_fields: [{ name: 'customerid', value: 'c1' }] });
     const answer = await list(where(isEqualTo('customerid', 'C1')));
     expect(answer.status).toBe(200);
-    expect(answer.body.items.map((item: { id: number }) => item.id)).toEqual([a]);
+    expect(ids(answer)).toEqual([a]);
     expect(answer.body.items[0].custom_fields).toEqual([{ name: 'customerid', value: 'C1' }]);
     expect(answer.body.pagination).toEqual({ next: '', previous: '' });
   });
 
   test('isEqualTo on email ignores case; no match is an empty page', async () => {
     const ann = await createV2Contact(emulator, 'email:Ann@Example.com');
-    expect((await list(where(isEqualTo('email', 'ann@example.com')))).body.items.map((item: { id: number }) => item.id)).toEqual([ann]);
+    expect(ids(await list(where(isEqualTo('email', 'ann@example.com'))))).toEqual([ann]);
     expect((await list(where(isEqualTo('email', 'nobody@example.com')))).body).toEqual({ items: [], pagination: { next: '', previous: '' } });
   });
 
@@ -44,10 +47,10 @@ describe('contact list filters', () => {
     const a = await createV2Contact(emulator, 'email:a@example.com', { custom_fields: [{ name: 'plan', value: 'gold' }] });
     const b = await createV2Contact(emulator, 'email:b@example.com', { custom_fields: [{ name: 'plan', value: 'gold' }], lastName: 'Lee' });
     await v2(emulator, 'POST', `/contact/id:${b}/tag`, { json: ['vip'] });
-    const ids = async (body: unknown) => (await list(body)).body.items.map((item: { id: number }) => item.id);
-    expect(await ids(where(isEqualTo('plan', 'gold')))).toEqual([a, b]);
-    expect(await ids(where(isEqualTo('plan', 'gold'), { category: 'contactTag', field: null, operator: 'hasAnyOf', value: ['vip'] }))).toEqual([b]);
-    expect(await ids(where({ category: 'contactField', field: 'lastName', operator: 'doesNotExist', value: null }))).toEqual([a]);
+    const found = async (body: unknown) => ids(await list(body));
+    expect(await found(where(isEqualTo('plan', 'gold')))).toEqual([a, b]);
+    expect(await found(where(isEqualTo('plan', 'gold'), { category: 'contactTag', field: null, operator: 'hasAnyOf', value: ['vip'] }))).toEqual([b]);
+    expect(await found(where({ category: 'contactField', field: 'lastName', operator: 'doesNotExist', value: null }))).toEqual([a]);
   });
 
   test.each([
@@ -73,8 +76,8 @@ describe('contact list pages', () => {
     for (let guard = 0; guard < 5 && query !== undefined; guard += 1) {
       const answer = await list(body, query);
       expect(answer.status).toBe(200);
-      seen.push(...answer.body.items.map((item: { id: number }) => item.id));
-      pages.push(answer.body.pagination);
+      seen.push(...ids(answer));
+      pages.push(answer.body.pagination as { next: string; previous: string });
       const next: string = answer.body.pagination.next;
       if (next === '') break;
       expect(next.startsWith(`${emulator.v2Url}/contact/list?limit=100&cursorId=`)).toBe(true);

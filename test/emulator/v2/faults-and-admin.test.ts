@@ -31,7 +31,7 @@ describe('faults on v2', () => {
     await expect(v2(emulator, 'POST', '/contact/email:ann@example.com/message', { json: { channelId: 1, message: { type: 'text', text: 'Welcome' } } })).rejects.toThrow();
     emulator.setFaults({});
     const list = await v2(emulator, 'GET', '/contact/email:ann@example.com/message/list');
-    expect(list.body.items.map((item: { message: unknown; status: Array<{ value: string }> }) => [item.message, item.status.at(-1)?.value])).toEqual([[{ type: 'text', text: 'Welcome' }, 'sent']]);
+    expect((list.body.items as Array<{ message: unknown; status: Array<{ value: string }> }>).map((item) => [item.message, item.status.at(-1)?.value])).toEqual([[{ type: 'text', text: 'Welcome' }, 'sent']]);
   });
 
   test('serverError is 500 {code, message} with the limit headers, and does nothing', async () => {

@@ -4,7 +4,7 @@
  * emulator's channels 1, 2, ...; null means the contact's last channel.
  */
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { api } from '../emulator-http.js';
+import { api, type Answer } from '../emulator-http.js';
 import { createV2Contact, startV2Emulator, v2 } from './v2-http.js';
 
 let emulator: RunningEmulator;
@@ -16,6 +16,8 @@ afterEach(async () => {
   await emulator.close();
 });
 
+/** The texts of a message page, in order. */
+const texts = (answer: Answer): string[] => (answer.body.items as Array<{ message: { text: string } }>).map((item) => item.message.text);
 const send = (identifier: string, body: unknown) => v2(emulator, 'POST', `/contact/${identifier}/message`, { json: body });
 
 describe('send message (POST /contact/{identifier}/message)', () => {
@@ -92,10 +94,10 @@ describe('send message (POST /contact/{identifier}/message)', () => {
     await createV2Contact(emulator, 'email:ann@example.com');
     for (let i = 0; i < 3; i += 1) await send('email:ann@example.com', { channelId: 1, message: { type: 'text', text: `m${i}` } });
     const first = await v2(emulator, 'GET', '/contact/email:ann@example.com/message/list?limit=2');
-    expect(first.body.items.map((item: { message: { text: string } }) => item.message.text)).toEqual(['m0', 'm1']);
+    expect(texts(first)).toEqual(['m0', 'm1']);
     const next: string = first.body.pagination.next;
     const second = await v2(emulator, 'GET', `/contact/email:ann@example.com/message/list${next.slice(next.indexOf('?'))}`);
-    expect(second.body.items.map((item: { message: { text: string } }) => item.message.text)).toEqual(['m2']);
+    expect(texts(second)).toEqual(['m2']);
     expect(second.body.pagination.next).toBe('');
   });
 });

@@ -83,7 +83,7 @@ interface SdkAnswer {
  * off a request without a body).
  */
 async function sdkRequest(method: 'get' | 'post' | 'put' | 'delete', path: string, options: { body?: unknown; params?: Record<string, number> } = {}): Promise<SdkAnswer> {
-  const query = options.params === undefined ? '' : `?${new URLSearchParams(Object.entries(options.params).map(([key, value]) => [key, String(value)])).toString()}`;
+  const query = options.params === undefined ? '' : `?${new URLSearchParams(Object.entries(options.params).map(([key, value]): [string, string] => [key, String(value)])).toString()}`;
   const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}`, accept: 'application/json, text/plain, */*' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(`${emulator.v2Url}${path}${query}`, {
@@ -95,7 +95,7 @@ async function sdkRequest(method: 'get' | 'post' | 'put' | 'delete', path: strin
   const remaining = response.headers.get('x-ratelimit-remaining');
   return {
     status: response.status,
-    body: (await response.json()) as unknown,
+    body: await response.json(),
     rateLimit: limit && remaining ? { limit: Number.parseInt(limit, 10), remaining: Number.parseInt(remaining, 10) } : undefined,
   };
 }

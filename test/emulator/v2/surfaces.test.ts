@@ -26,7 +26,7 @@ describe('one contact store for v1 and v2', () => {
     emulator = await startV2Emulator();
     const id = await createV2Contact(emulator, 'phone:+6591234567', { custom_fields: [{ name: 'customerid', value: 'C9' }] });
     const search = await api(emulator, 'GET', '/v1/contact/by_custom_field?name=customerid&value=C9');
-    expect(search.body.data.map((contact: { id: string }) => contact.id)).toEqual([String(id)]);
+    expect((search.body.data as Array<{ id: string }>).map((contact) => contact.id)).toEqual([String(id)]);
     expect((await api(emulator, 'POST', `/v1/contact/${id}/tags`, { json: { tags: ['vip'] } })).status).toBe(200);
     expect((await v2(emulator, 'GET', `/contact/id:${id}`)).body.tags).toEqual(['vip']);
   });
