@@ -6,7 +6,7 @@
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { V2_ENDPOINTS } from '../../../src/emulator/index.js';
 import { admin } from '../emulator-http.js';
-import { CHANNEL_TOKEN, createV2Contact, startV2Emulator, v2 } from './v2-http.js';
+import { CHANNEL_TOKEN, WORKSPACE_TOKEN, createV2Contact, startV2Emulator, v2 } from './v2-http.js';
 
 let emulator: RunningEmulator;
 beforeEach(async () => {
@@ -48,6 +48,27 @@ describe('faults on v2', () => {
     const refused = await v2(emulator, 'GET', '/contact/id:1');
     expect([refused.status, refused.headers.get('retry-after'), refused.body]).toEqual([429, '7', { code: 429, message: 'Too many requests' }]);
     expect((await v2(emulator, 'POST', '/contact/email:ann@example.com', { json: { firstName: 'Ann' } })).status).toBe(200);
+  });
+
+  test('sendHtmlBody: the message is recorded, the answer is a proxy\'s HTML page', async () => {
+    await createV2Contact(emulator, 'email:ann@example.com');
+    emulator.setFaults({ sendHtmlBody: 1 });
+    const response = await fetch(`${emulator.v2Url}/contact/email:ann@example.com/message`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${WORKSPACE_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channelId: 1, message: { type: 'text', text: 'hi' } }),
+    });
+    expect([response.status, response.headers.get('content-type')]).toEqual([200, 'text/html']);
+    expect(await response.text()).toContain('We will be back soon');
+    expect(emulator.v2Messages()).toHaveLength(1);
+  });
+
+  test('echoTokenEscaped: a 403 {code, message} echoing the token with its slashes escaped', async () => {
+    await emulator.close();
+    emulator = await startV2Emulator({ workspaceTokens: ['ws/token'], faults: { echoTokenEscaped: 1 } });
+    const response = await fetch(`${emulator.v2Url}/contact/id:1`, { headers: { authorization: 'Bearer ws/token' } });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toBe('{"code":403,"message":"Temporary error: the request with token ws\\/token was refused"}');
   });
 
   test('sendErrorBody, a v1 answer, never hits a v2 send', async () => {
