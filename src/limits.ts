@@ -33,3 +33,17 @@ export const DEFAULT_MESSAGES_RATE: Rate = { limit: 25, periodMs: 1_000 };
 
 /** The two budgets the platform keeps per channel. */
 export type ApiGroup = 'contacts' | 'messages';
+
+/**
+ * The Developer API v2 (spec/api-v2-notes.md): contacts per page of `POST /contact/list` and of a
+ * contact's message list (1 to 100; the SDK's default 10).
+ */
+export const V2_MAX_PAGE_SIZE = 100;
+export const V2_DEFAULT_PAGE_SIZE = 10;
+/** Characters of one tag name in v2's tag calls (the SDK's doc comment); 1 to MAX_TAGS_PER_CALL a call. */
+export const V2_MAX_TAG_LENGTH = 255;
+/**
+ * v2's budget per endpoint (method and path template) per organisation. Unverified: the platform
+ * publishes no number; a third-party profile says 5 a second. Clients learn it from the headers.
+ */
+export const DEFAULT_V2_ENDPOINT_RATE: Rate = { limit: 5, periodMs: 1_000 };

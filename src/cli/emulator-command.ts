@@ -18,6 +18,9 @@ export interface EmulatorArgs {
   token: string[];
   contactsRate: string;
   messagesRate: string;
+  /** Empty: no v2 surface. */
+  workspaceToken: string[];
+  v2Rate: string;
   adminKey: string | undefined;
   emailSearch: EmailSearch;
   valueTypes: ValueTypes;
@@ -35,12 +38,15 @@ export async function emulatorCommand(args: EmulatorArgs, io: CliIo, logger: Log
   };
   const contacts = rate(args.contactsRate, '--contacts-rate');
   const messages = rate(args.messagesRate, '--messages-rate');
+  const v2 = rate(args.v2Rate, '--v2-rate');
+  const workspace = args.workspaceToken.length > 0;
   const emulator = await startEmulator({
     port: args.port,
     host: args.host,
     channels: args.token.map(parseTokenFlag),
     // Each group on its own: `--messages-rate off` is off whatever --contacts-rate says.
-    rateLimits: { contacts: contacts ?? false, messages: messages ?? false },
+    rateLimits: { contacts: contacts ?? false, messages: messages ?? false, v2: v2 ?? false },
+    ...(workspace ? { workspaceTokens: args.workspaceToken } : {}),
     ...(args.adminKey === undefined ? {} : { adminKey: args.adminKey }),
     emailSearch: args.emailSearch,
     valueTypes: args.valueTypes,
@@ -51,6 +57,11 @@ export async function emulatorCommand(args: EmulatorArgs, io: CliIo, logger: Log
       `  channel tokens: ${args.token.join(', ')}\n` +
       `  limits per channel: contacts ${shownRate(contacts)}, messages ${shownRate(messages)}\n` +
       `  answers: email search ${args.emailSearch}, values as ${args.valueTypes}, update id ${args.updateAnswerId}\n` +
+      (workspace
+        ? `API v2 at ${emulator.v2Url}\n` +
+          `  workspace tokens: ${args.workspaceToken.join(', ')} (channels ${args.token.map((_, index) => index + 1).join(', ')} are its channels, one contact store)\n` +
+          `  limit per endpoint of the organisation: ${shownRate(v2)}\n`
+        : '') +
       `  admin API: ${emulator.origin}/__admin/ with header x-admin-key: ${emulator.adminKey}\n` +
       'Stop it with Ctrl-C.\n',
   );

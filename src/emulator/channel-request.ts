@@ -118,13 +118,13 @@ export function channelHandler(state: EmulatorState, closing: ClosingSignal, ope
 }
 
 /** What a proxy in front of the platform answers during maintenance, with a 200. */
-const MAINTENANCE_PAGE = '<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>We will be back soon</h1></body></html>';
+export const MAINTENANCE_PAGE = '<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>We will be back soon</h1></body></html>';
 
 /** A refusal the platform writes into a 200 answer of a send. */
 export const SEND_REFUSED_MESSAGE = 'Message not sent: the contact has blocked this channel';
 
 /** Answers nothing until the client closes the connection or the emulator closes. */
-async function hang(closing: ClosingSignal, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function hang(closing: ClosingSignal, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (closing.aborted) {
     dropConnection(request, reply, false);
     return;
@@ -142,12 +142,17 @@ async function hang(closing: ClosingSignal, request: FastifyRequest, reply: Fast
 }
 
 function authenticate(state: EmulatorState, authorization: string | undefined): Channel | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  return match?.[1] === undefined ? undefined : state.channelByToken(match[1]);
+  const token = bearerToken(authorization);
+  return token === undefined ? undefined : state.channelByToken(token);
+}
+
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
 }
 
 /** False when the emulator closed meanwhile: the socket is then dropped, nothing more is done. */
-async function waitLatency(
+export async function waitLatency(
   latencyMs: number,
   closing: ClosingSignal,
   request: FastifyRequest,
@@ -163,7 +168,7 @@ async function waitLatency(
   }
 }
 
-function dropConnection(request: FastifyRequest, reply: FastifyReply, reset: boolean): void {
+export function dropConnection(request: FastifyRequest, reply: FastifyReply, reset: boolean): void {
   reply.hijack();
   const socket = request.raw.socket;
   if (reset) {

@@ -2,8 +2,7 @@
 import type { ChannelType, MessageElement } from '../api/wire-types.js';
 import type { ApiGroup, Rate } from '../limits.js';
 import { CallCounterSet } from './call-counters.js';
-import type { ContactIdSequence } from './contact-id-sequence.js';
-import { ContactStore, type SearchFold } from './contact-store.js';
+import type { ContactStore } from './contact-store.js';
 import { SlidingWindow } from './sliding-window.js';
 
 /** A message the channel accepted. */
@@ -20,7 +19,6 @@ export interface RecordedMessage {
 }
 
 export class Channel {
-  readonly contacts: ContactStore;
   readonly messages: RecordedMessage[] = [];
   readonly counters: CallCounterSet;
   readonly windows: Record<ApiGroup, SlidingWindow | undefined>;
@@ -29,11 +27,11 @@ export class Channel {
     readonly name: string,
     readonly type: ChannelType,
     rates: Record<ApiGroup, Rate | undefined>,
-    ids: ContactIdSequence,
-    now: () => number,
-    searchFold: SearchFold,
+    /** This channel's contacts, or the workspace's when the emulator has one (v2): then shared. */
+    readonly contacts: ContactStore,
+    /** True when `contacts` is the workspace's: a reset of one channel then leaves them. */
+    private readonly sharedContacts: boolean,
   ) {
-    this.contacts = new ContactStore(ids, now, searchFold);
     this.counters = new CallCounterSet({
       ...(rates.contacts === undefined ? {} : { contacts: rates.contacts.periodMs }),
       ...(rates.messages === undefined ? {} : { messages: rates.messages.periodMs }),
@@ -48,9 +46,12 @@ export class Channel {
     return this.messages.filter((message) => message.contactId === contactId);
   }
 
-  /** Back to the state at start: no contacts, no messages, zero counters, empty windows. */
+  /**
+   * Back to the state at start: no messages, zero counters, empty windows, and no contacts
+   * unless they are the workspace's (those go with a reset of everything).
+   */
   reset(): void {
-    this.contacts.clear();
+    if (!this.sharedContacts) this.contacts.clear();
     this.messages.length = 0;
     this.counters.reset();
     this.windows.contacts?.clear();

@@ -107,6 +107,19 @@ export class ContactStore {
     return true;
   }
 
+  /** Removes the named fields (v2's `null` value); returns false when there is no such contact. */
+  clearFields(id: string, names: readonly string[]): boolean {
+    const stored = this.byId.get(id);
+    if (stored === undefined) return false;
+    for (const name of names) {
+      const previous = stored.fields.get(name);
+      if (previous === undefined) continue;
+      this.unindex(name, previous, id);
+      stored.fields.delete(name);
+    }
+    return true;
+  }
+
   addTags(id: string, tags: readonly string[]): boolean {
     const stored = this.byId.get(id);
     if (stored === undefined) return false;

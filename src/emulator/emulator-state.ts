@@ -2,8 +2,10 @@
 import { Channel } from './channel.js';
 import type { UpdateAnswerId, ValueTypes } from './contact-answer.js';
 import { ContactIdSequence } from './contact-id-sequence.js';
+import { ContactStore, type SearchFold } from './contact-store.js';
 import { FaultInjector } from './faults.js';
 import type { ResolvedOptions } from './validate-options.js';
+import { Workspace } from './v2/workspace.js';
 
 export class EmulatorState {
   readonly faults: FaultInjector;
@@ -12,6 +14,9 @@ export class EmulatorState {
   readonly updateAnswerId: UpdateAnswerId;
   readonly now: () => number;
   readonly adminKey: string;
+  readonly searchFold: SearchFold;
+  /** The v2 surface's workspace: without workspace tokens it answers nothing (401) and holds nothing. */
+  readonly workspace: Workspace;
   private readonly byToken = new Map<string, Channel>();
   private readonly byName = new Map<string, Channel>();
 
@@ -22,12 +27,21 @@ export class EmulatorState {
     this.updateAnswerId = options.updateAnswerId;
     this.now = options.now;
     this.adminKey = options.adminKey;
+    this.searchFold = options.searchFold;
     const ids = new ContactIdSequence();
+    // With a workspace the channels are its channels, and a contact is the workspace's: one store
+    // that both surfaces read and write. Without one, each channel keeps its own contacts (v1).
+    const shared = options.workspaceTokens.length > 0;
+    const newStore = (): ContactStore => new ContactStore(ids, options.now, options.searchFold);
+    const workspaceStore = newStore();
+    const channels: Channel[] = [];
     for (const { token, type, name } of options.channels) {
-      const channel = new Channel(name, type, options.rates, ids, options.now, options.searchFold);
+      const channel = new Channel(name, type, options.rates, shared ? workspaceStore : newStore(), shared);
       this.byToken.set(token, channel);
       this.byName.set(name, channel);
+      channels.push(channel);
     }
+    this.workspace = new Workspace(options.workspaceTokens, channels, workspaceStore, ids, options.v2Rate);
   }
 
   channels(): Channel[] {
@@ -42,9 +56,10 @@ export class EmulatorState {
     return this.byName.get(name);
   }
 
-  /** Every channel back to empty, and the faults and their seed back to those given at start. */
+  /** Every channel and the workspace back to empty, and the faults and their seed back to those given at start. */
   resetAll(): void {
     for (const channel of this.byName.values()) channel.reset();
+    this.workspace.reset();
     this.faults.configure(this.options.faults, this.options.seed);
   }
 }

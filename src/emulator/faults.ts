@@ -48,7 +48,11 @@ export class FaultInjector {
     return this.current;
   }
 
-  decide(operation: ApiOperation): FaultDecision {
+  /**
+   * On the `v2` surface `sendErrorBody` (v1's 200 with an error envelope) has no counterpart,
+   * so it never hits a v2 request.
+   */
+  decide(operation: ApiOperation, surface: 'v1' | 'v2' = 'v1'): FaultDecision {
     const faults = this.current;
     if (faults.operations !== undefined && !faults.operations.includes(operation)) return NO_FAULT;
     const commitThenDrop =
@@ -66,7 +70,7 @@ export class FaultInjector {
       ['commitThenDrop', commitThenDrop],
       ['hang', faults.hang ?? 0],
       ['echoTokenEscaped', faults.echoTokenEscaped ?? 0],
-      ['sendErrorBody', operation === 'sendMessage' ? (faults.sendErrorBody ?? 0) : 0],
+      ['sendErrorBody', operation === 'sendMessage' && surface === 'v1' ? (faults.sendErrorBody ?? 0) : 0],
       ['sendHtmlBody', operation === 'sendMessage' ? (faults.sendHtmlBody ?? 0) : 0],
     ];
     let fault: InjectedFault | undefined;

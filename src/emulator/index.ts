@@ -1,7 +1,8 @@
 /**
- * The local emulator of the Contacts and Messaging API v1: `startEmulator` serves the API under
- * `<origin>/api` and an admin API under `<origin>/__admin/`, and hands tests an in-process view
- * of the same state. See docs/emulator.md.
+ * The local emulator of the Contacts and Messaging API v1 and of the Developer API v2:
+ * `startEmulator` serves v1 under `<origin>/api`, v2 under `<origin>/v2` (with workspace tokens)
+ * and an admin API under `<origin>/__admin/`, and hands tests an in-process view of the same
+ * state. See docs/emulator.md.
  */
 import { setMaxListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,9 @@ import { RefusedRequest } from './envelopes.js';
 import type { EmulatorOptions, FaultOptions } from './options.js';
 import { buildServer } from './server.js';
 import { EmulatorOptionsError, checkFaults, resolveOptions } from './validate-options.js';
+import type { V2Counters } from './v2/endpoint-counters.js';
+import { messageAnswer, type V2MessageAnswer } from './v2/routes-messages.js';
+import { V2_ROOT } from './v2/v2-paths.js';
 
 export type { CallCounters, OperationCounter } from './call-counters.js';
 export type { RecordedMessage } from './channel.js';
@@ -24,10 +28,16 @@ export type { ChannelOptions, EmailSearch, EmulatorOptions, FaultOptions, Latenc
 export { ADMIN_KEY_HEADER, CHANNEL_TOKEN_HEADER } from './routes-admin.js';
 export { parseTokenFlag } from './token-flag.js';
 export { EmulatorOptionsError, SPEC_CUSTOM_FIELDS } from './validate-options.js';
+export type { V2Counters } from './v2/endpoint-counters.js';
+export type { V2MessageAnswer } from './v2/routes-messages.js';
+export type { V2Contact } from './v2/v2-contact.js';
+export { V2_ENDPOINTS } from './v2/v2-paths.js';
 
 export interface RunningEmulator {
   /** API root to use as base URL, e.g. `http://127.0.0.1:41234/api`. */
   readonly url: string;
+  /** v2's base URL, e.g. `http://127.0.0.1:41234/v2` (as the SDK's `https://api.respond.io/v2`). */
+  readonly v2Url: string;
   /** `http://HOST:PORT`; the admin API is at `${origin}/__admin/`. */
   readonly origin: string;
   readonly port: number;
@@ -53,6 +63,11 @@ export interface RunningEmulator {
   setFaults(faults: FaultOptions, seed?: number): void;
   /** One channel back to empty; without a token every channel, and faults back to the start options. */
   reset(token?: string): void;
+  /** v2's numeric id of a contact (its store id when that is a number). */
+  v2Id(contactId: string): number;
+  /** Messages sent through v2, as v2 reads them back; only those to the contact (store id) when given. */
+  v2Messages(contactId?: string): V2MessageAnswer[];
+  v2Counters(): V2Counters;
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -75,6 +90,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let closed: Promise<void> | undefined;
   return {
     url: `${origin}/api`,
+    v2Url: `${origin}${V2_ROOT}`,
     origin,
     port,
     adminKey: resolved.adminKey,
@@ -121,6 +137,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (token === undefined) state.resetAll();
       else channel(token).reset();
     },
+    v2Id: (contactId) => state.workspace.numericId(contactId),
+    v2Messages: (contactId) =>
+      state.workspace.messages
+        .filter((message) => contactId === undefined || message.contactId === contactId)
+        .map((message) => messageAnswer(state.workspace, message)),
+    v2Counters: () => state.workspace.counters.snapshot(),
   };
 }
 

@@ -26,6 +26,11 @@ export interface RateLimitOptions {
   readonly contacts?: Rate | false;
   /** Operations 7 to 9. @default DEFAULT_MESSAGES_RATE (25 per 1 000 ms) */
   readonly messages?: Rate | false;
+  /**
+   * The v2 surface: the organisation's budget of each endpoint (method and path template), on
+   * its own. @default DEFAULT_V2_ENDPOINT_RATE (5 per 1 000 ms; unverified)
+   */
+  readonly v2?: Rate | false;
 }
 
 /** Extra delay before an answer, drawn uniformly from [minMs, maxMs] (milliseconds). */
@@ -84,7 +89,15 @@ export interface EmulatorOptions {
   readonly host?: string;
   /** @default [{ token: 'demo-token', type: 'generic', name: 'demo' }] */
   readonly channels?: readonly ChannelOptions[];
-  /** Per-channel budgets; `false` disables rate limiting. @default both spec rates */
+  /**
+   * Access tokens of the workspace that the v2 surface (`/v2/...`) answers, 1 to 10 (the
+   * platform's most per workspace). The workspace's channels are `channels`, numbered 1, 2, ...
+   * in order (v2's `channelId`), and with a workspace they share one contact store, read and
+   * written through both surfaces. Never logged or echoed.
+   * @default none: the channels keep their own contacts, and every v2 request is answered 401
+   */
+  readonly workspaceTokens?: readonly string[];
+  /** Per-channel budgets (and v2's per endpoint); `false` disables rate limiting. @default the spec rates */
   readonly rateLimits?: RateLimitOptions | false;
   /**
    * Custom fields of the workspace besides the eight of the spec (firstName, lastName, locale,

@@ -13,6 +13,7 @@ import { RefusedRequest, errorEnvelope, successEnvelope } from './envelopes.js';
 import type { FaultOptions } from './options.js';
 import { asObject, describe, parseJsonBody } from './request-body.js';
 import { checkFaults } from './validate-options.js';
+import { messageAnswer } from './v2/routes-messages.js';
 
 export const ADMIN_KEY_HEADER = 'x-admin-key';
 export const CHANNEL_TOKEN_HEADER = 'x-channel-token';
@@ -88,7 +89,18 @@ export function registerAdminRoutes(app: FastifyInstance, state: EmulatorState):
       admin.post('/counters/reset', (request) => {
         const channel = selectChannel(state, request, false);
         for (const each of channel === undefined ? state.channels() : [channel]) each.counters.reset();
+        if (channel === undefined) state.workspace.counters.reset();
         return successEnvelope('Counters reset');
+      });
+
+      // The v2 surface's workspace: one per emulator, so no channel is named.
+      admin.get('/v2/counters', () => ({ data: state.workspace.counters.snapshot() }));
+
+      admin.get('/v2/messages', (request) => {
+        const { workspace } = state;
+        const contactId = (request.query as Record<string, unknown>).contactId;
+        const messages = workspace.messages.filter((message) => typeof contactId !== 'string' || message.contactId === contactId);
+        return { data: messages.map((message) => messageAnswer(workspace, message)) };
       });
 
       admin.get('/faults', () => ({ data: state.faults.faults }));

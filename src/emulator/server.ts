@@ -12,6 +12,9 @@ import { registerAdminRoutes } from './routes-admin.js';
 import { registerContactRoutes } from './routes-contacts.js';
 import { registerMessageRoutes } from './routes-messages.js';
 import type { ResolvedOptions } from './validate-options.js';
+import { V2_SERVER_ERROR_MESSAGE, v2Error } from './v2/v2-errors.js';
+import { V2_ROOT } from './v2/v2-paths.js';
+import { registerV2Routes } from './v2/routes.js';
 
 export function buildServer(state: EmulatorState, options: ResolvedOptions, closing: ClosingSignal): FastifyInstance {
   const app = Fastify({
@@ -41,15 +44,20 @@ export function buildServer(state: EmulatorState, options: ResolvedOptions, clos
       },
     });
   }
+  registerV2Routes(app, state, closing);
   registerAdminRoutes(app, state);
 
+  // Each surface answers in its own error shape: v2's `{code, message}` under /v2.
+  const isV2 = (url: string): boolean => url === V2_ROOT || url.startsWith(`${V2_ROOT}/`);
   app.setNotFoundHandler(async (request, reply) => {
-    await reply.code(404).send(errorEnvelope(`no route ${request.method} ${request.url.split('?')[0] ?? ''}`));
+    const message = `no route ${request.method} ${request.url.split('?')[0] ?? ''}`;
+    await reply.code(404).send(isV2(request.url) ? v2Error(404, message) : errorEnvelope(message));
   });
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error }, 'emulator error');
-    await reply.code(status).send(errorEnvelope(status >= 500 ? SERVER_ERROR_MESSAGE : error.message));
+    if (isV2(request.url)) await reply.code(status).send(v2Error(status, status >= 500 ? V2_SERVER_ERROR_MESSAGE : error.message));
+    else await reply.code(status).send(errorEnvelope(status >= 500 ? SERVER_ERROR_MESSAGE : error.message));
   });
   return app;
 }

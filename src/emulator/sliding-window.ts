@@ -16,12 +16,13 @@ export class SlidingWindow {
     this.arrivals = new Array<number>(rate.limit).fill(0);
   }
 
+  get limit(): number {
+    return this.rate.limit;
+  }
+
   tryAdmit(arrivalMs: number): Admission {
     const { limit, periodMs } = this.rate;
-    while (this.size > 0 && arrivalMs - this.oldest() >= periodMs) {
-      this.head = (this.head + 1) % limit;
-      this.size -= 1;
-    }
+    this.leave(arrivalMs);
     if (this.size < limit) {
       this.arrivals[(this.head + this.size) % limit] = arrivalMs;
       this.size += 1;
@@ -30,9 +31,24 @@ export class SlidingWindow {
     return { accepted: false, retryAfterMs: this.oldest() + periodMs - arrivalMs };
   }
 
+  /** Admissions left at `arrivalMs` (what v2's `X-RateLimit-Remaining` says), admitting nothing. */
+  remaining(arrivalMs: number): number {
+    this.leave(arrivalMs);
+    return this.rate.limit - this.size;
+  }
+
   clear(): void {
     this.head = 0;
     this.size = 0;
+  }
+
+  /** Drops the arrivals that have left the window ending at `arrivalMs`. */
+  private leave(arrivalMs: number): void {
+    const { limit, periodMs } = this.rate;
+    while (this.size > 0 && arrivalMs - this.oldest() >= periodMs) {
+      this.head = (this.head + 1) % limit;
+      this.size -= 1;
+    }
   }
 
   private oldest(): number {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { API_OPERATIONS } from '../api/wire-types.js';
 import type { ApiOperation, ChannelType } from '../api/wire-types.js';
-import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE } from '../limits.js';
+import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE, DEFAULT_V2_ENDPOINT_RATE } from '../limits.js';
 import type { ApiGroup, Rate } from '../limits.js';
 import { UPDATE_ANSWER_IDS, VALUE_TYPES, type UpdateAnswerId, type ValueTypes } from './contact-answer.js';
 import { EMAIL_CASE_INSENSITIVE_SEARCH, EXACT_SEARCH, type SearchFold } from './contact-store.js';
@@ -32,6 +32,10 @@ export interface ResolvedOptions {
   host: string;
   channels: ResolvedChannel[];
   rates: Record<ApiGroup, Rate | undefined>;
+  /** The workspace's access tokens (v2); empty without a workspace. */
+  workspaceTokens: string[];
+  /** v2's budget per endpoint; undefined when off. */
+  v2Rate: Rate | undefined;
   /** Undefined when any field name is accepted. */
   allowedFields: ReadonlySet<string> | undefined;
   /** How searches match values (`emailSearch`). */
@@ -79,6 +83,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   }
   const channels = resolveChannels(options.channels, problems);
   const rates = resolveRates(options, problems);
+  const workspaceTokens = resolveWorkspaceTokens(options.workspaceTokens, channels, problems);
+  const v2Rate = resolveV2Rate(options, problems);
   const emailSearch = options.emailSearch ?? 'case-insensitive';
   if (!EMAIL_SEARCH_MODES.includes(emailSearch)) {
     problems.push(`emailSearch: "${String(emailSearch)}" is not a search mode; use ${EMAIL_SEARCH_MODES.join(' or ')}`);
@@ -100,12 +106,17 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   if (channels.some((channel) => channel.token === adminKey)) {
     problems.push('adminKey: equals a channel token; the admin API must not be reachable with a channel token');
   }
+  if (workspaceTokens.includes(adminKey)) {
+    problems.push('adminKey: equals a workspace token; the admin API must not be reachable with a workspace token');
+  }
   if (problems.length > 0) throw new EmulatorOptionsError(problems);
   return {
     port,
     host: options.host ?? '127.0.0.1',
     channels,
     rates,
+    workspaceTokens,
+    v2Rate,
     allowedFields:
       options.allowedFields === undefined ? undefined : new Set([...SPEC_CUSTOM_FIELDS, ...options.allowedFields]),
     searchFold: emailSearch === 'exact' ? EXACT_SEARCH : EMAIL_CASE_INSENSITIVE_SEARCH,
@@ -152,6 +163,44 @@ function resolveRates(options: EmulatorOptions, problems: string[]): Record<ApiG
     }
   }
   return { contacts: contacts === false ? undefined : contacts, messages: messages === false ? undefined : messages };
+}
+
+/** The platform takes at most 10 access tokens per workspace (spec/api-v2-notes.md). */
+const MAX_WORKSPACE_TOKENS = 10;
+
+function resolveWorkspaceTokens(given: readonly string[] | undefined, channels: readonly ResolvedChannel[], problems: string[]): string[] {
+  if (given === undefined) return [];
+  if (given.length === 0) {
+    problems.push('workspaceTokens: give a list of 1 to 10 tokens, or leave it out for no v2 surface');
+    return [];
+  }
+  if (given.length > MAX_WORKSPACE_TOKENS) {
+    problems.push(`workspaceTokens: holds ${given.length} tokens; a workspace has at most ${MAX_WORKSPACE_TOKENS}`);
+  }
+  const seen = new Set<string>();
+  given.forEach((token, index) => {
+    const where = `workspaceTokens[${index}]`;
+    if (typeof token !== 'string' || token === '') problems.push(`${where}: is empty; give the workspace's access token`);
+    else if (seen.has(token)) problems.push(`${where}: repeats an earlier workspace token; give each token once`);
+    else if (channels.some((channel) => channel.token === token)) {
+      problems.push(`${where}: is also a channel token; a channel token opens only /api/v1 and a workspace token only /v2, so give them different values`);
+    }
+    seen.add(token);
+  });
+  return [...given];
+}
+
+function resolveV2Rate(options: EmulatorOptions, problems: string[]): Rate | undefined {
+  if (options.rateLimits === false) return undefined;
+  const rate = options.rateLimits?.v2 ?? DEFAULT_V2_ENDPOINT_RATE;
+  if (rate === false) return undefined;
+  if (!Number.isInteger(rate.limit) || rate.limit < 1) {
+    problems.push(`rateLimits.v2.limit: ${String(rate.limit)} must be a whole number of calls >= 1 (or set it to false)`);
+  }
+  if (!Number.isFinite(rate.periodMs) || rate.periodMs <= 0) {
+    problems.push(`rateLimits.v2.periodMs: ${String(rate.periodMs)} must be a number of milliseconds > 0`);
+  }
+  return rate;
 }
 
 /** Problems of a fault configuration, each prefixed with `where` (an option path). */

@@ -22,6 +22,16 @@ describe('SlidingWindow', () => {
     expect(accepted.length).toBeGreaterThan(100);
   });
 
+  test('remaining is what is left of the limit at a time, and admits nothing', () => {
+    const window = new SlidingWindow({ limit: 3, periodMs: 100 });
+    expect(window.remaining(0)).toBe(3);
+    window.tryAdmit(0);
+    window.tryAdmit(50);
+    expect([window.remaining(60), window.remaining(60)]).toEqual([1, 1]);
+    expect(window.remaining(100)).toBe(2); // the arrival at 0 has left
+    expect(window.remaining(150)).toBe(3);
+  });
+
   test('clear empties the window', () => {
     const window = new SlidingWindow({ limit: 1, periodMs: 1000 });
     window.tryAdmit(0);

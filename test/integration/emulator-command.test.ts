@@ -77,6 +77,29 @@ describe('contact-sync emulator flags', () => {
     expect(exitCode).toBe(0);
   });
 
+  it('--workspace-token serves API v2 under /v2 over the channels\' contacts, at --v2-rate per endpoint, and the banner says so', async () => {
+    const exitCode = await serve(['--token', 'tok-a', '--workspace-token', 'ws-1', '--v2-rate', '2/s'], async (banner, url) => {
+      expect(banner).toContain('workspace tokens: ws-1 (channels 1 are its channels, one contact store)');
+      expect(banner).toContain('limit per endpoint of the organisation: 2 per 1000 ms');
+      const v2Url = /API v2 at (http:\/\/\S+)/.exec(banner)![1]!;
+      expect(v2Url).toBe(url.replace(/\/api$/, '/v2'));
+      const { id } = await testClient({ baseUrl: url, token: 'tok-a', retry: { limit: 0 } }).createContact({ firstName: 'Ann' });
+      const read = await fetch(`${v2Url}/contact/id:${id}`, { headers: { authorization: 'Bearer ws-1' } });
+      expect(read.status).toBe(200);
+      expect(read.headers.get('x-ratelimit-limit')).toBe('2');
+      expect(((await read.json()) as { firstName: string }).firstName).toBe('Ann');
+    });
+    expect(exitCode).toBe(0);
+  });
+
+  it('without --workspace-token the banner names no v2 surface', async () => {
+    const exitCode = await serve([], (banner) => {
+      expect(banner).not.toContain('API v2');
+      return Promise.resolve();
+    });
+    expect(exitCode).toBe(0);
+  });
+
   it('a rate that does not parse is a usage error naming the flag: exit 2', async () => {
     const stderr = new Capture();
     const exitCode = await main(['emulator', '--port', '0', '--messages-rate', 'fast'], { stdout: new Capture(), stderr, env: {}, cwd: process.cwd(), isTTY: false, signals: new EventEmitter() });
