@@ -251,7 +251,7 @@ describe('a create whose answer was lost (issue 33)', () => {
 
     expect(store.isCreatePending('C-1')).toBe(false);
     expect(store.changesOfRun(sender).map(({ id: _id, ...line }) => line)).toEqual([
-      { runId: sender, key: 'C-1', contactId: '100', recordedAt: 1_700_000_000_010, operation: 'create', fields: { customerid: [null, 'C-1'], plan: [null, 'pro'] } },
+      { runId: sender, key: 'C-1', contactId: '100', recordedAt: 1_700_000_000_010, operation: 'create', fields: { customerid: [null, 'C-1'], plan: [null, 'pro'] }, beforeRead: true },
     ]);
     expect(store.changesOfRun(adopter).map((line) => line.operation)).toEqual(['add-tags']);
     // Settled again (a later row of the key, a reconcile): no second create.
