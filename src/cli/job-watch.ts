@@ -54,13 +54,16 @@ export class JobWatch {
     return this.flags.pushgateway ?? job.metrics?.pushgateway;
   }
 
-  /** A textfile whose folder is missing or not writable is said before any call (exit 2). */
+  /**
+   * A textfile whose folder is missing or not writable, or a file there that is not a textfile
+   * of this program (it would be replaced), is said before any call (exit 2).
+   */
   check(jobs: readonly Job[]): void {
     for (const path of new Set(jobs.map((job) => this.textfile(job)))) {
       if (path === undefined) continue;
       const problem = metricsTextfileProblem(path);
       if (problem !== undefined) {
-        throw new UsageError(`the metrics file ${path} cannot be written: ${problem}; create the folder or choose another with --metrics-file (or metrics.textfile); nothing was done`);
+        throw new UsageError(`the metrics file ${path} cannot be written: ${problem.reason}; ${problem.fix}; nothing was done`);
       }
     }
   }
