@@ -15,6 +15,7 @@ import type { JobAbortCode } from '../pipeline/job-abort.js';
 import { REPORT_WRITE_FIX, ReportWriteError } from '../pipeline/report/report.js';
 import type { SourceErrorCode } from '../pipeline/source/source-error.js';
 import type { StateStoreErrorCode } from '../state/state-store-error.js';
+import { InputSaveInterruptedError } from './saved-input.js';
 import { UsageErrorFromYargs } from './usage-error.js';
 
 /** Every code a failure outside the report can carry: each room's own list, and the CLI's. */
@@ -29,6 +30,7 @@ export type FailureCode =
   | 'RATE_LIMITER_UNAVAILABLE'
   | 'SQLITE_BINDING_UNAVAILABLE'
   | 'REPORT_WRITE_FAILED'
+  | 'INTERRUPTED'
   | 'UNEXPECTED';
 
 const BEFORE_ANY_ROW = EXIT.usage;
@@ -57,6 +59,8 @@ const EXIT_OF: Record<FailureCode, ExitCode> = {
   // Unreachable at the start is exit 2 (no row taken); lost later, it stopped a job (see below).
   RATE_LIMITER_UNAVAILABLE: STOPPED_A_JOB,
   REPORT_WRITE_FAILED: STOPPED_A_JOB,
+  // A signal before any job started (while `--input -` was saved): SIGTERM's code, SIGINT's below.
+  INTERRUPTED: EXIT.sigterm,
   // The job's own aborts, and an API failure that escaped the row it belonged to.
   INVALID_TOKEN: STOPPED_A_JOB,
   MAX_ERRORS: STOPPED_A_JOB,
@@ -95,6 +99,7 @@ export function describeFailure(error: unknown): Failure {
     const failure: Failure = { exitCode: EXIT_OF[code], code, message: error.message, showUsage: error instanceof UsageErrorFromYargs };
     if (error instanceof ReportWriteError) return { ...failure, message: `${error.message}; ${REPORT_WRITE_FIX}` };
     if (error instanceof RateLimiterUnavailableError && error.phase === 'start') return { ...failure, exitCode: BEFORE_ANY_ROW };
+    if (error instanceof InputSaveInterruptedError && error.signal === 'SIGINT') return { ...failure, exitCode: EXIT.sigint };
     return failure;
   }
   const message = error instanceof Error ? error.message : String(error);

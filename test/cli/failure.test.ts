@@ -6,6 +6,7 @@
 import { InvalidTokenError } from '../../src/api/errors.js';
 import { RateLimiterUnavailableError } from '../../src/api/rate-limiter-unavailable-error.js';
 import { describeFailure } from '../../src/cli/failure.js';
+import { InputSaveInterruptedError } from '../../src/cli/saved-input.js';
 import { UsageError, UsageErrorFromYargs } from '../../src/cli/usage-error.js';
 import { ConfigError } from '../../src/config/config-error.js';
 import { ContactSyncError } from '../../src/failure/contact-sync-error.js';
@@ -28,6 +29,8 @@ describe('describeFailure', () => {
     ['Redis lost mid-run', new RateLimiterUnavailableError({ redis: 'redis://h', phase: 'lost', reason: 'ECONNRESET' }), 3, 'RATE_LIMITER_UNAVAILABLE', false],
     ['another run holds the lock', new LockHeldError(undefined, 'job crm'), 75, 'LOCK_HELD', false],
     ['a report that cannot be written', new ReportWriteError('r/crm.results.csv', 'ENOSPC'), 3, 'REPORT_WRITE_FAILED', false],
+    ['SIGTERM while --input - was saved', new InputSaveInterruptedError('SIGTERM'), 143, 'INTERRUPTED', false],
+    ['SIGINT while --input - was saved', new InputSaveInterruptedError('SIGINT'), 130, 'INTERRUPTED', false],
     ['a job abort', new JobAbortError('MAX_ERRORS', '11 of 100 rows failed'), 3, 'MAX_ERRORS', false],
     ['an API failure that escaped its row', new InvalidTokenError({ operation: 'searchContacts' }), 3, 'INVALID_TOKEN', false],
     ['anything else: a bug', new TypeError('x is undefined'), 3, 'UNEXPECTED', false],
