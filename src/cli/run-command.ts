@@ -5,7 +5,7 @@
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiCallStats } from '../api/call-stats.js';
-import { stripUrlAuth } from '../api/strip-url-auth.js';
+import { urlOriginOnly } from '../api/strip-url-auth.js';
 import { LimiterRegistry } from '../api/limiter.js';
 import { StateStore } from '../state/state-store.js';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -95,7 +95,7 @@ export function parseMaxMissingFlag(text: string): number {
 /** `--pushgateway URL`: an http(s) URL, its credentials never echoed. */
 export function parsePushgatewayFlag(text: string): string {
   const problem = urlProblem(text, ['http:', 'https:'], 'an http:// or https:// URL, e.g. --pushgateway http://pushgateway:9091');
-  if (problem !== undefined) throw new UsageError(`--pushgateway: "${stripUrlAuth(text)}" ${problem}`);
+  if (problem !== undefined) throw new UsageError(`--pushgateway: "${urlOriginOnly(text)}" ${problem}`);
   return text;
 }
 
