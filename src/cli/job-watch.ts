@@ -16,6 +16,7 @@ import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { reportName, type Shard } from '../pipeline/shard.js';
 import { notifyText, shouldNotify } from '../watch/notify-text.js';
 import type { EndedJob } from '../watch/run-metrics.js';
+import { printableLine } from '../watch/printable-line.js';
 import { metricsTextfileProblem } from '../watch/textfile-folder.js';
 import { UsageError } from './usage-error.js';
 
@@ -107,9 +108,12 @@ export class JobWatch {
   }
 }
 
-/** A sink's failure in a few words; a URL in it (prom-client's, Node's) with its credentials stripped. */
+/**
+ * A sink's failure in a few words: one printable line (prom-client puts the Pushgateway's whole
+ * answer in its message), a URL in it (prom-client's, Node's) with its credentials stripped.
+ */
 function reason(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
-  return stripUrlAuth(typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message);
+  return printableLine(stripUrlAuth(typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message));
 }
