@@ -11,10 +11,10 @@ import { RateLimiterUnavailableError } from '../api/rate-limiter-unavailable-err
 import type { ConfigErrorCode } from '../config/config-error.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { ContactSyncError } from '../failure/contact-sync-error.js';
-import type { JobAbortCode } from '../pipeline/job-abort.js';
+import { isSqliteError, type JobAbortCode } from '../pipeline/job-abort.js';
 import { REPORT_WRITE_FIX, ReportWriteError } from '../pipeline/report/report.js';
 import type { SourceErrorCode } from '../pipeline/source/source-error.js';
-import type { StateStoreErrorCode } from '../state/state-store-error.js';
+import { isBusyStore, stateStoreFix, type StateStoreErrorCode } from '../state/state-store-error.js';
 import { InputSaveInterruptedError } from './saved-input.js';
 import { UsageErrorFromYargs } from './usage-error.js';
 
@@ -54,6 +54,7 @@ const EXIT_OF: Record<FailureCode, ExitCode> = {
   STATE_KEY_FIELD_MISMATCH: BEFORE_ANY_ROW,
   STATE_SCHEMA_TOO_NEW: BEFORE_ANY_ROW,
   STATE_UNREADABLE: BEFORE_ANY_ROW,
+  STATE_BUSY: EXIT.locked,
   SQLITE_BINDING_UNAVAILABLE: BEFORE_ANY_ROW,
   LOCK_HELD: EXIT.locked,
   // Unreachable at the start is exit 2 (no row taken); lost later, it stopped a job (see below).
@@ -103,5 +104,11 @@ export function describeFailure(error: unknown): Failure {
     return failure;
   }
   const message = error instanceof Error ? error.message : String(error);
+  // SQLite failed outside a job's rows (which stop the job with STATE_WRITE_FAILED): in a read
+  // before the run (`state show`, `history`): nothing was done, and the fix is the failure's.
+  if (isSqliteError(error)) {
+    const code = isBusyStore(error) ? 'STATE_BUSY' : 'STATE_UNREADABLE';
+    return { exitCode: EXIT_OF[code], code, message: `the state store could not be read (${message}). ${stateStoreFix(error, undefined)}`, showUsage: false };
+  }
   return { exitCode: STOPPED_A_JOB, code: 'UNEXPECTED', message, showUsage: false };
 }

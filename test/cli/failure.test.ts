@@ -24,6 +24,8 @@ describe('describeFailure', () => {
     ['a jobs file that is not YAML', new ConfigError('CONFIG_SYNTAX', 'jobs.yaml', [{ path: '', message: 'bad', line: 3 }]), 2, 'CONFIG_SYNTAX', false],
     ['an input file that is not there', new SourceError('INPUT_NOT_FOUND', 'c.csv', 'c.csv: no such file'), 2, 'INPUT_NOT_FOUND', false],
     ['a state store of another key field', new StateStoreError('STATE_KEY_FIELD_MISMATCH', 's.db', 's.db: another key'), 2, 'STATE_KEY_FIELD_MISMATCH', false],
+    ['a state store another process holds past the wait: try later', new StateStoreError('STATE_BUSY', 's.db', 's.db: cannot open (database is locked)'), 75, 'STATE_BUSY', false],
+    ['SQLite failing in a read before the run', Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' }), 2, 'STATE_UNREADABLE', false],
     ['SQLite that does not load', new SqliteBindingError('cannot load SQLite'), 2, 'SQLITE_BINDING_UNAVAILABLE', false],
     ['Redis unreachable at the start', new RateLimiterUnavailableError({ redis: 'redis://h', phase: 'start', reason: 'ECONNREFUSED' }), 2, 'RATE_LIMITER_UNAVAILABLE', false],
     ['Redis lost mid-run', new RateLimiterUnavailableError({ redis: 'redis://h', phase: 'lost', reason: 'ECONNRESET' }), 3, 'RATE_LIMITER_UNAVAILABLE', false],
