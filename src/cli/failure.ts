@@ -108,7 +108,7 @@ export function describeFailure(error: unknown): Failure {
   // before the run (`state show`, `history`): nothing was done, and the fix is the failure's.
   if (isSqliteError(error)) {
     const code = isBusyStore(error) ? 'STATE_BUSY' : 'STATE_UNREADABLE';
-    return { exitCode: EXIT_OF[code], code, message: `the state store could not be read (${message}). ${stateStoreFix(error, undefined)}`, showUsage: false };
+    return { exitCode: EXIT_OF[code], code, message: `${message} (the state store, read before the run). ${stateStoreFix(error, undefined)}`, showUsage: false };
   }
   return { exitCode: STOPPED_A_JOB, code: 'UNEXPECTED', message, showUsage: false };
 }
