@@ -126,7 +126,9 @@ function timestampFolder(now: Date): string {
 }
 
 export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Promise<number> {
-  const selected = await overrideInput(await loadJobs(args.jobsFile, args.job, io, logger), args.input, io);
+  const jobs = await loadJobs(args.jobsFile, args.job, io, logger);
+  // An undo reads the change journal, never the input: a pipe named as its input is not waited for.
+  const selected = args.command === 'undo' ? { jobs, release: () => undefined } : await overrideInput(jobs, args.input, io);
   try {
     return await runJobs(selected.jobs, args, io, logger);
   } finally {
