@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { READABLE_BY_ALL, writeFileAtomically } from '../safe-file.js';
+import { notRegularFileKind, NotRegularFileError, READABLE_BY_ALL, writeFileAtomically } from '../safe-file.js';
 import { openSqliteDatabase } from '../state/sqlite-database.js';
 import { parseMetrics, renderMetrics } from './metrics-text.js';
 import { runMetrics, type EndedJob } from './run-metrics.js';
@@ -53,7 +53,11 @@ function readIfThere(path: string): string {
  * (src/lock/job-lock.ts): the operating system drops it with the process, however it ends.
  */
 function lockFile(path: string): () => void {
-  const db = openSqliteDatabase(join(dirname(path), `.${basename(path)}.lock`), { timeout: LOCK_WAIT_MS });
+  const lock = join(dirname(path), `.${basename(path)}.lock`);
+  // SQLite follows a link: one planted at the lock's name in a shared folder is refused, not written through.
+  const kind = notRegularFileKind(lock);
+  if (kind !== undefined) throw new NotRegularFileError(lock, kind);
+  const db = openSqliteDatabase(lock, { timeout: LOCK_WAIT_MS });
   try {
     db.pragma('journal_mode = DELETE');
     db.exec('BEGIN EXCLUSIVE');

@@ -49,6 +49,23 @@ describe('report files cannot be turned against the run', () => {
     expect(emulator().contacts(TOKEN)).toEqual([]);
   });
 
+  it('the metrics textfile is written 0644 through no link planted at its old temporary name (`.<name>.<pid>.tmp`)', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(3));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: CUSTOMERS_JOB }));
+    const victim = ws.write('victim.txt', 'do not touch\n');
+    mkdirSync(join(ws.dir, 'textfile'));
+    // The CLI runs in this process here: its pid is the one an earlier version named the file by.
+    symlinkSync(victim, join(ws.dir, 'textfile', `.contact_sync.prom.${process.pid}.tmp`));
+
+    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports', '--metrics-file', 'textfile/contact_sync.prom']);
+
+    expect(run.exitCode).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('do not touch\n');
+    expect(readFileSync(join(ws.dir, 'textfile', 'contact_sync.prom'), 'utf8')).toContain('contact_sync_last_exit_code{sync_job="import"} 0');
+    expect(statSync(join(ws.dir, 'textfile', 'contact_sync.prom')).mode & 0o777).toBe(0o644);
+  });
+
   it('validate --problems writes an owner-only file, and refuses a link in its place (exit 2)', async () => {
     const ws = workspace();
     ws.write('customers.csv', customersCsv(3, (i, cells) => (i === 2 ? [...cells.slice(0, 3), 'not-an-email', ...cells.slice(4)] : cells)));

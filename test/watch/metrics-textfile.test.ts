@@ -65,6 +65,15 @@ describe('the metrics textfile', () => {
     expect(value(path, 'contact_sync_last_success_timestamp_seconds', { sync_job: 'crm' })).toBe(1_700_000_000);
   });
 
+  it('refuses a link planted at its lock\'s name, and writes nothing through it', async () => {
+    const dir = tempDir();
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'do not touch\n');
+    symlinkSync(victim, join(dir, '.contact_sync.prom.lock'));
+    await expect(updateMetricsTextfile(join(dir, 'contact_sync.prom'), ended('crm', 0, '2026-11-26T02:00:10Z'))).rejects.toThrow(`${join(dir, '.contact_sync.prom.lock')} is a symbolic link, not a regular file`);
+    expect(readFileSync(victim, 'utf8')).toBe('do not touch\n');
+  });
+
   it('says what is wrong with a folder that is missing, before the run', () => {
     const dir = tempDir();
     expect(metricsTextfileProblem(join(dir, 'contact_sync.prom'))).toBeUndefined();
