@@ -11,10 +11,11 @@ import { RateLimiterUnavailableError } from '../api/rate-limiter-unavailable-err
 import type { ConfigErrorCode } from '../config/config-error.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { ContactSyncError } from '../failure/contact-sync-error.js';
-import type { JobAbortCode } from '../pipeline/job-abort.js';
+import { isSqliteError, type JobAbortCode } from '../pipeline/job-abort.js';
 import { REPORT_WRITE_FIX, ReportWriteError } from '../pipeline/report/report.js';
 import type { SourceErrorCode } from '../pipeline/source/source-error.js';
-import type { StateStoreErrorCode } from '../state/state-store-error.js';
+import { isBusyStore, stateStoreFix, type StateStoreErrorCode } from '../state/state-store-error.js';
+import { InputSaveInterruptedError } from './saved-input.js';
 import { UsageErrorFromYargs } from './usage-error.js';
 
 /** Every code a failure outside the report can carry: each room's own list, and the CLI's. */
@@ -30,6 +31,7 @@ export type FailureCode =
   | 'RATE_LIMITER_UNAVAILABLE'
   | 'SQLITE_BINDING_UNAVAILABLE'
   | 'REPORT_WRITE_FAILED'
+  | 'INTERRUPTED'
   | 'UNEXPECTED';
 
 const BEFORE_ANY_ROW = EXIT.usage;
@@ -53,6 +55,7 @@ const EXIT_OF: Record<FailureCode, ExitCode> = {
   STATE_KEY_FIELD_MISMATCH: BEFORE_ANY_ROW,
   STATE_SCHEMA_TOO_NEW: BEFORE_ANY_ROW,
   STATE_UNREADABLE: BEFORE_ANY_ROW,
+  STATE_BUSY: EXIT.locked,
   SQLITE_BINDING_UNAVAILABLE: BEFORE_ANY_ROW,
   LOCK_HELD: EXIT.locked,
   // A guard refused the run before its first write: nothing was done, as for a bad input.
@@ -60,6 +63,8 @@ const EXIT_OF: Record<FailureCode, ExitCode> = {
   // Unreachable at the start is exit 2 (no row taken); lost later, it stopped a job (see below).
   RATE_LIMITER_UNAVAILABLE: STOPPED_A_JOB,
   REPORT_WRITE_FAILED: STOPPED_A_JOB,
+  // A signal before any job started (while `--input -` was saved): SIGTERM's code, SIGINT's below.
+  INTERRUPTED: EXIT.sigterm,
   // The job's own aborts, and an API failure that escaped the row it belonged to.
   INVALID_TOKEN: STOPPED_A_JOB,
   MAX_ERRORS: STOPPED_A_JOB,
@@ -98,8 +103,15 @@ export function describeFailure(error: unknown): Failure {
     const failure: Failure = { exitCode: EXIT_OF[code], code, message: error.message, showUsage: error instanceof UsageErrorFromYargs };
     if (error instanceof ReportWriteError) return { ...failure, message: `${error.message}; ${REPORT_WRITE_FIX}` };
     if (error instanceof RateLimiterUnavailableError && error.phase === 'start') return { ...failure, exitCode: BEFORE_ANY_ROW };
+    if (error instanceof InputSaveInterruptedError && error.signal === 'SIGINT') return { ...failure, exitCode: EXIT.sigint };
     return failure;
   }
   const message = error instanceof Error ? error.message : String(error);
+  // SQLite failed outside a job's rows (which stop the job with STATE_WRITE_FAILED): in a read
+  // before the run (`state show`, `history`): nothing was done, and the fix is the failure's.
+  if (isSqliteError(error)) {
+    const code = isBusyStore(error) ? 'STATE_BUSY' : 'STATE_UNREADABLE';
+    return { exitCode: EXIT_OF[code], code, message: `${message} (the state store, read before the run). ${stateStoreFix(error, undefined)}`, showUsage: false };
+  }
   return { exitCode: STOPPED_A_JOB, code: 'UNEXPECTED', message, showUsage: false };
 }

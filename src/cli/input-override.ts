@@ -7,13 +7,14 @@
  * ends: a job reads its input more than once (the first read finds repeated keys, the progress bar
  * counts lines), and a pipe can be read only once. Gzipped bytes on the pipe are recognised as a
  * gzip file is. An input that replaces the job's export is a complete input, as the export is.
+ * A named pipe or a process substitution (`--input <(...)`, or a FIFO as `input.path`) is read
+ * the same way (saved-input.ts); a device or a socket is refused.
  */
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Job } from '../config/job-types.js';
 import type { CliIo } from './cli-io.js';
+import { saveInput, type SavedInput } from './saved-input.js';
 import { UsageError } from './usage-error.js';
 
 /** How messages name the input of `--input -`. */
@@ -22,34 +23,69 @@ export const STANDARD_INPUT = 'standard input';
 export interface SelectedInput {
   /** The jobs, the one job's input replaced when `--input` was given. */
   readonly jobs: Job[];
-  /** Removes what `--input -` saved; call once the command is done with the jobs. */
+  /** Removes what `--input -` (or a pipe) saved; call once the command is done with the jobs. */
   release(): void;
 }
 
 export async function overrideInput(jobs: Job[], input: string | undefined, io: CliIo): Promise<SelectedInput> {
-  if (input === undefined) return { jobs, release: () => undefined };
+  if (input === undefined) return readOnceReadInputs(jobs, io);
   if (jobs.length !== 1) {
     const names = jobs.map((job) => job.name).join(', ');
     throw new UsageError(`--input replaces the input of one job, and ${jobs.length} are selected (${names}); name that job with --job NAME; nothing was done`);
   }
   const job = jobs[0]!;
-  if (input !== '-') return { jobs: [{ ...job, input: { ...job.input, path: resolve(io.cwd, input), label: input } }], release: () => undefined };
+  if (input !== '-') return readOnceReadInputs([{ ...job, input: { ...job.input, path: resolve(io.cwd, input), label: input } }], io, `--input ${input}`);
   const stdin = io.stdin?.();
   if (stdin === undefined || stdin.isTTY === true) {
     throw new UsageError(`--input -: standard input is a terminal, not a pipe; pipe the CSV in (e.g. psql -c "\\copy (...) to stdout csv header" | contact-sync run jobs.yaml --job ${job.name} --input -), or give a file with --input FILE`);
   }
-  let dir: string | undefined;
+  const saved = await saveInput({ stream: stdin }, '--input -', io);
+  return { jobs: [{ ...job, input: { ...job.input, path: saved.path, label: STANDARD_INPUT } }], release: saved.release };
+}
+
+/**
+ * Inputs that are not regular files (issue 33). A named pipe (`mkfifo`, a process substitution
+ * `<(...)` as /dev/fd/N) is read as `-` is: saved first, before the job lock. A device or a
+ * socket is refused (exit 2): `/dev/zero` would never end, and neither is an export.
+ */
+async function readOnceReadInputs(jobs: Job[], io: CliIo, given?: string): Promise<SelectedInput> {
+  const saved: SavedInput[] = [];
   const release = (): void => {
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    for (const copy of saved) copy.release();
   };
   try {
-    dir = mkdtempSync(join(tmpdir(), 'contact-sync-input-'));
-    const path = join(dir, 'input');
-    await pipeline(stdin, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
-    return { jobs: [{ ...job, input: { ...job.input, path, label: STANDARD_INPUT } }], release };
+    const read: Job[] = [];
+    for (const job of jobs) {
+      const named = given ?? `job ${job.name}: input.path ${job.input.path}`;
+      const kind = await inputKind(job.input.path);
+      if (kind === 'pipe') {
+        const copy = await saveInput({ fifo: job.input.path }, named, io);
+        saved.push(copy);
+        read.push({ ...job, input: { ...job.input, path: copy.path, label: job.input.label ?? job.input.path } });
+      } else {
+        if (kind !== undefined) {
+          throw new UsageError(`${named}: ${job.input.path} is ${kind}, not a file, and no CSV export; give the export file, or pipe it in with --input - (e.g. producer | contact-sync run jobs.yaml --job ${job.name} --input -); nothing was done`);
+        }
+        read.push(job);
+      }
+    }
+    return { jobs: read, release };
   } catch (error) {
     release();
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`--input -: standard input could not be saved to ${dir ?? tmpdir()} (${reason}); free space there or set TMPDIR to a folder with room, or give the file with --input FILE; nothing was done`);
+    throw error;
   }
+}
+
+/** 'pipe' for a named pipe, the kind of a device or socket, undefined for a file, a folder or nothing (the source says those). */
+async function inputKind(path: string): Promise<'pipe' | 'a device' | 'a socket' | undefined> {
+  let stats;
+  try {
+    stats = await stat(path);
+  } catch {
+    return undefined;
+  }
+  if (stats.isFIFO()) return 'pipe';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isSocket()) return 'a socket';
+  return undefined;
 }

@@ -18,6 +18,7 @@ import { reportName, type Shard } from '../pipeline/shard.js';
 import { endPing, type HeartbeatPing } from '../watch/heartbeat.js';
 import { notifyText, shouldNotify } from '../watch/notify-text.js';
 import type { EndedJob } from '../watch/run-metrics.js';
+import { printableLine } from '../watch/printable-line.js';
 import { metricsTextfileProblem } from '../watch/textfile-folder.js';
 import { UsageError } from './usage-error.js';
 
@@ -70,13 +71,16 @@ export class JobWatch {
     return this.flags.pushgateway ?? job.metrics?.pushgateway;
   }
 
-  /** A textfile whose folder is missing or not writable is said before any call (exit 2). */
+  /**
+   * A textfile whose folder is missing or not writable, or a file there that is not a textfile
+   * of this program (it would be replaced), is said before any call (exit 2).
+   */
   check(jobs: readonly Job[]): void {
     for (const path of new Set(jobs.map((job) => this.textfile(job)))) {
       if (path === undefined) continue;
       const problem = metricsTextfileProblem(path);
       if (problem !== undefined) {
-        throw new UsageError(`the metrics file ${path} cannot be written: ${problem}; create the folder or choose another with --metrics-file (or metrics.textfile); nothing was done`);
+        throw new UsageError(`the metrics file ${path} cannot be written: ${problem.reason}; ${problem.fix}; nothing was done`);
       }
     }
   }
@@ -131,9 +135,12 @@ export class JobWatch {
   }
 }
 
-/** A sink's failure in a few words; a URL in it (prom-client's, Node's) with its credentials stripped. */
+/**
+ * A sink's failure in a few words: one printable line (prom-client puts the Pushgateway's whole
+ * answer in its message), a URL in it (prom-client's, Node's) with its credentials stripped.
+ */
 function reason(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
-  return stripUrlAuth(typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message);
+  return printableLine(stripUrlAuth(typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message));
 }

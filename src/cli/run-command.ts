@@ -5,9 +5,11 @@
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiCallStats } from '../api/call-stats.js';
-import { stripUrlAuth } from '../api/strip-url-auth.js';
+import { urlOriginOnly } from '../api/strip-url-auth.js';
 import { LimiterRegistry } from '../api/limiter.js';
 import { StateStore } from '../state/state-store.js';
+import { isBusyStore, StateStoreError, stateStoreFix } from '../state/state-store-error.js';
+import { isSqliteError } from '../pipeline/job-abort.js';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import type { Job } from '../config/job-types.js';
 import { parseMaxErrors, type MaxErrors } from '../config/max-errors.js';
@@ -108,7 +110,7 @@ export function parseMaxMissingFlag(text: string): number {
 /** `--pushgateway URL`: an http(s) URL, its credentials never echoed. */
 export function parsePushgatewayFlag(text: string): string {
   const problem = urlProblem(text, ['http:', 'https:'], 'an http:// or https:// URL, e.g. --pushgateway http://pushgateway:9091');
-  if (problem !== undefined) throw new UsageError(`--pushgateway: "${stripUrlAuth(text)}" ${problem}`);
+  if (problem !== undefined) throw new UsageError(`--pushgateway: "${urlOriginOnly(text)}" ${problem}`);
   return text;
 }
 
@@ -137,7 +139,9 @@ function timestampFolder(now: Date): string {
 }
 
 export async function runCommand(args: RunArgs, io: CliIo, logger: Logger): Promise<number> {
-  const selected = await overrideInput(await loadJobs(args.jobsFile, args.job, io, logger), args.input, io);
+  const jobs = await loadJobs(args.jobsFile, args.job, io, logger);
+  // An undo reads the change journal, never the input: a pipe named as its input is not waited for.
+  const selected = args.command === 'undo' ? { jobs, release: () => undefined } : await overrideInput(jobs, args.input, io);
   try {
     return await runJobs(selected.jobs, args, io, logger);
   } finally {
@@ -328,7 +332,7 @@ async function runOneJob(
     // With --limit the run takes at most that many rows: the bar's total and the ETA say so.
     expectedRows: fileRows === undefined || args.limit === undefined ? fileRows : Math.min(fileRows, args.limit),
     // The rows beyond the keys the store knows are new keys, which the ETA weighs at a create's calls.
-    knownKeys: progressMode === 'off' || job.state === false ? undefined : state === undefined ? 0 : knownKeysOf(state),
+    knownKeys: progressMode === 'off' || job.state === false ? undefined : state === undefined ? 0 : knownKeysOf(state, job),
     stats,
     rate: connection.rateLimits.contacts,
     stream: io.stderr,
@@ -376,10 +380,20 @@ async function runOneJob(
   }
 }
 
-/** The keys the state store knows that no departure took: the ETA's known rows. */
-function knownKeysOf(state: StateStore): number {
-  const { keys, departed } = state.summary();
-  return Math.max(0, keys - departed);
+/**
+ * The keys the state store knows that no departure took: the ETA's known rows. The first read of
+ * the store's pages: a damaged or held file is said here, with its fix, before any row (exit 2 or 75).
+ */
+function knownKeysOf(state: StateStore, job: Job): number {
+  try {
+    const { keys, departed } = state.summary();
+    return Math.max(0, keys - departed);
+  } catch (error) {
+    if (!isSqliteError(error)) throw error;
+    state.close();
+    const code = isBusyStore(error) ? 'STATE_BUSY' : 'STATE_UNREADABLE';
+    throw new StateStoreError(code, state.path, `${state.path}: the state store of job "${job.name}" cannot be read (${error.message}). ${stateStoreFix(error, job.name)}`, { cause: error });
+  }
 }
 
 /** The run as the state store's journal records it: the flags, never a secret. */

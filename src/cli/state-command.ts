@@ -13,6 +13,8 @@ import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
 import type { RunRecord } from '../state/run-journal.js';
 import { StateStore, type StateSummary } from '../state/state-store.js';
+import { isBusyStore, StateStoreError } from '../state/state-store-error.js';
+import { isSqliteError } from '../pipeline/job-abort.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
@@ -93,36 +95,65 @@ async function reset(job: Job, path: string, io: CliIo, options: { yes: boolean;
     io.stdout.write(`job "${job.name}": no state at ${path}; nothing to delete\n`);
     return EXIT.ok;
   }
-  const store = StateStore.open(path, { job: job.name, keyField: job.key.field });
-  const { keys, messages } = store.summary();
-  const forgotten = options.keepMessages
-    ? `${counted(keys, 'key')} and ${keys === 1 ? 'its contact id' : 'their contact ids'} will be forgotten (the next run searches each key once); the journal of ${counted(messages, 'message')} is kept`
-    : `${counted(keys, 'key')} and ${keys === 1 ? 'its contact id' : 'their contact ids'} will be forgotten (the next run searches each key once), and the journal of ${counted(messages, 'message')} sent: ` +
-      'the next run sends them again to every contact it touches (--keep-messages keeps the journal)';
+  const opened = openForReset(job, path);
+  if ('unreadable' in opened && options.keepMessages) {
+    throw new UsageError(`state reset --keep-messages: ${path} cannot be read (${opened.unreadable}), so its message journal cannot be kept; restore the file from a backup, or reset it whole without --keep-messages; nothing was changed`);
+  }
+  const forgotten =
+    'unreadable' in opened
+      ? `the file cannot be read (${opened.unreadable}): it is deleted whole, and the next run searches each key once and no longer knows which messages were sent`
+      : options.keepMessages
+        ? `${counted(opened.keys, 'key')} and ${opened.keys === 1 ? 'its contact id' : 'their contact ids'} will be forgotten (the next run searches each key once); the journal of ${counted(opened.messages, 'message')} is kept`
+        : `${counted(opened.keys, 'key')} and ${opened.keys === 1 ? 'its contact id' : 'their contact ids'} will be forgotten (the next run searches each key once), and the journal of ${counted(opened.messages, 'message')} sent: ` +
+          'the next run sends them again to every contact it touches (--keep-messages keeps the journal)';
+  const store = 'store' in opened ? opened.store : undefined;
   io.stdout.write(`job "${job.name}", state ${path}: ${forgotten}.\n`);
   if (!options.yes) {
     if (io.confirm === undefined) {
-      store.close();
+      store?.close();
       throw new UsageError(`state reset: not confirmed; add --yes to reset without a question (this is not a terminal)`);
     }
     if (!(await io.confirm('Reset it? [y/N] '))) {
-      store.close();
+      store?.close();
       io.stdout.write('Nothing was changed.\n');
       return EXIT.ok;
     }
   }
-  if (options.keepMessages) {
+  const { keys, messages } = 'store' in opened ? opened : { keys: 0, messages: 0 };
+  if (store !== undefined && options.keepMessages) {
     store.forgetAllButMessages();
     store.close();
     io.stdout.write(`job "${job.name}": forgot ${counted(keys, 'key')}; kept the journal of ${counted(messages, 'message')}.\n`);
     return EXIT.ok;
   }
-  store.close();
+  store?.close();
   const removed = StateStore.reset(path);
   io.stdout.write(
     [`job "${job.name}": deleted the state store`, ...removed.map((file) => `  ${file}`), 'The next run searches each key once and records it again.', ''].join('\n'),
   );
   return EXIT.ok;
+}
+
+/**
+ * The store and its counts; or, for a file that is empty or damaged (what `state reset` is
+ * advised for), why it cannot be read: it can still be deleted whole.
+ */
+function openForReset(job: Job, path: string): { store: StateStore; keys: number; messages: number } | { unreadable: string } {
+  let store: StateStore | undefined;
+  try {
+    store = StateStore.open(path, { job: job.name, keyField: job.key.field });
+    const { keys, messages } = store.summary();
+    return { store, keys, messages };
+  } catch (error) {
+    store?.close();
+    if (error instanceof StateStoreError && error.code === 'STATE_UNREADABLE') {
+      // Its cause is SQLite's error (a native module's: duck-typed); an empty file has none.
+      const cause = (error.cause as { message?: unknown } | undefined)?.message;
+      return { unreadable: typeof cause === 'string' ? cause : 'it is empty (0 bytes)' };
+    }
+    if (isSqliteError(error) && !isBusyStore(error)) return { unreadable: error.message };
+    throw error;
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import iconv from 'iconv-lite';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { z } from 'zod';
 import { BASE_URL_FORM, baseUrlProblems } from '../api/base-url.js';
-import { stripUrlAuth } from '../api/strip-url-auth.js';
+import { stripUrlAuth, urlOriginOnly } from '../api/strip-url-auth.js';
 import { MAX_QUICK_REPLIES, MAX_QUICK_REPLY_LENGTH } from '../limits.js';
 import { CONCURRENCY_RANGE, CONFIG_DEFAULTS } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
@@ -81,18 +81,21 @@ const baseUrl = z
   })
   .meta({ description: `${BASE_URL_FORM} (request paths /v1/... are appended)`, examples: ['https://app.example.com/api'] });
 
-/** A URL of one of `protocols` (`what` says which); its user and password, if any, never shown in a message. */
-function urlOf(protocols: readonly string[], what: string) {
+/**
+ * A URL of one of `protocols` (`what` says which); its user and password, if any, never shown in
+ * a message, nor more than its origin when `shown` says so.
+ */
+function urlOf(protocols: readonly string[], what: string, shown: (text: string) => string = stripUrlAuth) {
   return z.string().superRefine((text, ctx) => {
     const problem = urlProblem(text, protocols, what);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${show(stripUrlAuth(text))} ${problem}` });
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${show(shown(text))} ${problem}` });
   });
 }
 
 const redisUrl = urlOf(['redis:', 'rediss:'], 'a redis:// or rediss:// URL');
 
-/** An http(s) URL: a webhook, a Pushgateway. */
-const httpUrl = (what: string) => urlOf(['http:', 'https:'], what);
+/** An http(s) URL: a webhook, a Pushgateway. Their path or query is often the secret: a message shows the origin only, as the runtime warnings do. */
+const httpUrl = (what: string) => urlOf(['http:', 'https:'], what, urlOriginOnly);
 
 /** `notify:` on a job, or on a connection for its jobs (docs/operations.md, "Watching unattended runs"). */
 const notify = z

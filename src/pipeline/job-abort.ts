@@ -3,6 +3,7 @@
  * connection, never the token.
  */
 import { ContactSyncError } from '../failure/contact-sync-error.js';
+import { isBusyStore, isDamagedStore, stateStoreFix } from '../state/state-store-error.js';
 
 export const JOB_ABORT_CODES = [
   /** The platform refused the channel token (401). */
@@ -54,8 +55,14 @@ export function isSqliteError(error: unknown): error is Error & { code: string }
   return typeof code === 'string' && code.startsWith('SQLITE_');
 }
 
-/** The state store at `path` could not be written `where` (a row's line, the run journal). */
+/**
+ * The state store at `path` failed `where` (a row's line, the run journal). The fix is the one
+ * its failure needs (a full disk, another process holding it, a damaged file), as at its open.
+ */
 export function stateWriteFailed(path: string, where: string, error: Error): JobAbortError {
+  if (isDamagedStore(error) || isBusyStore(error)) {
+    return new JobAbortError('STATE_WRITE_FAILED', `the state store ${path} could not be used ${where} (${error.message}). ${stateStoreFix(error, undefined)}`, { cause: error });
+  }
   return new JobAbortError(
     'STATE_WRITE_FAILED',
     `the state store ${path} could not be written ${where} (${error.message}); free space or fix its permissions, then run again: what was confirmed is kept`,

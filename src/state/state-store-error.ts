@@ -9,8 +9,10 @@ export type StateStoreErrorCode =
   | 'STATE_KEY_FIELD_MISMATCH'
   /** The file was written by a newer contact-sync, with a schema this version does not know. */
   | 'STATE_SCHEMA_TOO_NEW'
-  /** The file cannot be opened or read as a state store (not SQLite, no permission, damaged). */
-  | 'STATE_UNREADABLE';
+  /** The file cannot be opened or read as a state store (not SQLite, no permission, damaged, empty). */
+  | 'STATE_UNREADABLE'
+  /** Another process held the file for longer than the store waits (exit 75, as a held job lock: try later). */
+  | 'STATE_BUSY';
 
 export class StateStoreError extends ContactSyncError<StateStoreErrorCode> {
   override readonly name = 'StateStoreError';
@@ -31,6 +33,53 @@ export class StateStoreError extends ContactSyncError<StateStoreErrorCode> {
 }
 
 /** The command that starts a job's state afresh, for the fix part of a message. */
-export function resetCommand(job: string): string {
-  return `contact-sync state reset <jobs.yaml> --job ${job}`;
+export function resetCommand(job: string | undefined): string {
+  return `contact-sync state reset <jobs.yaml> --job ${job ?? 'NAME'}`;
+}
+
+/** SQLite's (or the system's) code of a failure, '' when it has none. */
+function codeOf(error: unknown): string {
+  const raw: unknown = (error as { code?: unknown } | null)?.code;
+  return typeof raw === 'string' ? raw : '';
+}
+
+/** SQLite found the file's pages damaged, or the file is not a database at all. */
+export function isDamagedStore(error: unknown): boolean {
+  const code = codeOf(error);
+  return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
+}
+
+/** Another connection held the file for longer than the store waits. */
+export function isBusyStore(error: unknown): boolean {
+  const code = codeOf(error);
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+}
+
+/**
+ * What to do when SQLite failed on a state file, by what went wrong, wherever it happened (at
+ * open, mid-run, in `state show`). Starting afresh (`state reset`) forgets which messages were
+ * sent: it is advised only for a damaged file, never for a full disk or a file another process
+ * holds.
+ */
+export function stateStoreFix(error: unknown, job: string | undefined): string {
+  const code = codeOf(error);
+  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code === 'ENOSPC') {
+    return 'The disk is full or failing: free space on it (or move the file elsewhere and set the job\'s `state:`), then run again; the state is kept.';
+  }
+  if (isBusyStore(error)) {
+    return 'Another process holds the file (another run of this job, a sqlite3 shell or a backup tool that locks it): let it finish, then run again; the state is kept.';
+  }
+  if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH' || code === 'EACCES' || code === 'EPERM') {
+    return 'Check the file\'s and its folder\'s owner and permissions: this user must be able to write both.';
+  }
+  if (isDamagedStore(error)) {
+    return (
+      'The file is damaged (a disk fault, a copy of a file in use, an edit by another tool): restore it, with its -wal file if one was beside it, ' +
+      `from a backup; or start afresh with \`${resetCommand(job)}\` (the next run searches every key again and no longer knows which messages were sent).`
+    );
+  }
+  return (
+    'If it is damaged or not a contact-sync state file, set the job\'s `state:` to another path, or start afresh with ' +
+    `\`${resetCommand(job)}\` (it forgets which messages were sent unless you pass --keep-messages).`
+  );
 }

@@ -25,6 +25,7 @@
  * commit with `synchronous = FULL` (fsync of the WAL before the call returns): `#durably` below,
  * the store's one such helper.
  */
+import { statSync } from 'node:fs';
 import { AbsentReads, type AbsentRead } from './absent-reads.js';
 import type Database from 'better-sqlite3';
 import { ChangeJournal, type ChangeEntry, type ChangeLine, type FieldChange } from './change-journal.js';
@@ -40,8 +41,8 @@ import { DepartedKeys, type DepartedRecord, type Departure } from './departed-ke
 import { MessageJournal, type MessageStatus } from './message-journal.js';
 import { RunJournal, type RunFinish, type RunRecord, type RunStart } from './run-journal.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
-import { prepareStateFile, removeStateFiles } from './state-file.js';
-import { StateStoreError, resetCommand } from './state-store-error.js';
+import { prepareStateFile, removeStateFiles, stateFilePaths } from './state-file.js';
+import { isBusyStore, StateStoreError, resetCommand, stateStoreFix } from './state-store-error.js';
 import { openSqliteDatabase, SqliteBindingError } from './sqlite-database.js';
 
 export interface StateStoreOptions {
@@ -182,10 +183,14 @@ export class StateStore {
     const now = options.now ?? Date.now;
     let db: Database.Database | undefined;
     try {
+      refuseEmptyStateFile(path, options.job);
       prepareStateFile(path);
       db = openSqliteDatabase(path);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // What is deleted (a pruned change journal, forgotten keys) holds personal values: zeroed
+      // where it was, not left in free pages of the file (issue 33; docs/state.md).
+      db.pragma('secure_delete = ON');
       migrate(db, path, options.job, now());
       bindIdentity(db, path, options, now());
       return new StateStore(path, db, now);
@@ -193,7 +198,9 @@ export class StateStore {
       db?.close();
       if (error instanceof StateStoreError || error instanceof SqliteBindingError) throw error;
       const reason = typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
-      throw new StateStoreError('STATE_UNREADABLE', path, `${path}: cannot open the state store of job "${options.job}" (${reason}). ${openFix(error, options.job)}`, { cause: error });
+      // Held past the wait: the file is fine and a later run gets it, as a held job lock (exit 75).
+      const code = isBusyStore(error) ? 'STATE_BUSY' : 'STATE_UNREADABLE';
+      throw new StateStoreError(code, path, `${path}: cannot open the state store of job "${options.job}" (${reason}). ${stateStoreFix(error, options.job)}`, { cause: error });
     }
   }
 
@@ -582,25 +589,19 @@ function readMeta(db: Database.Database): Map<string, string> {
 }
 
 /**
- * What to do when a state file cannot be opened, by what went wrong. Starting afresh (`state
- * reset`) forgets which messages were sent: it is advised only for a damaged file, never for a
- * full disk or a file another process holds.
+ * A state file of 0 bytes is refused, not taken as a new store: SQLite would read it so, and the
+ * run would go on with no journal and no message history. A store this program wrote is never
+ * empty (prepareStateFile's empty file gets its header at once), so it was cut: a full disk, a
+ * copy that failed, a `> file` by mistake.
  */
-function openFix(error: unknown, job: string): string {
-  const raw: unknown = (error as { code?: unknown } | null)?.code;
-  const code = typeof raw === 'string' ? raw : '';
-  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code === 'ENOSPC') {
-    return 'The disk is full or failing: free space on it (or move the file elsewhere and set the job\'s `state:`), then run again; the state is kept.';
-  }
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-    return 'Another process holds the file (another run of this job?): let it finish, then run again.';
-  }
-  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH' || code === 'EACCES' || code === 'EPERM') {
-    return 'Check the file\'s and its folder\'s owner and permissions: this user must be able to write both.';
-  }
-  return (
-    'If it is damaged or not a contact-sync state file, set the job\'s `state:` to another path, or start afresh with ' +
-    `\`${resetCommand(job)}\` (it forgets which messages were sent unless you pass --keep-messages).`
+function refuseEmptyStateFile(path: string, job: string): void {
+  const sizes = stateFilePaths(path).slice(0, 2).map((file) => statSync(file, { throwIfNoEntry: false })?.size);
+  const [main, wal] = sizes;
+  if (main !== 0 || (wal ?? 0) > 0) return;
+  throw new StateStoreError(
+    'STATE_UNREADABLE',
+    path,
+    `${path}: the state file of job "${job}" is empty (0 bytes), so its contact ids, change journal and message history are not in it; ` +
+      `restore it from a backup, or remove it (with \`${resetCommand(job)}\` or rm) to start afresh: the next run then searches every key again and no longer knows which messages were sent`,
   );
 }
-

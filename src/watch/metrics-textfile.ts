@@ -8,8 +8,9 @@
  * merged and replaced under a lock (two jobs ending together do not lose each other's samples),
  * and replaced through a rename in its own folder, so the collector never reads half a file.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { notRegularFileKind, NotRegularFileError, READABLE_BY_ALL, writeFileAtomically } from '../safe-file.js';
 import { openSqliteDatabase } from '../state/sqlite-database.js';
 import { parseMetrics, renderMetrics } from './metrics-text.js';
 import { runMetrics, type EndedJob } from './run-metrics.js';
@@ -29,15 +30,10 @@ export async function updateMetricsTextfile(path: string, ended: EndedJob): Prom
     const previousSuccess = before.find((sample) => sample.name === 'contact_sync_last_success_timestamp_seconds' && sample.labels.sync_job === ended.syncJob)?.value;
     const others = before.filter((sample) => sample.labels.sync_job !== ended.syncJob);
     const text = await renderMetrics([...others, ...runMetrics(ended, previousSuccess)]);
-    // node_exporter reads only *.prom: the temporary name is not one, and it is in the same folder so the rename is atomic.
-    const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-    try {
-      // The collector runs as another user: the file is readable by all (it holds counts, never a contact or the token).
-      writeFileSync(temporary, text, { mode: 0o644 });
-      renameSync(temporary, path);
-    } finally {
-      rmSync(temporary, { force: true });
-    }
+    // A hidden, unguessable temporary name in the same folder (node_exporter reads only *.prom, the
+    // rename is atomic), opened so that nothing is written through a link planted in a shared
+    // folder (safe-file.ts). The collector runs as another user: the file is readable by all.
+    writeFileAtomically(path, text, READABLE_BY_ALL);
   } finally {
     release();
   }
@@ -57,7 +53,11 @@ function readIfThere(path: string): string {
  * (src/lock/job-lock.ts): the operating system drops it with the process, however it ends.
  */
 function lockFile(path: string): () => void {
-  const db = openSqliteDatabase(join(dirname(path), `.${basename(path)}.lock`), { timeout: LOCK_WAIT_MS });
+  const lock = join(dirname(path), `.${basename(path)}.lock`);
+  // SQLite follows a link: one planted at the lock's name in a shared folder is refused, not written through.
+  const kind = notRegularFileKind(lock);
+  if (kind !== undefined) throw new NotRegularFileError(lock, kind);
+  const db = openSqliteDatabase(lock, { timeout: LOCK_WAIT_MS });
   try {
     db.pragma('journal_mode = DELETE');
     db.exec('BEGIN EXCLUSIVE');

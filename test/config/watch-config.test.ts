@@ -63,7 +63,7 @@ describe('notify', () => {
     expect(messages).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^connections\.main\.notify\.webhook: /),
-        expect.stringMatching(/^jobs\[0\]\.notify\.webhook: "hooks\.slack\.com\/x" .*an http:\/\/ or https:\/\/ URL/),
+        expect.stringMatching(/^jobs\[0\]\.notify\.webhook: "hooks\.slack\.com\/\.\.\." .*an http:\/\/ or https:\/\/ URL/),
         expect.stringMatching(/^jobs\[0\]\.notify\.on: .*failure.*always/),
       ]),
     );
@@ -87,5 +87,17 @@ describe('notify', () => {
 
   test('a heartbeat that is not an http(s) URL is named', async () => {
     expect(await messagesOf(file('notify: { heartbeat: "hc-ping.com/x" }'))).toEqual([expect.stringMatching(/^jobs\[0\]\.notify\.heartbeat: .*an http:\/\/ or https:\/\/ URL of a cron monitor's check/)]);
+  });
+
+  test('a webhook\'s secret path or query is never shown: only its origin, as the runtime warnings show it', async () => {
+    const messages = await messagesOf(
+      file('notify: { webhook: "ftp://hooks.example.com/services/T0/B0/s3cr3t-path?token=s3cr3t-query" }', 'metrics: { pushgateway: "gw.example.com:9091/metrics/s3cr3t-gw" }\n', 'notify: { webhook: "hooks.slack.com/services/T0/B0/s3cr3t-bare" }'),
+    );
+    expect(messages).toEqual([
+      'connections.main.notify.webhook: "hooks.slack.com/..." is not a URL; write an http:// or https:// URL, e.g. a Slack incoming webhook',
+      'jobs[0].notify.webhook: "ftp://hooks.example.com/..." uses ftp; write an http:// or https:// URL, e.g. a Slack incoming webhook',
+      expect.stringMatching(/^metrics\.pushgateway: "gw\.example\.com:9091\/\.\.\." /),
+    ]);
+    expect(messages.join('\n')).not.toMatch(/s3cr3t/);
   });
 });

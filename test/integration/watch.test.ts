@@ -106,6 +106,19 @@ describe('metrics for Prometheus: the textfile', () => {
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports', '--dry-run', '--metrics-file', 'dry.prom'])).exitCode).toBe(0);
     expect(existsSync(join(ws.dir, 'dry.prom'))).toBe(false);
   });
+
+  it('refuses, before any call (exit 2), a --metrics-file that names an existing file not its own, and leaves that file as it was', async () => {
+    const ws = workspace();
+    setUp(ws);
+    ws.write('notes.txt', 'the on-call rota\n');
+    const refused = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports', '--metrics-file', 'notes.txt']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(
+      `the metrics file ${join(ws.dir, 'notes.txt')} cannot be written: it exists and is not a metrics textfile of contact-sync (it holds no contact_sync_ metric), and it would be replaced; check the path, or choose another with --metrics-file (or metrics.textfile); remove the file if it is not needed; nothing was done`,
+    );
+    expect(readFileSync(join(ws.dir, 'notes.txt'), 'utf8')).toBe('the on-call rota\n');
+    expect(emulator.contacts(TOKEN)).toEqual([]);
+  });
 });
 
 describe('notify: the webhook', () => {

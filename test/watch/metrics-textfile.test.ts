@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobSummary } from '../../src/pipeline/report/job-summary.js';
 import { parseMetrics } from '../../src/watch/metrics-text.js';
@@ -65,9 +65,35 @@ describe('the metrics textfile', () => {
     expect(value(path, 'contact_sync_last_success_timestamp_seconds', { sync_job: 'crm' })).toBe(1_700_000_000);
   });
 
+  it('refuses a link planted at its lock\'s name, and writes nothing through it', async () => {
+    const dir = tempDir();
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'do not touch\n');
+    symlinkSync(victim, join(dir, '.contact_sync.prom.lock'));
+    await expect(updateMetricsTextfile(join(dir, 'contact_sync.prom'), ended('crm', 0, '2026-11-26T02:00:10Z'))).rejects.toThrow(`${join(dir, '.contact_sync.prom.lock')} is a symbolic link, not a regular file`);
+    expect(readFileSync(victim, 'utf8')).toBe('do not touch\n');
+  });
+
   it('says what is wrong with a folder that is missing, before the run', () => {
     const dir = tempDir();
     expect(metricsTextfileProblem(join(dir, 'contact_sync.prom'))).toBeUndefined();
-    expect(metricsTextfileProblem(join(dir, 'textfile_collector', 'contact_sync.prom'))).toBe(`its folder ${join(dir, 'textfile_collector')} does not exist (node_exporter's --collector.textfile.directory)`);
+    expect(metricsTextfileProblem(join(dir, 'textfile_collector', 'contact_sync.prom'))?.reason).toBe(`its folder ${join(dir, 'textfile_collector')} does not exist (node_exporter's --collector.textfile.directory)`);
+  });
+
+  it('takes an empty file or its own textfile, and refuses a file that is not one or a link, which it would replace', async () => {
+    const dir = tempDir();
+    const own = join(dir, 'contact_sync.prom');
+    await updateMetricsTextfile(own, ended('crm', 0, '2026-11-26T02:00:10Z'));
+    writeFileSync(join(dir, 'empty.prom'), '');
+    writeFileSync(join(dir, 'hosts'), '127.0.0.1 localhost\n');
+    writeFileSync(join(dir, 'other.prom'), '# TYPE node_load1 gauge\nnode_load1 0.5\n');
+    symlinkSync(own, join(dir, 'linked.prom'));
+
+    expect(metricsTextfileProblem(own)).toBeUndefined();
+    expect(metricsTextfileProblem(join(dir, 'empty.prom'))).toBeUndefined();
+    for (const name of ['hosts', 'other.prom']) {
+      expect(metricsTextfileProblem(join(dir, name))?.reason).toBe('it exists and is not a metrics textfile of contact-sync (it holds no contact_sync_ metric), and it would be replaced');
+    }
+    expect(metricsTextfileProblem(join(dir, 'linked.prom'))).toEqual({ reason: 'it is a symbolic link, not a file', fix: 'name the textfile itself, or choose another with --metrics-file (or metrics.textfile)' });
   });
 });

@@ -71,3 +71,54 @@ describe('postWebhook', () => {
     await expect(postWebhook(hook.url, payload, () => Promise.resolve())).rejects.toThrow(/\(ECONNREFUSED, after 3 attempts\)/);
   });
 });
+
+/** A server on 127.0.0.1, port 0, answering every POST with `status` and `Location: location(its own URL)`. */
+async function redirecting(status: number, location: (self: string) => string): Promise<{ url: string; posts: string[]; server: Server }> {
+  const posts: string[] = [];
+  let self = '';
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      posts.push(request.url ?? '');
+      response.writeHead(status, { location: location(self) });
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  self = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: `${self}/services/T000/B000/s3cr3tpath`, posts, server };
+}
+
+describe('postWebhook and redirects', () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  it('does not re-send the notice to another origin: one POST, not retried, naming where it pointed and the fix', async () => {
+    const elsewhere = await webhook([]);
+    const hook = await redirecting(307, () => elsewhere.url);
+    servers.push(elsewhere.server, hook.server);
+
+    const failure = postWebhook(hook.url, payload, () => Promise.resolve());
+
+    await expect(failure).rejects.toThrow(
+      `the webhook at ${new URL(hook.url).origin} did not take the notice (HTTP 307, a redirect to ${new URL(elsewhere.url).origin}, not followed: the notice is sent only where notify.webhook says, after 1 attempt); set notify.webhook to the address it redirects to`,
+    );
+    await expect(failure).rejects.not.toThrow(/s3cr3tpath/);
+    expect(hook.posts).toHaveLength(1);
+    expect(elsewhere.received).toEqual([]);
+  });
+
+  it('a redirect loop is one POST, and a redirect to file: is neither followed nor retried', async () => {
+    const loop = await redirecting(302, (self) => `${self}/again`);
+    const file = await redirecting(301, () => 'file:///etc/passwd');
+    servers.push(loop.server, file.server);
+
+    await expect(postWebhook(loop.url, payload, () => Promise.resolve())).rejects.toThrow(`(HTTP 302, a redirect to ${new URL(loop.url).origin}, not followed`);
+    await expect(postWebhook(file.url, payload, () => Promise.resolve())).rejects.toThrow('(HTTP 301, a redirect to a file: URL, not followed');
+
+    expect(loop.posts).toEqual(['/services/T000/B000/s3cr3tpath']);
+    expect(file.posts).toEqual(['/services/T000/B000/s3cr3tpath']);
+  });
+});

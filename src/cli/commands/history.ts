@@ -11,7 +11,7 @@ export const historyDefinition = (context: CommandContext) =>
         .option('job', { type: 'string', demandOption: true, describe: 'the job whose journal is read' })
         .option('key', { type: 'string', requiresArg: true, describe: 'KEY: that key\'s changes, run by run' })
         .option('run', { type: 'string', coerce: wholeNumber('run', 'a run id (state show lists them)', 42), describe: 'RUN_ID: every change of that run' })
-        .option('csv', { type: 'boolean', default: false, describe: 'write CSV (run_id, recorded_at, key, contact_id, operation, field, before, after), one line per field or tag' }),
+        .option('csv', { type: 'boolean', default: false, describe: 'write CSV (run_id, recorded_at, key, contact_id, operation, field, before, after), one line per field or tag; before and after are personal values: keep the file owner-only' }),
     handler: async (args) => {
       const { historyCommand } = await import('../history-command.js');
       context.exit(

@@ -53,7 +53,10 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
     fix: 'read the `error_code` of the failed rows in results.csv: fix what the platform refuses (the token, a field, its status), then run again',
   },
   RATE_LIMITER_LOST: { meaning: 'the shared rate limit\'s Redis went away mid-run', fix: 'check the Redis server, then run again' },
-  STATE_WRITE_FAILED: { meaning: 'the state store could not be written (full disk, permissions)', fix: 'free space or fix permissions, then run again: what was confirmed is kept' },
+  STATE_WRITE_FAILED: {
+    meaning: 'the state store could not be written or read (full disk, permissions, another process holding it, a damaged file)',
+    fix: 'the message says which: free space or fix permissions; let the other process finish; restore a damaged file from a backup or `state reset` it; then run again: what was confirmed is kept',
+  },
   REPORT_WRITE_FAILED: { meaning: 'a report file could not be written (a full disk, a lost mount); the files end at their last whole row and no further row was taken', fix: 'free space on the report folder\'s disk, or choose another with `--report-dir`, then run again' },
   INPUT_READ_FAILED: { meaning: 'the input could not be read to its end (an I/O error, gzip data cut short); the rows before the break were taken, the rest not', fix: 'fix or copy the input again, then run again: the rows already written settle with no call' },
   UNEXPECTED: { meaning: 'an error that is neither a row\'s nor the platform\'s: a bug', fix: 'report it with the message; run again' },

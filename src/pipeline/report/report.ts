@@ -3,7 +3,7 @@
  * appended as they finish and flushed often, so a killed run leaves valid partial files; files are
  * readable by their owner only, since they hold customer data.
  */
-import { closeSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, writeSync } from 'node:fs';
 import type { InputLayout } from '../source/input-layout.js';
 import { failedRowColumns, type FailedRowColumns } from './failed-row-columns.js';
 import { failureCause } from './failure-cause.js';
@@ -16,6 +16,7 @@ import type { Operation } from '../row/plan.js';
 import { reportPaths, type JobSummary, type ReportPaths } from './job-summary.js';
 import { ContactSyncError } from '../../failure/contact-sync-error.js';
 import { JobAbortError } from '../job-abort.js';
+import { createReplacingFile, NotRegularFileError, OWNER_ONLY, writeFileAtomically } from '../../safe-file.js';
 
 /** What the run report shows beyond the summary: the pace of the calls. */
 export interface RunPace {
@@ -44,7 +45,6 @@ export const RESULT_COLUMNS = [
 /** Bytes buffered before a write to disk; a timer flushes sooner when rows come slowly. */
 const FLUSH_BYTES = 32 * 1024;
 const FLUSH_INTERVAL_MS = 250;
-const OWNER_ONLY = 0o600;
 
 /**
  * What to do when a report file cannot be written, in one place for every message that says it
@@ -93,6 +93,7 @@ export function reportWriteAbort(error: ReportWriteError, left: string): JobAbor
 }
 
 function systemCodeOf(error: unknown): string {
+  if (error instanceof NotRegularFileError) return `${error.kind} is at that name, not a file: remove it`;
   return (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error));
 }
 
@@ -117,7 +118,12 @@ export class CsvFile {
     /** rejected.csv is written as the input was (input-csv-format.ts). @default UTF-8, comma, LF */
     private readonly format: CsvFormat = REPORT_CSV,
   ) {
-    this.fd = openSync(path, 'w', OWNER_ONLY);
+    // A new file replaces one left by an earlier run (it keeps neither its mode nor its inode), and no link at the name is followed (safe-file.ts).
+    try {
+      this.fd = createReplacingFile(path, OWNER_ONLY);
+    } catch (error) {
+      throw new ReportWriteError(path, systemCodeOf(error), { cause: error });
+    }
     this.buffer = format.preamble + format.line(header);
     this.flush();
     this.throwIfFailed();
@@ -258,14 +264,11 @@ export class ReportWriter {
   }
 }
 
-/** Writes a whole report file through a rename (never half written), or throws ReportWriteError. */
+/** Writes a whole report file through a rename (never half written, never through a planted link), or throws ReportWriteError. */
 export function writeWhole(path: string, text: string): void {
-  const temporary = `${path}.tmp`;
   try {
-    writeFileSync(temporary, text, { mode: OWNER_ONLY });
-    renameSync(temporary, path);
+    writeFileAtomically(path, text, OWNER_ONLY);
   } catch (error) {
-    rmSync(temporary, { force: true });
     throw new ReportWriteError(path, systemCodeOf(error), { cause: error });
   }
 }

@@ -134,6 +134,11 @@ async function openInput(path: string, file: string): Promise<FileHandle> {
     if (stats.isDirectory()) {
       throw new SourceError('INPUT_IS_DIRECTORY', file, `${file}: is a folder, not a file; set input.path to the CSV file`);
     }
+    // A pipe or a device here would block a worker thread for ever or never end (the CLI saves a
+    // pipe first and refuses a device: cli/input-override.ts); the reads below seek.
+    if (!stats.isFile()) {
+      throw new SourceError('INPUT_UNREADABLE', file, `${file}: is not a regular file (a pipe, a device or a socket); save the export to a file, or pipe it in with --input -`);
+    }
     return await open(path, 'r');
   } catch (error) {
     if (error instanceof SourceError) throw error;
