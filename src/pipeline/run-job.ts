@@ -429,7 +429,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const inputHint = tally.rows.failed > 0 ? source.encodingHint() : undefined;
   const reportFiles =
     report instanceof ReportWriter
-      ? [report.paths.results, report.paths.rejected, report.paths.summary, report.paths.html]
+      ? [report.paths.results, report.paths.rejected, report.paths.changes, report.paths.summary, report.paths.html]
       : [report.paths.diff, report.paths.summary, report.paths.html];
   if (departedReport !== undefined) reportFiles.push(departedReport);
   const exitCode = exitCodeOf(status, options.signal, tally.rows, tally.messages, departed);

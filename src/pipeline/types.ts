@@ -113,6 +113,18 @@ export type MapResult = { ok: true; draft: ContactDraft } | { ok: false; error: 
 export type RowOutcome = 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed';
 
 /** One line of results.csv. */
+/** One changed field (or the tag set) of one contact, as `<job>.changes.csv` lists it. */
+export interface ChangeLine {
+  /** '' for a contact not created yet (a dry run's create): the row's contact_id once it is. */
+  readonly contactId: string;
+  /** A custom field's name, or `tags`. */
+  readonly field: string;
+  /** What the platform held before (as the plan knew it); for `tags`, the tags removed. */
+  readonly platformValue: string;
+  /** What the file writes; for `tags`, the tags added. */
+  readonly fileValue: string;
+}
+
 export interface RowResult {
   line: number;
   key: string;
@@ -133,4 +145,6 @@ export interface RowResult {
   messageError: string;
   /** Input cells, for rejected.csv. */
   cells: string[];
+  /** What the row's plan changes (a dry run's: what it would), field by field, for changes.csv. */
+  changes?: ChangeLine[];
 }

@@ -47,6 +47,7 @@ ${stoppedBanner(summary)}${outcomesSection(summary)}
 ${callsSection(input)}
 ${chartSection(input)}
 ${failuresSection(input.digest)}
+${changesSection(input)}
 ${messagesSection(summary)}
 ${departedSection(summary)}
 ${filesSection(input.paths, summary)}
@@ -167,6 +168,20 @@ function failuresSection(digest: RunDigest): string {
   return `<h2 id="failures">Failures</h2>\n${blocks}`;
 }
 
+/** The first lines of changes.csv: each field with the platform's value and the file's, what a migration checks before it writes. */
+function changesSection(input: HtmlReportInput): string {
+  const { first, count } = input.digest.changes;
+  const would = input.summary.dryRun ? 'would change (a dry run: nothing was written)' : 'changed';
+  if (count === 0) return `<h2 id="changes">Changes</h2>\n<p>No field or tag ${input.summary.dryRun ? 'would change' : 'changed'}.</p>`;
+  const lines = first
+    .map((change) => `<tr><td>${escape(change.key)}</td><td>${escape(change.contactId)}</td><td>${escape(change.field)}</td><td>${escape(change.platformValue)}</td><td>${escape(change.fileValue)}</td></tr>`)
+    .join('');
+  const file = basename(input.paths.changes);
+  return `<h2 id="changes">Changes</h2>
+<p>${count} field${count === 1 ? '' : 's'} or tag set${count === 1 ? '' : 's'} ${would}${count > first.length ? `; the first ${first.length} here, every one in <code>${escape(file)}</code>` : ''}. For tags, the platform's column names the tags removed and the file's the tags added.</p>
+<table><thead><tr><th>key</th><th>contact</th><th>field</th><th>platform's value</th><th>file's value</th></tr></thead><tbody>${lines}</tbody></table>`;
+}
+
 function messagesSection(summary: JobSummary): string {
   if (summary.messages === undefined) return '';
   const rows = Object.entries(summary.messages)
@@ -193,6 +208,7 @@ function filesSection(paths: ReportPaths, summary: JobSummary): string {
   const links = [
     ['results', paths.results, 'every row and its outcome'],
     ['rejected rows', paths.rejected, 'the rows that failed for their own data, in the input\u2019s own columns and encoding: fix and feed back'],
+    ['changes', paths.changes, 'each field a row changed (a dry run: would change) with the platform\u2019s value and the file\u2019s'],
     ['summary', paths.summary, 'the counts, for scripts'],
     ...(departed !== undefined && departed.applied !== false ? [['departed keys', paths.summary.replace(/\.summary\.json$/, '.departed.csv'), 'the keys that left the file and what was done']] : []),
   ]

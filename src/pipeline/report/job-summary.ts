@@ -14,6 +14,8 @@ export interface ReportPaths {
   summary: string;
   /** The run report for a person: docs/reports.md. */
   html: string;
+  /** Each changed field with both values: the preview a migration checks before it writes. */
+  changes: string;
 }
 
 /** The report files of `job` (or a shard's report name) in `dir`. */
@@ -23,6 +25,7 @@ export function reportPaths(dir: string, job: string): ReportPaths {
     rejected: join(dir, `${job}.rejected.csv`),
     summary: join(dir, `${job}.summary.json`),
     html: join(dir, `${job}.report.html`),
+    changes: join(dir, `${job}.changes.csv`),
   };
 }
 

@@ -42,6 +42,9 @@ export const RESULT_COLUMNS = [
   'fields_skipped',
 ] as const;
 
+/** `<job>.changes.csv`: one line per field a row changes (or would, in a dry run), and one for its tags (docs/reports.md). */
+export const CHANGE_COLUMNS = ['key', 'contact_id', 'field', 'platform_value', 'file_value'] as const;
+
 /** Bytes buffered before a write to disk; a timer flushes sooner when rows come slowly. */
 const FLUSH_BYTES = 32 * 1024;
 const FLUSH_INTERVAL_MS = 250;
@@ -185,6 +188,7 @@ export class ReportWriter {
   readonly paths: ReportPaths;
   private readonly results: CsvFile;
   private readonly rejected: CsvFile;
+  private readonly changes: CsvFile;
   private readonly failedColumns: FailedRowColumns;
   private readonly digest = new RunDigest();
   private closed = false;
@@ -198,6 +202,7 @@ export class ReportWriter {
     // rejected.csv is fed back as input: it keeps the input's values exactly, `=` and `@` included,
     // in the input's encoding, delimiter and line ends.
     this.rejected = new CsvFile(this.paths.rejected, this.failedColumns.header, false, inputCsvFormat(input.layout));
+    this.changes = new CsvFile(this.paths.changes, CHANGE_COLUMNS, true);
   }
 
   /** The departed step's writes, for the run report's "least the data needed" (`RunDigest.addDepartedWrites`). */
@@ -228,12 +233,20 @@ export class ReportWriter {
     if (result.outcome === 'failed' && failureCause(result.errorCode) === 'fix') {
       this.rejected.append(this.failedColumns.cells(result.cells, result.errorCode, result.errorMessage));
     }
+    // What was written (a dry run: what would be), field by field; a failed row wrote nothing it reports.
+    if ((result.outcome === 'created' || result.outcome === 'updated') && result.changes !== undefined) {
+      for (const change of result.changes) {
+        // A created contact's id is known once the create answered: the row's own.
+        const contactId = change.contactId !== '' ? change.contactId : result.contactId.includes(';') ? '' : result.contactId;
+        this.changes.append([result.key, contactId, change.field, change.platformValue, change.fileValue]);
+      }
+    }
   }
 
   /** Flushes and closes the CSVs; the first write failure, if any (the files end at their last whole row). */
   closeRows(): ReportWriteError | undefined {
     let failure: ReportWriteError | undefined;
-    for (const file of [this.results, this.rejected]) {
+    for (const file of [this.results, this.rejected, this.changes]) {
       try {
         file.close();
       } catch (error) {

@@ -10,6 +10,17 @@ import type { ReportErrorCode, RowResult } from '../types.js';
 
 /** Lines shown per failure code. */
 const FIRST_LINES = 5;
+/** Lines of changes.csv the run report shows. */
+export const FIRST_CHANGES = 20;
+
+/** A line of changes.csv as the run report shows it. */
+export interface ShownChange {
+  readonly key: string;
+  readonly contactId: string;
+  readonly field: string;
+  readonly platformValue: string;
+  readonly fileValue: string;
+}
 
 export interface FailureGroup {
   code: ReportErrorCode;
@@ -28,8 +39,17 @@ export class RunDigest {
     sendMessage: 0,
   };
 
+  /** The first lines of changes.csv, and how many it has. */
+  readonly changes: { first: ShownChange[]; count: number } = { first: [], count: 0 };
+
   add(result: RowResult): void {
     if (result.outcome === 'failed' && result.errorCode !== '') this.#failure(result.errorCode, result);
+    if ((result.outcome === 'created' || result.outcome === 'updated') && result.changes !== undefined) {
+      this.changes.count += result.changes.length;
+      for (const change of result.changes.slice(0, FIRST_CHANGES - this.changes.first.length)) {
+        this.changes.first.push({ key: result.key, contactId: change.contactId !== '' ? change.contactId : result.contactId, field: change.field, platformValue: change.platformValue, fileValue: change.fileValue });
+      }
+    }
     const fields = result.fieldsChanged.length;
     if (result.outcome === 'created') {
       this.minimumWrites.createContact += result.contactId.split(';').filter((id) => id !== '').length || 1;

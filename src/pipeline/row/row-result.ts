@@ -4,9 +4,9 @@
  * place, so that each outcome's fields are set alike wherever the row ended.
  */
 import type { JobAbortError } from '../job-abort.js';
-import type { ContactDraft, RowResult } from '../types.js';
+import type { ChangeLine, ContactDraft, RowResult } from '../types.js';
 import type { RowPlan } from './decide.js';
-import type { Operation } from './plan.js';
+import type { ContactPlan, Operation } from './plan.js';
 
 /** A row that has not ended well yet: `failed` with no code, until its plan or its error says more. */
 export function pendingResult(line: number, key: string, cells: string[]): RowResult {
@@ -56,7 +56,8 @@ export function notSentResult(draft: ContactDraft, cells: string[], abort: JobAb
 }
 
 /** What a row's plan says of it: its outcome, what changed, and its reason. */
-export function planResult(plan: RowPlan): Pick<RowResult, 'outcome' | 'fieldsChanged' | 'tagsAdded' | 'tagsRemoved' | 'errorCode' | 'errorMessage'> {
+export function planResult(plan: RowPlan): Pick<RowResult, 'outcome' | 'fieldsChanged' | 'tagsAdded' | 'tagsRemoved' | 'errorCode' | 'errorMessage' | 'changes'> {
+  const changes = changeLines(plan.writes.length > 0 ? plan.writes : plan.withheld);
   return {
     outcome: plan.outcome,
     fieldsChanged: [...plan.fieldsChanged],
@@ -64,7 +65,28 @@ export function planResult(plan: RowPlan): Pick<RowResult, 'outcome' | 'fieldsCh
     tagsRemoved: [...plan.tagsRemoved],
     errorCode: plan.errorCode,
     errorMessage: plan.reason,
+    ...(changes.length === 0 ? {} : { changes }),
   };
+}
+
+/**
+ * The changes of the contacts' plans (a dry run's withheld ones: what the real run would write),
+ * each field with the value the plan knew the platform held ('' for none, and for a create) and
+ * the file's value; the tags as one line, the removed ones as the platform's, the added as the file's.
+ */
+export function changeLines(plans: readonly ContactPlan[]): ChangeLine[] {
+  return plans.flatMap((contact) => {
+    const written: Record<string, string> = {};
+    for (const operation of contact.operations) {
+      if (operation.kind === 'createContact' || operation.kind === 'updateContact') Object.assign(written, operation.fields);
+    }
+    const contactId = contact.contactId ?? '';
+    const lines: ChangeLine[] = contact.fieldsChanged.map((field) => ({ contactId, field, platformValue: contact.before[field] ?? '', fileValue: written[field] ?? '' }));
+    if (contact.tagsAdded.length > 0 || contact.tagsRemoved.length > 0) {
+      lines.push({ contactId, field: 'tags', platformValue: contact.tagsRemoved.join(';'), fileValue: contact.tagsAdded.join(';') });
+    }
+    return lines;
+  });
 }
 
 /**
