@@ -13,11 +13,15 @@ import { delimiter, dirname } from 'node:path';
  */
 export function runOnNode(node, args, cannotStart = 1) {
   const env = { ...process.env, PATH: [dirname(node), process.env.PATH ?? ''].join(delimiter) };
-  const child = spawn(node, args, { stdio: 'inherit', env });
   // A terminal's Ctrl-C reaches the whole process group, the script included: this process only
   // waits for the script to finish its own way. A SIGTERM sent to this process alone is passed on.
+  // The handlers are in place before the child starts: a SIGTERM that came between the two would
+  // otherwise end this process by default and leave the child running, orphaned.
+  /** @type {import('node:child_process').ChildProcess | undefined} */
+  let child;
   process.on('SIGINT', () => {});
-  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  process.on('SIGTERM', () => child?.kill('SIGTERM'));
+  child = spawn(node, args, { stdio: 'inherit', env });
   child.on('error', (error) => {
     process.stderr.write(`could not start ${node}: ${error.message}\n`);
     process.exit(cannotStart);
