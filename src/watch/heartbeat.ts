@@ -8,14 +8,10 @@
  * send the secret path on to wherever it points).
  */
 import got from 'got';
+import { answerOutcome, ATTEMPT_TIMEOUT_MS, attemptBounded, noAnswerOutcome } from './bounded-attempts.js';
 
 /** What a ping says: the job started, ended well enough (0 or 1), or failed (any other code). */
 export type HeartbeatPing = 'start' | 'success' | 'fail';
-
-/** Pauses between the attempts: three attempts within about 2 s of pauses, each at most 5 s. */
-const PAUSES_MS = [500, 1_500] as const;
-const ATTEMPT_TIMEOUT_MS = 5_000;
-const RETRIED_STATUSES = [408, 429, 500, 502, 503, 504];
 
 /** The ping of a job's end: 0 (every row ended well) and 1 (some rows failed) are a run that ran. */
 export function endPing(exitCode: number): Exclude<HeartbeatPing, 'start'> {
@@ -31,33 +27,22 @@ export function heartbeatUrl(url: string, ping: HeartbeatPing): string {
 }
 
 /**
- * Sends the ping. Resolves when the monitor took it (a 2xx answer); throws the last failure
- * otherwise, with a message that names only the URL's origin.
+ * Sends the ping in bounded attempts (`bounded-attempts.ts`). Resolves when the monitor took it (a
+ * 2xx answer); throws the last failure otherwise, with a message that names only the URL's origin.
  */
-export async function pingHeartbeat(url: string, ping: HeartbeatPing, sleep: (ms: number) => Promise<void> = pause): Promise<void> {
+export async function pingHeartbeat(url: string, ping: HeartbeatPing, sleep?: (ms: number) => Promise<void>): Promise<void> {
   const origin = new URL(url).origin;
   const target = heartbeatUrl(url, ping);
-  for (let attempt = 0; ; attempt += 1) {
-    let what: string;
-    let retried: boolean;
-    try {
-      const response = await got.get(target, { retry: { limit: 0 }, timeout: { request: ATTEMPT_TIMEOUT_MS }, followRedirect: false, throwHttpErrors: false });
-      const status = response.statusCode;
-      if (status >= 200 && status < 300) return;
-      what = status >= 300 && status < 400 ? `HTTP ${status}, a redirect, not followed: write the URL it points to` : `HTTP ${status}`;
-      retried = RETRIED_STATUSES.includes(status);
-    } catch (error) {
-      what = (error as { code?: string }).code ?? (error as Error).name;
-      retried = true;
-    }
-    const pause = PAUSES_MS[attempt];
-    if (!retried || pause === undefined) {
-      throw new Error(`the heartbeat at ${origin} did not take the ${ping} ping (${what}, after ${attempt + 1} attempt${attempt === 0 ? '' : 's'})`);
-    }
-    await sleep(pause);
-  }
-}
-
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  await attemptBounded(
+    async () => {
+      try {
+        const answer = await got.get(target, { retry: { limit: 0 }, timeout: { request: ATTEMPT_TIMEOUT_MS }, followRedirect: false, throwHttpErrors: false });
+        return answerOutcome(origin, answer.statusCode, answer.headers.location, 'notify.heartbeat');
+      } catch (error) {
+        return noAnswerOutcome(error);
+      }
+    },
+    `the heartbeat at ${origin} did not take the ${ping} ping`,
+    sleep,
+  );
 }

@@ -7,18 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { parse as parseHtml } from 'node-html-parser';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { TOKEN, fastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
+import { TOKEN, useFastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
 
-let emulator: RunningEmulator;
-
-beforeEach(async () => {
-  emulator = await fastEmulator();
-});
-
-afterEach(async () => {
-  await emulator.close();
-});
+const emulator = useFastEmulator();
 
 const JOB = `input: customers.csv
 key: { column: customer_id, field: customerid }
@@ -30,11 +21,11 @@ state: false`;
 
 describe('changes.csv', () => {
   it('previews each change with both values in a dry run, and lists the same with the created ids in the real run', async () => {
-    emulator.loadContacts(TOKEN, [{ custom_fields: { customerid: 'C1', firstName: 'Ada', plan: 'basic' }, tags: ['old'] }]);
+    emulator().loadContacts(TOKEN, [{ custom_fields: { customerid: 'C1', firstName: 'Ada', plan: 'basic' }, tags: ['old'] }]);
     const ws = workspace();
-    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: JOB }));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: JOB }));
     ws.write('customers.csv', 'customer_id,first_name,plan,segments\nC1,Ada,=pro,vip\nC2,Bo,basic,\nC3,Cy,basic,\n');
-    const existing = emulator.contacts(TOKEN)[0]!.id;
+    const existing = emulator().contacts(TOKEN)[0]!.id;
 
     expect((await ws.run(['run', 'jobs.yaml', '--dry-run', '--report-dir', 'dry'])).exitCode).toBe(0);
     // Rows finish in any order (as in results.csv): lines are compared sorted by key and field.
@@ -52,13 +43,13 @@ describe('changes.csv', () => {
       { key: 'C3', contact_id: '', field: 'firstName', platform_value: '', file_value: 'Cy' },
       { key: 'C3', contact_id: '', field: 'plan', platform_value: '', file_value: 'basic' },
     ]);
-    expect(emulator.contacts(TOKEN)).toHaveLength(1);
+    expect(emulator().contacts(TOKEN)).toHaveLength(1);
     const html = parseHtml(readFileSync(join(ws.dir, 'dry', 'import.report.html'), 'utf8'));
     expect(html.querySelector('#changes + p')?.text).toContain('8 fields or tag sets would change (a dry run: nothing was written)');
     expect(html.querySelectorAll('#changes ~ table')[0]?.querySelectorAll('tbody tr').map((row) => row.querySelectorAll('td').map((cell) => cell.text))[0]).toEqual(['C1', existing, 'plan', 'basic', '=pro']);
 
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'real'])).exitCode).toBe(0);
-    const created = Object.fromEntries(emulator.contacts(TOKEN).map((contact) => [String(contact.custom_fields.customerid), contact.id]));
+    const created = Object.fromEntries(emulator().contacts(TOKEN).map((contact) => [String(contact.custom_fields.customerid), contact.id]));
     const real = read('real');
     expect(sorted(real)).toEqual(sorted(read('dry')));
     expect(real.filter((line) => line.key === 'C2').map((line) => line.contact_id)).toEqual([created.C2, created.C2, created.C2]);

@@ -4,23 +4,11 @@
  * and lets one run through with `--allow NAME`; a column the last run had is named as gone.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
+import { recordingServer } from '../helpers/recording-server.js';
+import { TOKEN, customersCsv, jobsYaml, useFastEmulator, workspace, type Workspace } from '../helpers/cli-harness.js';
 
-let emulator: RunningEmulator;
-const servers: Server[] = [];
-
-beforeEach(async () => {
-  emulator = await fastEmulator();
-});
-
-afterEach(async () => {
-  await emulator.close();
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
+const emulator = useFastEmulator();
 
 const JOB = (guards: string, extra = '') => `input: customers.csv
 key: { column: customer_id, field: customerid }
@@ -32,12 +20,12 @@ guards: ${guards}
 state: state/crm.db${extra}`;
 
 function setUp(ws: Workspace, guards: string, extra = ''): void {
-  ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: JOB(guards, extra) }));
+  ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: JOB(guards, extra) }));
 }
 
 /** The emulator's contacts, as customer id -> custom fields. */
 function platform(): Record<string, Record<string, string>> {
-  return Object.fromEntries(emulator.contacts(TOKEN).map((contact): [string, Record<string, string>] => [String(contact.custom_fields.customerid), { ...contact.custom_fields }]));
+  return Object.fromEntries(emulator().contacts(TOKEN).map((contact): [string, Record<string, string>] => [String(contact.custom_fields.customerid), { ...contact.custom_fields }]));
 }
 
 describe('guards.minRows', () => {
@@ -53,7 +41,7 @@ describe('guards.minRows', () => {
       expect(refused.stderr).toContain('customers.csv has 3 data rows, fewer than guards.minRows (5): an empty or cut-short export?');
       expect(refused.stderr).toContain('add --allow minRows');
     }
-    expect(emulator.contacts(TOKEN)).toEqual([]);
+    expect(emulator().contacts(TOKEN)).toEqual([]);
     expect(existsSync(join(ws.dir, 'reports', 'import.results.csv'))).toBe(false);
     const allowed = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports', '--allow', 'minRows']);
     expect(allowed.exitCode).toBe(0);
@@ -106,7 +94,7 @@ describe('guards.maxChange', () => {
 
   it('needs the state store: with state: false it is a config error at its YAML path', async () => {
     const ws = workspace();
-    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: JOB('{ maxChange: 20% }').replace('state: state/crm.db', 'state: false') }));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: JOB('{ maxChange: 20% }').replace('state: state/crm.db', 'state: false') }));
     ws.write('customers.csv', customersCsv(1));
     const run = await ws.run(['run', 'jobs.yaml']);
     expect(run.exitCode).toBe(2);
@@ -131,26 +119,17 @@ describe('a mapped column renamed upstream', () => {
 
 describe('a night a guard refused, as the watchers tell it', () => {
   it('is exit 2 in the metrics, not a success, and the webhook is told why', async () => {
-    const bodies: string[] = [];
-    const server = createServer((request, response) => {
-      let text = '';
-      request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      request.on('end', () => {
-        bodies.push(text);
-        response.end();
-      });
-    });
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const hook = await recordingServer({ path: '/hook' });
     const ws = workspace();
-    setUp(ws, '{ minRows: 5 }', `\nnotify: { webhook: "http://127.0.0.1:${(server.address() as AddressInfo).port}/hook" }`);
+    setUp(ws, '{ minRows: 5 }', `\nnotify: { webhook: "${hook.url}" }`);
     ws.write('customers.csv', customersCsv(3));
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports', '--metrics-file', 'contact_sync.prom'])).exitCode).toBe(2);
     const metrics = readFileSync(join(ws.dir, 'contact_sync.prom'), 'utf8');
     expect(metrics).toMatch(/^contact_sync_last_exit_code\{sync_job="import"\} 2$/m);
     expect(metrics).not.toMatch(/contact_sync_last_success_timestamp_seconds\{sync_job="import"\}/);
-    expect(bodies).toHaveLength(1);
-    const body = JSON.parse(bodies[0]!) as { text: string; exitCode: number };
+    await hook.close();
+    expect(hook.requests).toHaveLength(1);
+    const body = JSON.parse(hook.requests[0]!.body) as { text: string; exitCode: number };
     expect(body.exitCode).toBe(2);
     expect(body.text).toContain('GUARD_REFUSED');
     expect(body.text).toContain('fewer than guards.minRows (5)');

@@ -4,19 +4,10 @@
  * fill; `on-create` is written once, when the contact is created; `onEmpty: clear` clears one field
  * while the job keeps the others. An unchanged night still costs no call.
  */
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { TOKEN, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
+import { TOKEN, useFastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { contactIdOf, editOnPlatform } from '../helpers/state-fixtures.js';
 
-let emulator: RunningEmulator;
-
-beforeEach(async () => {
-  emulator = await fastEmulator();
-});
-
-afterEach(async () => {
-  await emulator.close();
-});
+const emulator = useFastEmulator();
 
 const JOB = `input: customers.csv
 key: { column: customer_id, field: customerid }
@@ -33,7 +24,7 @@ function csv(rows: Array<[string, string, string, string, string]>): string {
 }
 
 function fieldsOf(key: string): Record<string, string> {
-  const found = emulator.contacts(TOKEN).find((contact) => contact.custom_fields.customerid === key);
+  const found = emulator().contacts(TOKEN).find((contact) => contact.custom_fields.customerid === key);
   return { ...(found?.custom_fields ?? {}) };
 }
 
@@ -46,7 +37,7 @@ async function night(ws: Workspace, dir: string): Promise<Record<string, number>
 describe('write rules', () => {
   it('keep an agent\'s value, fill an empty one, write a created-only field once, clear one field by its own rule', async () => {
     const ws = workspace();
-    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: JOB }));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: JOB }));
     ws.write('customers.csv', csv([['C1', 'Ada', 'call mornings', 'gold', 'Oslo'], ['C2', 'Bo', '', 'gold', 'Rome']]));
     await night(ws, 'n1');
     expect(fieldsOf('C1')).toMatchObject({ phoneNote: 'call mornings', source: 'crm-import', plan: 'gold', city: 'Oslo' });
@@ -54,9 +45,9 @@ describe('write rules', () => {
 
     // Agents: a note on C1 replaced, a note on C2 written; source edited on both.
     for (const [key, note] of [['C1', 'agent: evenings'], ['C2', 'agent: VIP']] as const) {
-      await editOnPlatform(emulator, 'PUT', `/v1/contact/${contactIdOf(emulator, key)}`, { custom_fields: [{ name: 'phoneNote', value: note }, { name: 'source', value: 'agent' }] });
+      await editOnPlatform(emulator(), 'PUT', `/v1/contact/${contactIdOf(emulator(), key)}`, { custom_fields: [{ name: 'phoneNote', value: note }, { name: 'source', value: 'agent' }] });
     }
-    emulator.resetCounters();
+    emulator().resetCounters();
 
     // The export now has notes for both, another source would be written by always, C1's plan is empty (cleared), C2's city empty (kept).
     ws.write('customers.csv', csv([['C1', 'Ada', 'call after 6', '', 'Oslo'], ['C2', 'Bo', 'new note', 'gold', '']]));
@@ -68,21 +59,21 @@ describe('write rules', () => {
     expect(second).toEqual({ searchContacts: 1, updateContact: 1 });
 
     // An unchanged night costs nothing, with or without the rules.
-    emulator.resetCounters();
+    emulator().resetCounters();
     expect(await night(ws, 'n3')).toEqual({});
   });
 
   it('fill-empty fills a value the platform holds empty, read once on that night', async () => {
     const ws = workspace();
-    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: JOB }));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: JOB }));
     ws.write('customers.csv', csv([['C1', 'Ada', '', 'gold', 'Oslo']]));
     await night(ws, 'n1');
     ws.write('customers.csv', csv([['C1', 'Ada', 'first note', 'gold', 'Oslo']]));
-    emulator.resetCounters();
+    emulator().resetCounters();
     expect(await night(ws, 'n2')).toEqual({ searchContacts: 1, updateContact: 1 });
     expect(fieldsOf('C1')).toMatchObject({ phoneNote: 'first note' });
     ws.write('customers.csv', csv([['C1', 'Ada', 'a later note', 'gold', 'Oslo']]));
-    emulator.resetCounters();
+    emulator().resetCounters();
     // Filled now: the state knows it holds a value, so the later note is not written, and no read is made.
     expect(await night(ws, 'n3')).toEqual({});
     expect(fieldsOf('C1')).toMatchObject({ phoneNote: 'first note' });

@@ -1,6 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { endPing, heartbeatUrl, pingHeartbeat } from '../../src/watch/heartbeat.js';
+import { recordingServer, type RecordingServer } from '../helpers/recording-server.js';
 
 describe('the ping of a job\'s end', () => {
   it.each([
@@ -30,21 +29,21 @@ describe('heartbeatUrl: the cron monitors\' convention', () => {
 });
 
 /** A monitor on 127.0.0.1, port 0, answering each GET with the next status of `statuses` (then 200). */
-async function monitor(statuses: number[], headers: Record<string, string> = {}): Promise<{ url: string; paths: string[]; server: Server }> {
-  const paths: string[] = [];
-  const server = createServer((request, response) => {
-    paths.push(`${request.method ?? ''} ${request.url ?? ''}`);
-    response.writeHead(statuses.shift() ?? 200, headers);
-    response.end('OK');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ping/s3cr3t-uuid`, paths, server };
+async function monitor(statuses: number[], headers: Record<string, string> = {}): Promise<{ url: string; paths: string[]; server: RecordingServer }> {
+  const server = await recordingServer({ path: '/ping/s3cr3t-uuid', statuses, headers });
+  return {
+    url: server.url,
+    get paths() {
+      return server.requests.map((request) => `${request.method} ${request.path}`);
+    },
+    server,
+  };
 }
 
 describe('pingHeartbeat', () => {
-  const servers: Server[] = [];
+  const servers: RecordingServer[] = [];
   afterEach(async () => {
-    await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+    await Promise.all(servers.splice(0).map((server) => server.close()));
   });
 
   it('sends one GET to the ping\'s URL when the monitor takes it', async () => {
@@ -77,7 +76,9 @@ describe('pingHeartbeat', () => {
   it('does not follow a redirect (the secret path would go on to wherever it points), nor try a 404 again', async () => {
     const moved = await monitor([302], { location: 'http://127.0.0.1:9/elsewhere' });
     servers.push(moved.server);
-    await expect(pingHeartbeat(moved.url, 'success', () => Promise.resolve())).rejects.toThrow(/HTTP 302, a redirect, not followed: write the URL it points to, after 1 attempt\)/);
+    await expect(pingHeartbeat(moved.url, 'success', () => Promise.resolve())).rejects.toThrow(
+      'the heartbeat at ' + new URL(moved.url).origin + ' did not take the success ping (HTTP 302, a redirect to http://127.0.0.1:9, not followed: the notice is sent only where notify.heartbeat says, after 1 attempt); set notify.heartbeat to the address it redirects to',
+    );
     expect(moved.paths).toEqual(['GET /ping/s3cr3t-uuid']);
     const wrong = await monitor([404]);
     servers.push(wrong.server);
@@ -87,7 +88,7 @@ describe('pingHeartbeat', () => {
 
   it('tries again when nothing answers, and says so', async () => {
     const check = await monitor([]);
-    await new Promise((resolve) => check.server.close(resolve));
+    await check.server.close();
     await expect(pingHeartbeat(check.url, 'start', () => Promise.resolve())).rejects.toThrow(/\(ECONNREFUSED, after 3 attempts\)/);
   });
 });
