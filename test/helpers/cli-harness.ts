@@ -73,25 +73,6 @@ export function workspace(): Workspace {
   };
 }
 
-/**
- * A fast emulator started before each test of the file and closed after it; the getter returns the
- * current one.
- */
-export function useFastEmulator(options: EmulatorOptions = {}): () => RunningEmulator {
-  let emulator: RunningEmulator | undefined;
-  beforeEach(async () => {
-    emulator = await fastEmulator(options);
-  });
-  afterEach(async () => {
-    await emulator?.close();
-    emulator = undefined;
-  });
-  return () => {
-    if (emulator === undefined) throw new Error('useFastEmulator: the emulator runs only inside a test');
-    return emulator;
-  };
-}
-
 /** An emulator with limits high enough that tests are not paced by them. */
 export function fastEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   return startEmulator({

@@ -64,7 +64,8 @@ export async function startRecordingProxy(targetUrl: string, options: { beforeFo
   };
 }
 
-function forwardHeaders(headers: IncomingHttpHeaders, host: string): IncomingHttpHeaders {
+/** A request's headers as a proxy sends them on: to `host`, without its own connection header. */
+export function forwardHeaders(headers: IncomingHttpHeaders, host: string): IncomingHttpHeaders {
   const forwarded: IncomingHttpHeaders = { ...headers, host };
   delete forwarded.connection;
   return forwarded;

@@ -7,9 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { parse as parseHtml } from 'node-html-parser';
-import { TOKEN, useFastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
+import { TOKEN, jobsYaml, workspace } from '../helpers/cli-harness.js';
+import { emulatorPerTest } from '../helpers/integration-fixtures.js';
 
-const emulator = useFastEmulator();
+const emulator = emulatorPerTest();
 
 const JOB = `input: customers.csv
 key: { column: customer_id, field: customerid }

@@ -5,10 +5,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { emulatorPerTest } from '../helpers/integration-fixtures.js';
 import { recordingServer } from '../helpers/recording-server.js';
-import { TOKEN, customersCsv, jobsYaml, useFastEmulator, workspace, type Workspace } from '../helpers/cli-harness.js';
+import { TOKEN, customersCsv, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 
-const emulator = useFastEmulator();
+const emulator = emulatorPerTest();
 
 const JOB = (guards: string, extra = '') => `input: customers.csv
 key: { column: customer_id, field: customerid }

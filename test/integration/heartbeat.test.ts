@@ -3,10 +3,11 @@
  * the job starts and its own URL when it ends 0 or 1, `/fail` otherwise; a dry run pings nothing;
  * a monitor that does not answer never changes the exit code, and no log names its secret path.
  */
+import { emulatorPerTest } from '../helpers/integration-fixtures.js';
 import { recordingServer, type RecordingServer } from '../helpers/recording-server.js';
-import { CUSTOMERS_JOB, TOKEN, customersCsv, jobsYaml, useFastEmulator, workspace, type Workspace } from '../helpers/cli-harness.js';
+import { CUSTOMERS_JOB, TOKEN, customersCsv, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 
-const emulator = useFastEmulator();
+const emulator = emulatorPerTest();
 const servers: RecordingServer[] = [];
 
 afterEach(async () => {

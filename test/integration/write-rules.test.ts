@@ -4,10 +4,11 @@
  * fill; `on-create` is written once, when the contact is created; `onEmpty: clear` clears one field
  * while the job keeps the others. An unchanged night still costs no call.
  */
-import { TOKEN, useFastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
+import { TOKEN, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { contactIdOf, editOnPlatform } from '../helpers/state-fixtures.js';
+import { emulatorPerTest } from '../helpers/integration-fixtures.js';
 
-const emulator = useFastEmulator();
+const emulator = emulatorPerTest();
 
 const JOB = `input: customers.csv
 key: { column: customer_id, field: customerid }

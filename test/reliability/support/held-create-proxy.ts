@@ -5,8 +5,9 @@
  * happens at a chosen point, deterministically: a contact the platform created and the run has not
  * heard of yet. Listens on 127.0.0.1 port 0.
  */
-import { Agent, createServer, request, type IncomingHttpHeaders } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { forwardHeaders } from '../../helpers/recording-proxy.js';
 
 /** What becomes of the held answer: passed on to the run, or its connection dropped. */
 export type HeldAnswer = 'pass' | 'drop';
@@ -67,10 +68,4 @@ export async function startHeldCreateProxy(targetUrl: string, atCreate: number, 
       agent.destroy();
     },
   };
-}
-
-function forwardHeaders(headers: IncomingHttpHeaders, host: string): IncomingHttpHeaders {
-  const forwarded: IncomingHttpHeaders = { ...headers, host };
-  delete forwarded.connection;
-  return forwarded;
 }
