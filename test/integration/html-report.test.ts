@@ -63,7 +63,7 @@ describe('the run report', () => {
     expect(keyMissingLines).toEqual(['5', '8']);
 
     // Links to the CSV files beside it.
-    expect(doc.querySelectorAll('#files + ul a').map((a) => a.getAttribute('href'))).toEqual(['import.results.csv', 'import.rejected.csv', 'import.summary.json']);
+    expect(doc.querySelectorAll('#files + ul a').map((a) => a.getAttribute('href'))).toEqual(['import.results.csv', 'import.rejected.csv', 'import.changes.csv', 'import.summary.json']);
   });
 
   it('a job with a message shows its messages by status', async () => {

@@ -114,7 +114,7 @@ describe('run: report files', () => {
     await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports']);
 
     const files = readdirSync(join(ws.dir, 'reports')).sort();
-    expect(files).toEqual(['import.rejected.csv', 'import.report.html', 'import.results.csv', 'import.summary.json']);
+    expect(files).toEqual(['import.changes.csv', 'import.rejected.csv', 'import.report.html', 'import.results.csv', 'import.summary.json']);
     expect(files.map((file) => [file, (statSync(join(ws.dir, 'reports', file)).mode & 0o777).toString(8)])).toEqual(files.map((file) => [file, '600']));
   });
 
