@@ -89,7 +89,11 @@ export type JobWork = (scope: JobScope) => Promise<JobEnd>;
 
 /** Runs `work` for each selected job within one session; returns the command's exit code. */
 export async function runSession(options: SessionOptions, io: CliIo, logger: Logger, work: JobWork): Promise<number> {
-  const onSuppressed = (error: unknown): void => logger.warn({ code: describeFailure(error).code }, `could not release what the run held: ${describeFailure(error).message}`);
+  // A release that failed behind the failure that stopped the command: said, not thrown.
+  const onSuppressed = (error: unknown): void => {
+    const failure = describeFailure(error);
+    logger.warn({ code: failure.code }, `could not release what the run held: ${failure.message}`);
+  };
   const stack = new CleanupStack(onSuppressed);
   const interrupt = new RunInterrupt(io, logger);
   const ended = await stack.releaseAfter(async () => {
