@@ -1,16 +1,14 @@
 /**
- * `contact-sync undo`'s job: the run command's locks, limiters, signals and report folder
- * (`run-command.ts`), with the pipeline's undo (`pipeline/undo/run-undo.ts`) in place of the row
- * pipeline. Checks that the job keeps a state store holding the run, then prints what was put back.
+ * One job of `contact-sync undo` in its run session (`undo-command.ts`: the session's locks,
+ * limiters, signals and report folder), with the pipeline's undo (`pipeline/undo/run-undo.ts`) in
+ * place of the row pipeline. Checks that the job keeps a state store holding the run, then prints
+ * what was put back.
  */
 import { existsSync } from 'node:fs';
-import type { Logger } from 'pino';
-import type { ContactsApi } from '../api/contacts-api.js';
-import type { Job } from '../config/job-types.js';
 import { runUndo } from '../pipeline/undo/run-undo.js';
 import type { UndoSummary } from '../pipeline/report/undo-report.js';
 import { StateStore } from '../state/state-store.js';
-import type { CliIo } from './cli-io.js';
+import type { JobScope } from './run-session.js';
 import { UsageError } from './usage-error.js';
 
 export interface UndoArgs {
@@ -25,66 +23,60 @@ export interface UndoArgs {
   readonly keepCreated?: boolean;
 }
 
-export async function undoJob(
-  job: Job,
-  args: UndoArgs,
-  run: { readonly api: ContactsApi; readonly io: CliIo; readonly logger: Logger; readonly reportDir: string; readonly signal: AbortSignal; readonly deadline: number | undefined; readonly argv: string },
-): Promise<number> {
+export async function undoJob(run: JobScope, args: UndoArgs): Promise<number> {
+  const { job } = run;
   if (job.state === false || !existsSync(job.state)) {
     const why = job.state === false ? 'has state: false, so no run of it was journalled' : `has no state store yet (no file at ${job.state})`;
     throw new UsageError(`${args.jobsFile}: job "${job.name}" ${why}; undo puts back what a journalled run changed; nothing was done`);
   }
   const state = StateStore.open(job.state, { job: job.name, keyField: job.key.field });
-  try {
-    const undone = state.run(args.runId);
-    if (undone === undefined) {
-      throw new UsageError(`${args.jobsFile}: job "${job.name}" has no run ${args.runId} in its state store; \`contact-sync state show ${args.jobsFile} --job ${job.name}\` lists its runs; nothing was done`);
-    }
-    if (undone.prunedAt !== null) {
-      // Exit 2: nothing can be put back, and saying "nothing to undo" would hide what the run did.
-      throw new UsageError(
-        `${args.jobsFile}: job "${job.name}": the change journal of run ${args.runId} was pruned by \`contact-sync state prune\` on ${new Date(undone.prunedAt).toISOString()}; ` +
-          `what it changed is no longer known, so it cannot be undone (\`state show\` still lists the run); nothing was done`,
-      );
-    }
-    // The run's record says it wrote, its journal holds nothing: saying "nothing to undo" would
-    // hide what it did (a run from before the journal, or pruned by an earlier contact-sync).
-    const wrote = (undone.rows?.created ?? 0) + (undone.rows?.updated ?? 0);
-    if (wrote > 0 && state.changeCountOfRun(args.runId) === 0) {
-      throw new UsageError(
-        `${args.jobsFile}: job "${job.name}": run ${args.runId} created or updated ${wrote} rows (\`state show\` lists its counts) but its change journal holds no line: ` +
-          `it ran before the journal existed, or an earlier contact-sync's \`state prune\` dropped it; it cannot be undone; nothing was done`,
-      );
-    }
-    const missing = (args.keys ?? []).filter((key) => !state.runChangedKey(args.runId, key));
-    if (missing.length > 0) {
-      throw new UsageError(
-        `--key: run ${args.runId} of job "${job.name}" changed no contact of ${missing.map((key) => JSON.stringify(key)).join(', ')}; ` +
-          `\`contact-sync history ${args.jobsFile} --job ${job.name} --run ${args.runId}\` lists what it changed; nothing was done`,
-      );
-    }
-    run.logger.info({ job: job.name, run: args.runId, dryRun: args.dryRun, force: args.force, keys: args.keys?.length, keepCreated: args.keepCreated === true }, 'undo started');
-    const result = await runUndo({
-      job,
-      api: run.api,
-      state,
-      runId: args.runId,
-      force: args.force,
-      dryRun: args.dryRun,
-      ...(args.keys === undefined ? {} : { keys: args.keys }),
-      keepCreated: args.keepCreated === true,
-      reportDir: run.reportDir,
-      signal: run.signal,
-      argv: run.argv,
-      ...(run.deadline === undefined ? {} : { deadline: run.deadline }),
-    });
-    run.io.stdout.write(formatUndo(result.summary, result.reportFiles));
-    if (result.summary.aborted !== undefined) run.logger.error({ job: job.name, code: result.summary.aborted.code }, `undo aborted: ${result.summary.aborted.message}`);
-    run.logger.info({ job: job.name, lines: result.summary.lines, apiCalls: result.summary.apiCalls.total, exitCode: result.exitCode }, 'undo finished');
-    return result.exitCode;
-  } finally {
-    state.close();
+  run.defer(() => state.close());
+  const undone = state.run(args.runId);
+  if (undone === undefined) {
+    throw new UsageError(`${args.jobsFile}: job "${job.name}" has no run ${args.runId} in its state store; \`contact-sync state show ${args.jobsFile} --job ${job.name}\` lists its runs; nothing was done`);
   }
+  if (undone.prunedAt !== null) {
+    // Exit 2: nothing can be put back, and saying "nothing to undo" would hide what the run did.
+    throw new UsageError(
+      `${args.jobsFile}: job "${job.name}": the change journal of run ${args.runId} was pruned by \`contact-sync state prune\` on ${new Date(undone.prunedAt).toISOString()}; ` +
+        `what it changed is no longer known, so it cannot be undone (\`state show\` still lists the run); nothing was done`,
+    );
+  }
+  // The run's record says it wrote, its journal holds nothing: saying "nothing to undo" would
+  // hide what it did (a run from before the journal, or pruned by an earlier contact-sync).
+  const wrote = (undone.rows?.created ?? 0) + (undone.rows?.updated ?? 0);
+  if (wrote > 0 && state.changeCountOfRun(args.runId) === 0) {
+    throw new UsageError(
+      `${args.jobsFile}: job "${job.name}": run ${args.runId} created or updated ${wrote} rows (\`state show\` lists its counts) but its change journal holds no line: ` +
+        `it ran before the journal existed, or an earlier contact-sync's \`state prune\` dropped it; it cannot be undone; nothing was done`,
+    );
+  }
+  const missing = (args.keys ?? []).filter((key) => !state.runChangedKey(args.runId, key));
+  if (missing.length > 0) {
+    throw new UsageError(
+      `--key: run ${args.runId} of job "${job.name}" changed no contact of ${missing.map((key) => JSON.stringify(key)).join(', ')}; ` +
+        `\`contact-sync history ${args.jobsFile} --job ${job.name} --run ${args.runId}\` lists what it changed; nothing was done`,
+    );
+  }
+  run.logger.info({ job: job.name, run: args.runId, dryRun: args.dryRun, force: args.force, keys: args.keys?.length, keepCreated: args.keepCreated === true }, 'undo started');
+  const result = await runUndo({
+    job,
+    api: run.api,
+    state,
+    runId: args.runId,
+    force: args.force,
+    dryRun: args.dryRun,
+    ...(args.keys === undefined ? {} : { keys: args.keys }),
+    keepCreated: args.keepCreated === true,
+    reportDir: run.reportDir,
+    signal: run.signal,
+    argv: run.argv,
+    ...(run.deadline === undefined ? {} : { deadline: run.deadline }),
+  });
+  run.io.stdout.write(formatUndo(result.summary, result.reportFiles));
+  if (result.summary.aborted !== undefined) run.logger.error({ job: job.name, code: result.summary.aborted.code }, `undo aborted: ${result.summary.aborted.message}`);
+  run.logger.info({ job: job.name, lines: result.summary.lines, apiCalls: result.summary.apiCalls.total, exitCode: result.exitCode }, 'undo finished');
+  return result.exitCode;
 }
 
 /** What a person reads at the end of an undo: the counts, the contacts to delete by hand, the files. */

@@ -1,6 +1,6 @@
 /** One parser for `maxErrors` and `--max-errors`: the same forms, the same refusals. */
 import { parseMaxErrors } from '../../src/config/max-errors.js';
-import { parseMaxErrorsFlag } from '../../src/cli/run-command.js';
+import { parseMaxErrorsFlag } from '../../src/cli/run-flags.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 
 describe('parseMaxErrors', () => {

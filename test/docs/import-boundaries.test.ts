@@ -63,7 +63,7 @@ describe('import boundaries', () => {
     ['src/pipeline/undo/undo-plan.ts', '../row/plan.js'],
     ['src/pipeline/departed/departure-plan.ts', '../row/plan.js'],
     ['src/pipeline/row/decide.ts', '../../api/wire-types.js'],
-    ['src/cli/run-command.ts', '../emulator/index.js'],
+    ['src/cli/run-session.ts', '../emulator/index.js'],
     ['src/watch/run-metrics.ts', '../pipeline/report/job-summary.js'],
     ['src/watch/metrics-textfile.ts', '../state/sqlite-database.js'],
   ])('%s may import %s', async (file, specifier) => {

@@ -1,50 +1,49 @@
 /**
- * `contact-sync undo`: its options. The undo is a run (`../run-command.ts`: the same lock, limits,
- * signals and report folder) with the pipeline's undo in place of the rows (docs/undo.md).
+ * `contact-sync undo`: its options. The undo is a run session with the pipeline's undo in place
+ * of the rows (`../undo-command.ts`: the same lock, limits, signals and report folder as a run;
+ * docs/undo.md).
  */
-import type { LogFormat } from '../logger.js';
 import { UsageError } from '../usage-error.js';
 import { commandModule, wholeNumber, type CommandContext } from './command-context.js';
+import { withJobsFile, withSessionOptions } from './run-options.js';
 
 export const undoDefinition = (context: CommandContext) =>
   commandModule({
     command: 'undo <jobsFile>',
     describe: 'put back what one run of a job changed, from its change journal (fields changed since are left as conflicts)',
     builder: (y) =>
-      y
-        .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
-        .option('job', { type: 'string', demandOption: true, describe: 'the job whose run is undone' })
-        .option('run', { type: 'string', demandOption: true, coerce: wholeNumber('run', 'a run id (state show lists them; summary.json has runId)', 42), describe: 'RUN_ID: the run to undo, as state show and summary.json name it' })
-        .option('dry-run', { type: 'boolean', default: false, describe: 'read each contact and report what would be put back; write nothing' })
-        .option('force', { type: 'boolean', default: false, describe: 'put back fields changed on the platform since the run, and values before the run did not read, too (conflicts and unverified otherwise)' })
-        .option('key', { type: 'string', array: true, describe: 'KEY: undo only this key\'s contacts (repeatable); the run\'s other changes stand' })
-        .option('keep-created', { type: 'boolean', default: false, describe: 'leave the contacts the run created alone (not tagged for deletion)' })
-        .option('report-dir', { type: 'string', describe: 'folder of <job>.undo.csv and <job>.undo.json; a new reports/<timestamp>/ by default' })
-        .option('max-duration', { type: 'string', describe: 'DURATION (90s, 45m, 6h): stop taking contacts in time; exit 4, running undo again goes on' }),
+      withSessionOptions(
+        withJobsFile(y)
+          .option('job', { type: 'string', demandOption: true, describe: 'the job whose run is undone' })
+          .option('run', { type: 'string', demandOption: true, coerce: wholeNumber('run', 'a run id (state show lists them; summary.json has runId)', 42), describe: 'RUN_ID: the run to undo, as state show and summary.json name it' })
+          .option('dry-run', { type: 'boolean', default: false, describe: 'read each contact and report what would be put back; write nothing' })
+          .option('force', { type: 'boolean', default: false, describe: 'put back fields changed on the platform since the run, and values before the run did not read, too (conflicts and unverified otherwise)' })
+          .option('key', { type: 'string', array: true, describe: 'KEY: undo only this key\'s contacts (repeatable); the run\'s other changes stand' })
+          .option('keep-created', { type: 'boolean', default: false, describe: 'leave the contacts the run created alone (not tagged for deletion)' }),
+        {
+          reportDir: 'folder of <job>.undo.csv and <job>.undo.json; a new reports/<timestamp>/ by default',
+          maxDuration: 'DURATION (90s, 45m, 6h): stop taking contacts in time; exit 4, running undo again goes on',
+        },
+      ),
     handler: async (args) => {
       const log = context.logger(args);
-      const { parseMaxDurationFlag, runCommand } = await import('../run-command.js');
+      const [{ parseMaxDurationFlag }, { undoCommand }] = await Promise.all([import('../run-flags.js'), import('../undo-command.js')]);
       const runId = args.run;
       if (runId === undefined || runId === 0) throw new UsageError('--run: a run id is 1 or more; state show lists the runs of the job');
       const keys = args.key?.map(String);
       if (keys?.some((key) => key.trim() === '') === true) throw new UsageError('--key: a key is not empty; name the key as the input has it (e.g. --key C0042)');
       context.exit(
-        await runCommand(
+        await undoCommand(
           {
-            command: 'undo',
-            undo: { runId, force: args.force, keepCreated: args.keepCreated, ...(keys === undefined ? {} : { keys }) },
             jobsFile: args.jobsFile,
-            job: [args.job],
+            job: args.job,
+            runId,
+            force: args.force,
+            keepCreated: args.keepCreated,
+            ...(keys === undefined ? {} : { keys }),
             dryRun: args.dryRun,
-            limit: undefined,
             reportDir: args.reportDir,
-            emulator: false,
-            emulatorSeed: undefined,
-            maxErrors: undefined,
-            full: false,
-            ...(args.maxDuration === undefined ? {} : { maxDuration: parseMaxDurationFlag(args.maxDuration) }),
-            logFormat: args.logFormat as LogFormat,
-            shard: undefined,
+            maxDuration: args.maxDuration === undefined ? undefined : parseMaxDurationFlag(args.maxDuration),
           },
           context.io,
           log,

@@ -1,0 +1,128 @@
+/**
+ * One job of `run` or `reconcile` in its run session: the job's state store and progress display,
+ * taken on the job's cleanup stack, and the pipeline's `runJob` over the job's rows. The command
+ * says what is printed and logged around it (`run-command.ts`, `reconcile-command.ts`).
+ */
+import { existsSync } from 'node:fs';
+import type { Job } from '../config/job-types.js';
+import type { MaxErrors } from '../config/max-errors.js';
+import type { GuardName } from '../pipeline/guards/guard-verdict.js';
+import { isSqliteError } from '../pipeline/job-abort.js';
+import { formatDuration } from '../pipeline/report/duration.js';
+import { runJob, type JobRun } from '../pipeline/run-job.js';
+import type { Shard } from '../pipeline/shard.js';
+import { isBusyStore, StateStoreError, stateStoreFix } from '../state/state-store-error.js';
+import { StateStore } from '../state/state-store.js';
+import { countLines } from './line-count.js';
+import type { LogFormat } from './logger.js';
+import { packageVersion } from './package-version.js';
+import { createProgressDisplay } from './progress-display.js';
+import type { JobScope } from './run-session.js';
+
+/** The flags `run` and `reconcile` share beyond the session's (`commands/run-options.ts` declares them). */
+export interface RowFlags {
+  /** `--limit`: take at most this many data rows of each job. */
+  readonly limit?: number | undefined;
+  /** `--max-errors`: overrides the job's `maxErrors`. */
+  readonly maxErrors?: MaxErrors | undefined;
+}
+
+export interface RowsJobOptions extends RowFlags {
+  /** `sync` for `run`, `reconcile` for `reconcile` (the pipeline's `work`). */
+  readonly work: 'sync' | 'reconcile';
+  /** `--dry-run`: search and plan, write nothing. @default false */
+  readonly dryRun?: boolean;
+  /** `--full`. @default false */
+  readonly full?: boolean;
+  readonly shard?: Shard | undefined;
+  /** `--max-missing`, percent. */
+  readonly maxMissing?: number | undefined;
+  /** `--partial`. @default false */
+  readonly partial?: boolean;
+  /** `--allow`. @default none */
+  readonly allow?: readonly GuardName[] | undefined;
+  /** `--log-format`: with json, progress is a JSON log event too. */
+  readonly logFormat?: LogFormat | undefined;
+  /** Logs the job's first line, once its state store is open and before its first row. */
+  readonly announce: () => void;
+}
+
+export async function runRowsJob(scope: JobScope, options: RowsJobOptions): Promise<JobRun> {
+  const { job, io, logger } = scope;
+  // Progress is info: --quiet and --log-level warn or above leave it out; JSON logs carry it as events.
+  // Jobs side by side print labelled lines: two bars cannot share a terminal.
+  const progressMode = !logger.isLevelEnabled('info') ? 'off' : options.logFormat === 'json' ? 'log' : io.isTTY && !scope.labelled ? 'bar' : 'lines';
+  // The count is the progress display's estimate alone: a run that shows none does not read the file for it.
+  const lines = progressMode === 'off' ? undefined : await countLines(job.input.path).catch(() => undefined);
+  const fileRows = lines === undefined ? undefined : Math.max(0, lines - 1);
+  // A dry run reads the state when there is one and never creates or writes it.
+  const dryRun = options.dryRun === true;
+  const state = job.state === false || (dryRun && !existsSync(job.state)) ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
+  if (state !== undefined) scope.defer(() => state.close());
+  const progress = createProgressDisplay({
+    mode: progressMode,
+    ...(scope.labelled ? { label: job.name } : {}),
+    // With --limit the run takes at most that many rows: the bar's total and the ETA say so.
+    expectedRows: fileRows === undefined || options.limit === undefined ? fileRows : Math.min(fileRows, options.limit),
+    // The rows beyond the keys the store knows are new keys, which the ETA weighs at a create's calls.
+    knownKeys: progressMode === 'off' || job.state === false ? undefined : state === undefined ? 0 : knownKeysOf(state, job),
+    stats: scope.stats,
+    rate: job.connection.rateLimits.contacts,
+    stream: io.stderr,
+    log: (fields, message) => logger.info({ job: job.name, ...fields }, message),
+  });
+  scope.defer(() => progress.stop());
+  options.announce();
+  const run = await runJob({
+    job,
+    api: scope.api,
+    reportDir: scope.reportDir,
+    dryRun,
+    signal: scope.signal,
+    ...(scope.deadline === undefined ? {} : { deadline: scope.deadline }),
+    onStopping: ({ reason, inFlight, finishMs }) => {
+      const finishing = `finishing the ${inFlight} rows in flight (about ${formatDuration(finishMs)}), then writing the reports`;
+      if (reason === 'deadline') logger.warn({ job: job.name }, `--max-duration: taking no more rows; ${finishing}; the next run goes on where this one stopped`);
+      else logger.warn({ job: job.name }, `${finishing}; a second signal stops at once`);
+    },
+    onPrefetch: ({ use, reason }) => logger.info({ job: job.name, prefetch: use }, use ? `match.prefetch: paging through the marked contacts (${reason})` : `match.prefetch: not paging (${reason})`),
+    onRow: (tally, result) => progress.update(tally, result),
+    full: options.full === true,
+    work: options.work,
+    productVersion: packageVersion(),
+    argv: scope.argv,
+    ...(options.shard === undefined ? {} : { shard: options.shard }),
+    ...(state === undefined ? {} : { state }),
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
+    ...(options.maxErrors === undefined ? {} : { maxErrors: options.maxErrors }),
+    ...(options.maxMissing === undefined ? {} : { maxMissingPercent: options.maxMissing }),
+    ...(options.partial === true ? { partial: true } : {}),
+    ...(options.allow === undefined ? {} : { allow: new Set(options.allow) }),
+  });
+  // The bar goes before the command prints its summary under it.
+  progress.stop();
+  return run;
+}
+
+/** What both commands log of a job's rows once its summary is printed: the input's hint, the abort. */
+export function logRowsEnd(scope: JobScope, run: JobRun): void {
+  const { job, logger } = scope;
+  if (run.inputHint !== undefined) logger.warn({ job: job.name }, run.inputHint);
+  if (run.summary.aborted !== undefined) logger.error({ job: job.name, code: run.summary.aborted.code }, `job aborted: ${run.summary.aborted.message}`);
+}
+
+/**
+ * The keys the state store knows that no departure took: the ETA's known rows. The first read of
+ * the store's pages: a damaged or held file is said here, with its fix, before any row (exit 2 or
+ * 75); the job's cleanup stack closes the store.
+ */
+function knownKeysOf(state: StateStore, job: Job): number {
+  try {
+    const { keys, departed } = state.summary();
+    return Math.max(0, keys - departed);
+  } catch (error) {
+    if (!isSqliteError(error)) throw error;
+    const code = isBusyStore(error) ? 'STATE_BUSY' : 'STATE_UNREADABLE';
+    throw new StateStoreError(code, state.path, `${state.path}: the state store of job "${job.name}" cannot be read (${error.message}). ${stateStoreFix(error, job.name)}`, { cause: error });
+  }
+}
