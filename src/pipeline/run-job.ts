@@ -33,7 +33,7 @@ import type { GuardName } from './guards/guard-verdict.js';
 import { SourceError } from './source/source-error.js';
 import { isSqliteError, JobAbortError, stateWriteFailed } from './job-abort.js';
 import { DuplicateRowsStage } from './duplicate-rows-stage.js';
-import { pastTakingTime, rowCallsAtMost, timeToFinishMs } from './deadline.js';
+import { rowCallsAtMost } from './deadline.js';
 import { mapRow } from './map/map.js';
 import { KeySighting } from './key-sighting.js';
 import { knownKeysNow, settleDeparted, type DepartedStep, type DepartedSummary } from './departed/settle-departed.js';
@@ -57,7 +57,9 @@ import { notSentResult } from './row/row-result.js';
 import { RowDispatcher } from './row-dispatcher.js';
 import { RowIntake } from './row-intake.js';
 import { estimateRealRun, WithheldCalls } from './real-run-estimate.js';
-import { exitCodeOf, RunTally, statusOf, summarize, type RowTally, type RunExitCode, type StopReason } from './run-tally.js';
+import { exitCodeOf, rowsNeedLook, RunTally, summarize, type RowTally, type RunExitCode } from './run-tally.js';
+import { finishJournal, startJournal } from './run/run-journal-lines.js';
+import { StopPolicy } from './run/stop-policy.js';
 import type { RowResult } from './types.js';
 
 /** What a run of one job is given. Every I/O dependency is here, so tests pass their own. */
@@ -182,24 +184,30 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const thresholdReportFile = report instanceof ReportWriter ? report.paths.results : report.paths.diff;
   const state = options.dryRun ? undefined : options.state;
   const statePath = job.state === false ? '' : job.state;
-  let abort: JobAbortError | undefined;
-  let runId: number | undefined;
-  try {
-    // A reconcile reads every key, but is no `--full` run: `state show` names it by its command.
-    runId = state?.startRun({ job: job.name, argv: options.argv ?? '', full: options.full === true });
-    // The next run names a column renamed upstream by this header (header-check.ts).
-    if (!reconciling) state?.recordHeader(source.header);
-  } catch (error) {
-    if (!isSqliteError(error)) throw error;
-    // Nothing done yet: no row is taken, the reports say why.
-    abort = stateWriteFailed(statePath, 'when the run was journalled', error);
-  }
+  const tally = new RunTally();
+  const dispatcher = new RowDispatcher(job.concurrency);
+  const { contacts: contactRate } = job.connection.rateLimits;
+  // What stops taking rows: an abort, a signal, --limit, the deadline, the error threshold.
+  const policy = new StopPolicy({
+    signal: options.signal,
+    limit: options.limit,
+    deadline: options.deadline,
+    now,
+    spacingMs: contactRate.periodMs / contactRate.limit,
+    errorThreshold: (inputDone) => tally.thresholdAbort(maxErrors, inputDone, thresholdReportFile),
+    onStopping: options.onStopping,
+  });
+  // A reconcile reads every key, but is no `--full` run: `state show` names it by its command.
+  const started = state === undefined ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? '', full: options.full === true }, job, reconciling ? undefined : source.header);
+  const runId = started?.runId;
+  // Nothing done yet: no row is taken, the reports say why.
+  policy.abortWith(started?.abort);
   // A reconcile pages whenever the job has a marker: only the pages list the contacts the file lacks.
-  const prefetchChoice = abort === undefined ? (reconciling && prefetch !== undefined ? RECONCILE_PAGES : prefetch?.choice()) : undefined;
+  const prefetchChoice = policy.abort === undefined ? (reconciling && prefetch !== undefined ? RECONCILE_PAGES : prefetch?.choice()) : undefined;
   if (prefetchChoice !== undefined) options.onPrefetch?.(prefetchChoice);
   const prefetched = prefetch === undefined || prefetchChoice === undefined ? undefined : await prefetch.run(api, prefetchChoice, job);
   // A listing that could not finish takes no row: the loop counts them not reached, the reports say why.
-  abort ??= prefetched?.abort;
+  policy.abortWith(prefetched?.abort);
   const index = prefetched?.index;
   // A dry run counts the writes and sends it withholds: with its own reads, the real run's calls.
   const withheld = options.dryRun ? new WithheldCalls() : undefined;
@@ -215,10 +223,6 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     ...(freshReads ? { freshReads } : {}),
   };
 
-  // The three stages: the tally counts, the dispatcher runs the rows that need the API, the
-  // intake classifies every record.
-  const tally = new RunTally();
-  const dispatcher = new RowDispatcher(job.concurrency);
   // A part of the export (a fed-back rejected file, --limit, --partial) says nothing of the keys
   // that left: the departed step does not run on it.
   const partial = job.onMissing === undefined || reconciling ? undefined : partialInputReason({ markedPartial: options.partial === true, limit: options.limit, header: source.header });
@@ -248,46 +252,25 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     } catch (error) {
       if (!(error instanceof ReportWriteError)) throw error;
       // Stop taking rows at once: every further row would be lost from the reports.
-      abort ??= reportWriteFailed(error);
+      policy.abortWith(reportWriteFailed(error));
     }
     options.onRow?.(tally.rows, result);
-    abort ??= tally.thresholdAbort(maxErrors, false, thresholdReportFile);
+    policy.judgeErrors(false);
   };
 
-  let rowsTaken = 0;
   // Data rows of the input the run did not take (summary.json rows.notReached): after an abort,
   // a signal, the deadline or --limit, the rest is read to count them (docs/reports.md).
   let notReached = 0;
-  let stopped: StopReason | undefined;
-  const { contacts: contactRate } = job.connection.rateLimits;
-  const spacingMs = contactRate.periodMs / contactRate.limit;
-  // --max-duration's reckoning (deadline.ts): the calls of the rows that went to the API and
-  // finished, and the most calls the rows in flight can make (before one finished, nothing else
-  // tells what a row costs). Rows that ended with no call are not in it: none is in flight.
-  let finishedCalls = 0;
-  let finishedDispatched = 0;
-  let callsAtMostInFlight = 0;
-  let widestRow = 0;
-  let slowestRowMs = 0;
-  const finishEstimate = (extra: number) => ({
-    inFlight: dispatcher.inFlight + extra,
-    callsPerRow: finishedDispatched === 0 ? undefined : finishedCalls / finishedDispatched,
-    // The row about to be taken is not read yet: it is reckoned as the widest so far (a search and a write before any).
-    callsAtMost: callsAtMostInFlight + extra * Math.max(2, widestRow),
-    spacingMs,
-    slowestRowMs,
-  });
   // A row that met an abort (a journal that cannot be written, a refused token) stops the job
   // before the queue starts another row.
   const abortWith = (sync: RowSync): RowSync => {
-    if (sync.abort !== undefined) abort ??= sync.abort;
+    policy.abortWith(sync.abort);
     return sync;
   };
-  const stopTaking = (reason: StopReason): void => {
-    stopped = reason;
-    if (reason !== 'limit') options.onStopping?.({ reason, inFlight: dispatcher.inFlight, finishMs: timeToFinishMs(finishEstimate(0)) });
-  };
   let departed: DepartedSummary | undefined;
+  // What needs a person's look (exit 1): a failed row, message or departed key; reconcile follows
+  // diff(1): a difference between the file and the platform.
+  const needsLook = (): boolean => rowsNeedLook(tally.rows, tally.messages, departed) || (report instanceof ReconcileReport && report.differences > 0);
   let departedReport: string | undefined;
   let summary: JobSummary;
   let reconciled: ReconcileSummary | undefined;
@@ -297,63 +280,55 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   let inputFailure: SourceError | undefined;
   try {
     for await (const record of ahead.records(untilUnreadable(source.records, (failure) => (inputFailure = failure)))) {
-      if (stopped === undefined && abort === undefined) {
-        if (options.signal?.aborted === true) stopTaking('signal');
-        else if (options.limit !== undefined && rowsTaken >= options.limit) stopTaking('limit');
-        else if (options.deadline !== undefined && pastTakingTime(now().getTime(), options.deadline, finishEstimate(1))) stopTaking('deadline');
-      }
-      if (abort !== undefined || stopped !== undefined) {
+      if (!policy.takesNext(dispatcher.inFlight)) {
         // Read on to count them: the summary says how much of the input is left (docs/reliability.md).
         notReached += countsAsMine(record, job, mine) ? 1 : 0;
         continue;
       }
       const row = intake.classify(record, dispatcher.inFlight === 0);
       if (row.kind === 'not-mine') continue;
-      rowsTaken++;
+      policy.counted();
       if (row.kind === 'ended') {
-        if (row.abort !== undefined) abort ??= row.abort;
+        policy.abortWith(row.abort);
         finish(row.result);
         continue;
       }
       const { draft, cells } = row;
       // Backpressure: stop reading while enough rows are waiting for the API.
       await dispatcher.room();
-      const takenAt = now().getTime();
-      const atMost = rowCallsAtMost(draft);
-      callsAtMostInFlight += atMost;
-      widestRow = Math.max(widestRow, atMost);
+      const taken = policy.dispatched(rowCallsAtMost(draft));
       dispatcher.dispatch(
         draft.key,
         // Rows queued before an abort do not call: after a 401 every call would be refused too. The
         // row's abort is taken as the row ends, not in `done`: the queue starts the next row first.
-        () => (abort === undefined ? work(draft, cells, context).then(abortWith) : Promise.resolve<RowSync>({ result: notSentResult(draft, cells, abort) })),
+        () => {
+          const { abort } = policy;
+          return abort === undefined ? work(draft, cells, context).then(abortWith) : Promise.resolve<RowSync>({ result: notSentResult(draft, cells, abort) });
+        },
         (sync) => {
-          if (sync.abort !== undefined) abort ??= sync.abort;
-          finishedCalls += sync.result.apiCalls;
-          finishedDispatched++;
-          callsAtMostInFlight -= atMost;
-          slowestRowMs = Math.max(slowestRowMs, now().getTime() - takenAt);
+          policy.abortWith(sync.abort);
+          policy.finished(taken, sync.result.apiCalls);
           finish(sync.result, sync.comparison);
         },
       );
     }
     await dispatcher.drain();
-    if (inputFailure !== undefined) abort ??= inputReadFailed(inputFailure);
-    abort ??= tally.thresholdAbort(maxErrors, true, thresholdReportFile);
+    if (inputFailure !== undefined) policy.abortWith(inputReadFailed(inputFailure));
+    policy.judgeErrors(true);
     // reconcile: the marked contacts whose key the file lacks, once every key of the file was read.
-    if (report instanceof ReconcileReport && index !== undefined && seen !== undefined && abort === undefined && stopped === undefined && options.signal?.aborted !== true) {
+    if (report instanceof ReconcileReport && index !== undefined && seen !== undefined && policy.tookAll) {
       try {
         listExtra(index, seen, mine, report);
         extraListed = true;
       } catch (error) {
         if (!(error instanceof ReportWriteError)) throw error;
-        abort ??= reportWriteFailed(error);
+        policy.abortWith(reportWriteFailed(error));
       }
     }
     // The departed step needs the whole input: a run that stopped early has not seen every key.
     const { onMissing } = job;
     const keyStore = options.state;
-    if (!reconciling && seen !== undefined && onMissing !== undefined && keyStore !== undefined && abort === undefined && stopped === undefined && options.signal?.aborted !== true) {
+    if (!reconciling && seen !== undefined && onMissing !== undefined && keyStore !== undefined && policy.tookAll) {
       const reportPath = departedPath(options.reportDir, reportName);
       departedReport = reportPath;
       const step = await runDepartedStep(
@@ -367,37 +342,37 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
             inScope: mine,
             ...(options.maxMissingPercent === undefined ? {} : { maxSharePercent: options.maxMissingPercent }),
             reportPath,
-            stop: () => options.signal?.aborted === true || (options.deadline !== undefined && now().getTime() >= options.deadline),
+            takes: (callsAtMost) => policy.takesNext(0, callsAtMost),
             ...(withheld ? { withheld } : {}),
             ...(knownBefore === undefined ? {} : { knownBefore }),
           }),
         statePath,
       );
       departed = step.summary;
-      abort ??= step.abort;
+      policy.abortWith(step.abort);
       // The departed step's writes are needed, not waste: the run report's "least the data needed" counts them.
       if (step.writes !== undefined && report instanceof ReportWriter) report.addDepartedWrites(step.writes);
     }
   } finally {
     const rowsFailure = report.closeRows();
-    if (rowsFailure !== undefined) abort ??= reportWriteFailed(rowsFailure);
-    status = statusOf(abort, options.signal, stopped);
+    if (rowsFailure !== undefined) policy.abortWith(reportWriteFailed(rowsFailure));
+    status = policy.status();
     // A reconcile's rows are all `unchanged` (it writes nothing): its journal line keeps its keys' figures.
     const journalRows = report instanceof ReconcileReport ? reconciledKeys(report) : tally.rows;
-    const journalExit = withDifferences(exitCodeOf(status, options.signal, tally.rows, tally.messages, departed), report);
-    const journalFailure = runId === undefined ? undefined : finishJournal(state, runId, { rows: journalRows, exitCode: journalExit, status });
+    const journalFailure = runId === undefined || state === undefined ? undefined : finishJournal(state, runId, { rows: journalRows, exitCode: exitCodeOf(status, options.signal, needsLook()), status }, job);
     if (journalFailure !== undefined) {
-      abort ??= stateWriteFailed(statePath, 'when the run was journalled', journalFailure);
+      policy.abortWith(journalFailure);
       status = 'aborted';
     }
-    summary = summarize({ ...options, runId }, api, tally.rows, startedAt, now(), abort, prefetched?.summarize());
+    summary = summarize({ ...options, runId }, api, tally.rows, startedAt, now(), policy.abort, prefetched?.summarize());
     summary.status = status;
     summary.rows.notReached = notReached;
     if (report instanceof ReconcileReport) {
       reconciled = reconcileSummary(report, summary, { runId, extraListed, prefetched: prefetch !== undefined });
       const failure = report.writeSummary(reconciled);
       if (failure !== undefined) {
-        abort ??= reportWriteFailed(failure);
+        policy.abortWith(reportWriteFailed(failure));
+        const abort = policy.abort ?? reportWriteFailed(failure);
         status = 'aborted';
         reconciled.status = status;
         reconciled.aborted ??= { code: abort.code, message: abort.message };
@@ -420,7 +395,8 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     const summaryFailure = !(report instanceof ReportWriter) ? undefined : report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
     if (summaryFailure !== undefined) {
       // summary.json could not be written: the console summary (from this object) says so.
-      abort ??= reportWriteFailed(summaryFailure);
+      policy.abortWith(reportWriteFailed(summaryFailure));
+      const abort = policy.abort ?? reportWriteFailed(summaryFailure);
       status = 'aborted';
       summary.status = status;
       summary.aborted ??= { code: abort.code, message: abort.message };
@@ -432,12 +408,12 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       ? [report.paths.results, report.paths.rejected, report.paths.changes, report.paths.summary, report.paths.html]
       : [report.paths.diff, report.paths.summary, report.paths.html];
   if (departedReport !== undefined) reportFiles.push(departedReport);
-  const exitCode = exitCodeOf(status, options.signal, tally.rows, tally.messages, departed);
+  const exitCode = exitCodeOf(status, options.signal, needsLook());
   return {
     summary,
     reportFiles,
     ...(reconciled === undefined ? {} : { reconcile: reconciled }),
-    exitCode: withDifferences(exitCode, report),
+    exitCode,
     ...(inputHint === undefined ? {} : { inputHint }),
     ...(departedReport === undefined ? {} : { departedReport }),
     rowsByRowHash: ahead.quickRows,
@@ -460,17 +436,6 @@ function countsAsMine(record: { kind: string }, job: Job, mine: (key: string) =>
   if (record.kind === 'malformed') return mine('');
   const mapped = mapRow(record as Parameters<typeof mapRow>[0], job);
   return mine(mapped.ok ? mapped.draft.key : '');
-}
-
-/** Journals the run's end; a state store that cannot be written is returned, anything else thrown. */
-function finishJournal(state: StateStore | undefined, runId: number, finish: Parameters<StateStore['finishRun']>[1]): Error | undefined {
-  try {
-    state?.finishRun(runId, finish);
-    return undefined;
-  } catch (error) {
-    if (isSqliteError(error)) return error;
-    throw error;
-  }
 }
 
 /**
@@ -502,11 +467,6 @@ function listExtra(index: ContactIndex, seen: KeySighting, mine: (key: string) =
   for (const [key, contacts] of index.entries()) {
     if (mine(key) && !seen.has(key)) report.addExtra(key, contacts);
   }
-}
-
-/** reconcile follows diff(1): 1 when the file and the platform differ, as when a row failed. */
-function withDifferences(exitCode: RunExitCode, report: ReportWriter | ReconcileReport): RunExitCode {
-  return exitCode === 0 && report instanceof ReconcileReport && report.differences > 0 ? 1 : exitCode;
 }
 
 /** The keys of a reconcile by status, `inFile` first, as reconcile.json's `keys`. */

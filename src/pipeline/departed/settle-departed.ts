@@ -17,7 +17,7 @@ import { DepartedReport, type DepartedOutcome, type DepartedRow } from '../repor
 import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
 import type { Operation } from '../row/plan.js';
-import { executePlan } from '../row/write.js';
+import { writeKnownContact } from '../row/write.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
 import { missingShare, planDeparture, refusalReason, type DepartedKey } from './departure-plan.js';
 
@@ -35,8 +35,12 @@ export interface DepartedStepOptions {
   readonly maxSharePercent?: number;
   /** `<job>.departed.csv`. */
   readonly reportPath: string;
-  /** Stops acting on further keys (a signal, the deadline); those left are acted on by the next complete run. */
-  readonly stop?: () => boolean;
+  /**
+   * Whether the run takes one more key, which makes at most `callsAtMost` calls: the run's stop
+   * policy (a signal, the deadline, an abort). Keys left are acted on by the next complete run.
+   * @default every key
+   */
+  readonly takes?: (callsAtMost: number) => boolean;
   /** Dry run: the calls it decides and withholds, for its estimate of the real run. */
   readonly withheld?: WithheldCalls;
   /**
@@ -129,7 +133,7 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
   const writes: Operation[] = [];
   try {
     for (const key of missing) {
-      if (abort !== undefined || options.stop?.() === true) {
+      if (abort !== undefined || options.takes?.(summary.refused ? 0 : planDeparture(key, spec).operations.length) === false) {
         summary.notReached++;
         continue;
       }
@@ -180,8 +184,8 @@ async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promis
       // Before is the state's knowledge of the departed contact, not read: undo will not vouch for it.
       const before = Object.fromEntries(Object.keys(plan.fields).map((name) => [name, key.fields[name] ?? null]));
       const write = { action: 'update' as const, contactId: key.contactId, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved], before, beforeRead: false };
-      // No create in a departure: nothing to resolve by key. Each call is journalled (undo takes a departure back too).
-      await executePlan(api, write, key.key, { findByKey: () => Promise.resolve([]), confirmed: (contactId, change) => state.journalChange(key.key, contactId, change) }, { contactId: key.contactId });
+      // Each call is journalled: undo takes a departure back too.
+      await writeKnownContact(api, write, key.key, key.contactId, state);
     }
     state.recordDeparture(key.key, { contactId: key.contactId, action: spec.action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
     return { ...row(changes ? 'updated' : 'unchanged', api.calls), writes: plan.operations };

@@ -20,11 +20,13 @@ import type { JobAbortError } from '../job-abort.js';
 import { ReportWriteError, reportWriteAbort } from '../report/report.js';
 import { UndoReport, type UndoContactResult, type UndoSummary } from '../report/undo-report.js';
 import { RowDispatcher } from '../row-dispatcher.js';
-import { callsByOperation } from '../run-tally.js';
+import { callsByOperation, exitCodeOf } from '../run-tally.js';
+import { finishJournal, startJournal } from '../run/run-journal-lines.js';
+import { StopPolicy } from '../run/stop-policy.js';
 import { CountedApi } from '../row/counted-api.js';
 import type { Operation } from '../row/plan.js';
-import { executePlan } from '../row/write.js';
-import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, UNDONE_TAG, type CurrentContact, type RunChange, type UndoPlan } from './undo-plan.js';
+import { writeKnownContact } from '../row/write.js';
+import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, undoCallsAtMost, UNDONE_TAG, type CurrentContact, type RunChange } from './undo-plan.js';
 
 export interface RunUndoOptions {
   readonly job: Job;
@@ -69,47 +71,52 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   const changes = keepCreated ? ofKeys.filter((change) => !change.created) : ofKeys;
   const keptCreated = ofKeys.length - changes.length;
   const report = new UndoReport(options.reportDir, job.name);
-  const undoRunId = dryRun ? undefined : state.startRun({ job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false });
+  const { contacts: contactRate } = job.connection.rateLimits;
+  // The run's stop policy: a signal, the deadline (reckoned as a run's), an abort.
+  const policy = new StopPolicy({ signal: options.signal, deadline: options.deadline, now, spacingMs: contactRate.periodMs / contactRate.limit });
+  const started = dryRun ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false }, job);
+  const undoRunId = started?.runId;
+  policy.abortWith(started?.abort);
   const dispatcher = new RowDispatcher(job.concurrency);
-  let abort: JobAbortError | undefined;
-  let stopped: 'interrupted' | 'deadline' | undefined;
   let notReached = 0;
   const finish = (result: UndoContactResult & { abort?: JobAbortError }): void => {
-    abort ??= result.abort;
+    policy.abortWith(result.abort);
     try {
       report.add(result);
     } catch (error) {
       if (!(error instanceof ReportWriteError)) throw error;
-      abort ??= reportFailed(error);
+      policy.abortWith(reportFailed(error));
     }
   };
   for (const change of changes) {
-    if (stopped === undefined && abort === undefined) {
-      if (options.signal?.aborted === true) stopped = 'interrupted';
-      else if (options.deadline !== undefined && now().getTime() >= options.deadline) stopped = 'deadline';
-    }
-    if (stopped !== undefined || abort !== undefined) {
+    const callsAtMost = undoCallsAtMost(change);
+    if (!policy.takesNext(dispatcher.inFlight, callsAtMost)) {
       notReached++;
       continue;
     }
     await dispatcher.room();
-    dispatcher.dispatch(change.key, () => undoContact(change, options, dryRun), finish);
+    const taken = policy.dispatched(callsAtMost);
+    dispatcher.dispatch(
+      change.key,
+      () => undoContact(change, options, dryRun),
+      (result) => {
+        policy.finished(taken, result.apiCalls);
+        finish(result);
+      },
+    );
   }
   await dispatcher.drain();
   const closeFailure = report.closeLines();
-  if (closeFailure !== undefined) abort ??= reportFailed(closeFailure);
-  const exitOf = (status: RunStatus): number => {
-    if (status === 'aborted') return EXIT.aborted;
-    if (status === 'interrupted') return options.signal?.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
-    if (status === 'deadline') return EXIT.deadline;
-    return report.lines.conflict + report.lines.unverified + report.lines.failed > 0 ? EXIT.rowsFailed : EXIT.ok;
-  };
-  let status: RunStatus = abort !== undefined ? 'aborted' : (stopped ?? 'completed');
+  if (closeFailure !== undefined) policy.abortWith(reportFailed(closeFailure));
+  // A conflict left, a value put back unverified or a failed contact needs a person's look.
+  const exitOf = (status: RunStatus): number => exitCodeOf(status, options.signal, report.lines.conflict + report.lines.unverified + report.lines.failed > 0);
+  let status = policy.status();
   if (undoRunId !== undefined) {
-    abort ??= finishJournal(state, undoRunId, { rows: { total: changes.length, ...report.lines, notReached }, exitCode: exitOf(status), status }, job);
-    if (abort !== undefined) status = 'aborted';
+    policy.abortWith(finishJournal(state, undoRunId, { rows: { total: changes.length, ...report.lines, notReached }, exitCode: exitOf(status), status }, job));
+    status = policy.status();
   }
   const exitCode = exitOf(status);
+  const { abort } = policy;
   const summary: UndoSummary = {
     job: job.name,
     undoneRunId: String(options.runId),
@@ -135,12 +142,19 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   return { summary, reportFiles: [report.paths.csv, report.paths.summary], exitCode };
 }
 
+/** One contact undone: its report lines, the calls it made, and the reason the undo must stop when it met one. */
+type UndoneContact = UndoContactResult & { readonly apiCalls: number; readonly abort?: JobAbortError };
+
+async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: boolean): Promise<UndoneContact> {
+  const api = new CountedApi(options.api);
+  return { ...(await undoWith(api, change, options, dryRun)), apiCalls: api.calls };
+}
+
 /**
  * Reads one contact (tags one the run created, with no read), plans its undo, writes it
  * (journalled), and brings the state in step with what the platform holds now.
  */
-async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: boolean): Promise<UndoContactResult & { abort?: JobAbortError }> {
-  const api = new CountedApi(options.api);
+async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOptions, dryRun: boolean): Promise<UndoContactResult & { abort?: JobAbortError }> {
   let lines: UndoContactResult['lines'] = [];
   try {
     if (change.created) {
@@ -148,7 +162,7 @@ async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: b
       lines = undo.lines;
       if (dryRun) return { key: change.key, contactId: change.contactId, lines };
       try {
-        await write(api, undo, change, options);
+        await writeKnownContact(api, undo.plan, change.key, change.contactId, options.state);
       } catch (error) {
         if (!(error instanceof NoSuchContactError)) throw error;
         forgetIfKnown(options.state, change);
@@ -173,7 +187,7 @@ async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: b
     }
     const confirmed: Operation[] = [];
     try {
-      await write(api, undo, change, options, confirmed);
+      await writeKnownContact(api, undo.plan, change.key, change.contactId, options.state, confirmed);
     } finally {
       // What was read, then what was confirmed written, even when a later call failed.
       recordRead(options.state, change, current, confirmed);
@@ -184,12 +198,6 @@ async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: b
     const failure = abort ?? (error as ApiError);
     return { key: change.key, contactId: change.contactId, lines, error: { code: failure.code, message: failure.message }, ...(abort === undefined ? {} : { abort }) };
   }
-}
-
-async function write(api: CountedApi, undo: UndoPlan, change: RunChange, options: RunUndoOptions, confirmed: Operation[] = []): Promise<void> {
-  if (undo.plan.operations.length === 0) return;
-  const { state } = options;
-  await executePlan(api, undo.plan, change.key, { findByKey: () => Promise.resolve([]), confirmed: (contactId, entry) => state.journalChange(change.key, contactId, entry) }, { contactId: change.contactId, confirmed });
 }
 
 /** The state store knows the key's contact is this one. */
@@ -244,14 +252,4 @@ function recordRead(state: StateStore, change: RunChange, current: CurrentContac
 
 function reportFailed(error: ReportWriteError): JobAbortError {
   return reportWriteAbort(error, 'no line was left half written, and the contacts after it were not taken');
-}
-
-/** Journals the undo's end; a state store that cannot be written aborts it (exit 3) instead of escaping. */
-function finishJournal(state: StateStore, runId: number, finish: Parameters<StateStore['finishRun']>[1], job: Job): JobAbortError | undefined {
-  try {
-    state.finishRun(runId, finish);
-    return undefined;
-  } catch (error) {
-    return abortReason(error, job, 'when the undo was journalled');
-  }
 }
