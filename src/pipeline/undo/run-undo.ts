@@ -12,16 +12,15 @@
 import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job } from '../../config/job-types.js';
-import { EXIT } from '../../exit-codes.js';
-import type { RunStatus } from '../../state/run-journal.js';
 import type { StateStore } from '../../state/state-store.js';
 import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
 import { ReportWriteError, reportWriteAbort } from '../report/report.js';
 import { UndoReport, type UndoContactResult, type UndoSummary } from '../report/undo-report.js';
 import { RowDispatcher } from '../row-dispatcher.js';
-import { callsByOperation, exitCodeOf } from '../run-tally.js';
-import { finishJournal, startJournal } from '../run/run-journal-lines.js';
+import { callsByOperation } from '../run-tally.js';
+import { runEngine, type RunKind } from '../run/run-engine.js';
+import { startJournal } from '../run/run-journal-lines.js';
 import { StopPolicy } from '../run/stop-policy.js';
 import { CountedApi } from '../row/counted-api.js';
 import type { Operation } from '../row/plan.js';
@@ -72,82 +71,74 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   const keptCreated = ofKeys.length - changes.length;
   const report = new UndoReport(options.reportDir, job.name);
   const { contacts: contactRate } = job.connection.rateLimits;
-  // The run's stop policy: a signal, the deadline (reckoned as a run's), an abort.
   const policy = new StopPolicy({ signal: options.signal, deadline: options.deadline, now, spacingMs: contactRate.periodMs / contactRate.limit });
+  // The undo is a run of its own: its writes are journalled under its id, so it can be undone.
   const started = dryRun ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false }, job);
   const undoRunId = started?.runId;
   policy.abortWith(started?.abort);
-  const dispatcher = new RowDispatcher(job.concurrency);
-  let notReached = 0;
-  const finish = (result: UndoContactResult & { abort?: JobAbortError }): void => {
-    policy.abortWith(result.abort);
-    try {
-      report.add(result);
-    } catch (error) {
-      if (!(error instanceof ReportWriteError)) throw error;
-      policy.abortWith(reportFailed(error));
-    }
-  };
-  for (const change of changes) {
-    const callsAtMost = undoCallsAtMost(change);
-    if (!policy.takesNext(dispatcher.inFlight, callsAtMost)) {
-      notReached++;
-      continue;
-    }
-    await dispatcher.room();
-    const taken = policy.dispatched(callsAtMost);
-    dispatcher.dispatch(
-      change.key,
-      () => undoContact(change, options, dryRun),
-      (result) => {
-        policy.finished(taken, result.apiCalls);
-        finish(result);
+  let summaryWritten = true;
+
+  const undo: RunKind<RunChange, UndoneContact, UndoSummary> = {
+    units: changes,
+    work: {
+      callsAtMost: undoCallsAtMost,
+      intake: (change) => ({ kind: 'dispatch', key: change.key, callsAtMost: undoCallsAtMost(change), run: () => undoContact(change, options, dryRun), notSent: (abort) => notSentContact(change, abort) }),
+      finish: (done) => {
+        try {
+          report.add(done);
+        } catch (error) {
+          if (!(error instanceof ReportWriteError)) throw error;
+          policy.abortWith(reportFailed(error));
+        }
       },
-    );
-  }
-  await dispatcher.drain();
-  const closeFailure = report.closeLines();
-  if (closeFailure !== undefined) policy.abortWith(reportFailed(closeFailure));
-  // A conflict left, a value put back unverified or a failed contact needs a person's look.
-  const exitOf = (status: RunStatus): number => exitCodeOf(status, options.signal, report.lines.conflict + report.lines.unverified + report.lines.failed > 0);
-  let status = policy.status();
-  if (undoRunId !== undefined) {
-    policy.abortWith(finishJournal(state, undoRunId, { rows: { total: changes.length, ...report.lines, notReached }, exitCode: exitOf(status), status }, job));
-    status = policy.status();
-  }
-  const exitCode = exitOf(status);
-  const { abort } = policy;
-  const summary: UndoSummary = {
-    job: job.name,
-    undoneRunId: String(options.runId),
-    runId: undoRunId === undefined ? null : String(undoRunId),
-    dryRun,
-    force: options.force === true,
-    startedAt: startedAt.toISOString(),
-    finishedAt: now().toISOString(),
-    contacts: { total: changes.length, notReached, keptCreated },
-    ...(options.keys === undefined ? {} : { keys: [...options.keys] }),
-    keepCreated,
-    lines: { ...report.lines },
-    createdContacts: [...report.createdContacts],
-    apiCalls: { total: options.api.stats.total(), byOperation: callsByOperation(options.api) },
-    status,
-    ...(abort === undefined ? {} : { aborted: { code: abort.code, message: abort.message } }),
+    },
+    closeUnits: () => {
+      const failure = report.closeLines();
+      return failure === undefined ? undefined : reportFailed(failure);
+    },
+    journalRows: (notReached) => ({ total: changes.length, ...report.lines, notReached }),
+    // A conflict left, a value put back unverified or a failed contact needs a person's look.
+    needsLook: () => report.lines.conflict + report.lines.unverified + report.lines.failed > 0,
+    summarize: ({ status, abort, notReached }) => {
+      const summary: UndoSummary = {
+        job: job.name,
+        undoneRunId: String(options.runId),
+        runId: undoRunId === undefined ? null : String(undoRunId),
+        dryRun,
+        force: options.force === true,
+        startedAt: startedAt.toISOString(),
+        finishedAt: now().toISOString(),
+        contacts: { total: changes.length, notReached, keptCreated },
+        ...(options.keys === undefined ? {} : { keys: [...options.keys] }),
+        keepCreated,
+        lines: { ...report.lines },
+        createdContacts: [...report.createdContacts],
+        apiCalls: { total: options.api.stats.total(), byOperation: callsByOperation(options.api) },
+        status,
+        ...(abort === undefined ? {} : { aborted: { code: abort.code, message: abort.message } }),
+      };
+      const failure = report.writeSummary(summary);
+      if (failure === undefined) return { summary };
+      summaryWritten = false;
+      const failed = reportFailed(failure);
+      return { summary: { ...summary, status: 'aborted', aborted: summary.aborted ?? { code: failed.code, message: failed.message } }, abort: failed };
+    },
   };
-  const summaryFailure = report.writeSummary(summary);
-  if (summaryFailure !== undefined && summary.aborted === undefined) {
-    const failed = reportFailed(summaryFailure);
-    return { summary: { ...summary, status: 'aborted', aborted: { code: failed.code, message: failed.message } }, reportFiles: [report.paths.csv], exitCode: EXIT.aborted };
-  }
-  return { summary, reportFiles: [report.paths.csv, report.paths.summary], exitCode };
+  const run = await runEngine(undo, { policy, dispatcher: new RowDispatcher(job.concurrency), signal: options.signal, journal: undoRunId === undefined ? undefined : { state, runId: undoRunId, job } });
+  return { summary: run.summary, reportFiles: summaryWritten ? [report.paths.csv, report.paths.summary] : [report.paths.csv], exitCode: run.exitCode };
+}
+
+/** A contact queued when the undo aborted: not sent, as a row of a run is not. */
+function notSentContact(change: RunChange, abort: JobAbortError): UndoneContact {
+  return { key: change.key, contactId: change.contactId, lines: [], error: { code: 'ABORTED', message: `not sent: the undo stopped (${abort.code}): ${abort.message}` }, calls: 0 };
 }
 
 /** One contact undone: its report lines, the calls it made, and the reason the undo must stop when it met one. */
-type UndoneContact = UndoContactResult & { readonly apiCalls: number; readonly abort?: JobAbortError };
+type UndoneContact = UndoContactResult & { readonly calls: number; readonly abort?: JobAbortError };
 
 async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: boolean): Promise<UndoneContact> {
   const api = new CountedApi(options.api);
-  return { ...(await undoWith(api, change, options, dryRun)), apiCalls: api.calls };
+  return { ...(await undoWith(api, change, options, dryRun)), calls: api.calls };
 }
 
 /**

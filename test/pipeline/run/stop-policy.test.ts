@@ -22,7 +22,7 @@ function policyAt(options: Partial<StopPolicyOptions> = {}): { policy: StopPolic
 
 describe('what stops a run taking units, and how it ended', () => {
   const invalidToken = new JobAbortError('INVALID_TOKEN', '401');
-  const thresholdCrossed = new JobAbortError('MAX_ERRORS_EXCEEDED', 'more than 5 rows failed');
+  const thresholdCrossed = new JobAbortError('MAX_ERRORS', 'more than 5 rows failed');
 
   it.each<{ name: string; options: Partial<StopPolicyOptions>; before?: (policy: StopPolicy) => void; takes: boolean; stopped: string | undefined; status: string; tookAll: boolean; told: unknown[] }>([
     { name: 'nothing: it takes the unit', options: {}, takes: true, stopped: undefined, status: 'completed', tookAll: true, told: [] },
