@@ -18,12 +18,8 @@ import type { MaxErrors } from '../config/max-errors.js';
 import type { StateStore } from '../state/state-store.js';
 import { PrefetchStep } from './prefetch-step.js';
 import type { PrefetchChoice } from './row/prefetch-choice.js';
-import { openCheckedSource } from './source/checked-source.js';
-import { HeaderMismatchError, nameRenamedColumns } from './source/header-check.js';
-import type { Source } from './source/source.js';
 import { assertGuards } from './guards/run-guards.js';
 import type { GuardName } from './guards/guard-verdict.js';
-import { DuplicateRowsStage } from './duplicate-rows-stage.js';
 import { KeySighting } from './key-sighting.js';
 import { knownKeysNow } from './departed/settle-departed.js';
 import { partialInputReason } from './departed/partial-input.js';
@@ -31,6 +27,7 @@ import { departedPath } from './report/departed-report.js';
 import type { MatchedContact } from './row/plan.js';
 import { ReportWriter } from './report/report.js';
 import type { JobSummary } from './report/job-summary.js';
+import type { ReconcileSummary } from './report/reconcile-summary.js';
 import { reportName as shardReportName, shardOf, type Shard } from './shard.js';
 import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
 import { mappingFingerprint } from './map/row-hash.js';
@@ -38,7 +35,6 @@ import { syncRow } from './row/sync-row.js';
 import { reconcileRow } from './row/reconcile-row.js';
 import { freshReadsAfter } from './row/fresh-read.js';
 import { ReconcileReport } from './report/reconcile-report.js';
-import type { ReconcileSummary } from './report/reconcile-summary.js';
 import { RowDispatcher } from './row-dispatcher.js';
 import { RowIntake } from './row-intake.js';
 import { WithheldCalls } from './real-run-estimate.js';
@@ -46,7 +42,7 @@ import { RunTally, type RowTally, type RunExitCode } from './run-tally.js';
 import { runEngine } from './run/run-engine.js';
 import { startJournal } from './run/run-journal-lines.js';
 import { StopPolicy } from './run/stop-policy.js';
-import { fileRecords } from './kinds/file-rows.js';
+import { fileRecords, openFileInput } from './kinds/file-rows.js';
 import { reconcileKind } from './kinds/reconcile-kind.js';
 import { syncKind } from './kinds/sync-kind.js';
 import type { RowResult } from './types.js';
@@ -148,7 +144,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   // Before any call: match.prefetch's choice counts the unknown keys in onDuplicateRows' first
   // read of the input, which finds the keys on several rows.
   const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}) });
-  const { duplicates, source } = await openInput(job, prefetch?.see, options.state?.lastHeader());
+  const { duplicates, source } = await openFileInput(job, prefetch?.see, options.state?.lastHeader());
   // Before the reports are opened or the run journalled: a night a guard refuses does nothing.
   // Shards of one job often share a report folder: each writes its own files. The reports are
   // opened before the run is journalled or any call made: a folder that cannot take them stops
@@ -227,62 +223,22 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const facts = { ...options, runId, startedAt, now, tally, prefetch: () => prefetched?.summarize() };
   const engine = { policy, dispatcher, signal: options.signal, journal: state === undefined || runId === undefined ? undefined : { state, runId, job } };
 
-  let run: { summary: JobSummary; reconcile?: ReconcileSummary; departedReport?: string; exitCode: RunExitCode };
-  if (report instanceof ReportWriter) {
-    const keyStore = options.state;
-    const { onMissing } = job;
-    const departed =
-      seen === undefined || onMissing === undefined || keyStore === undefined
-        ? undefined
-        : {
-            api,
-            job: { ...job, onMissing },
-            state: keyStore,
-            dryRun: options.dryRun,
-            seen,
-            inScope: mine,
-            ...(options.maxMissingPercent === undefined ? {} : { maxSharePercent: options.maxMissingPercent }),
-            reportPath: departedPath(options.reportDir, reportName),
-            // The run's stop policy: a key past the deadline, after a signal or an abort is left for the next complete run.
-            takes: (callsAtMost: number) => policy.takesNext(0, callsAtMost),
-            ...(withheld ? { withheld } : {}),
-            // The share is of the keys earlier runs synced: counted before this run's rows add
-            // theirs, so a dry run and a real run of the same input say the same share.
-            knownBefore: knownKeysNow(keyStore, mine),
-          };
-    const departedWhyNot = partial ?? (options.state === undefined ? 'there is no state store yet (a first run, or a dry run before one): no key is known to have left' : undefined);
-    const ended = await runEngine(syncKind({ facts, rows: { ...rows, work: (draft, cells) => syncRow(draft, cells, context) }, input, report, layout: source.layout, withheld, departed, departedWhyNot }), engine);
-    run = { ...ended.summary, exitCode: ended.exitCode };
-  } else {
-    const extra = index !== undefined && seen !== undefined ? { index, seen } : undefined;
-    const ended = await runEngine(reconcileKind({ facts, rows: { ...rows, work: (draft, cells) => reconcileRow(draft, cells, context) }, input, report, extra, prefetched: prefetch !== undefined }), engine);
-    run = { ...ended.summary, exitCode: ended.exitCode };
-  }
-
-  const inputHint = tally.rows.failed > 0 ? source.encodingHint() : undefined;
-  const reportFiles =
+  const ended =
     report instanceof ReportWriter
-      ? [report.paths.results, report.paths.rejected, report.paths.changes, report.paths.summary, report.paths.html]
-      : [report.paths.diff, report.paths.summary, report.paths.html];
-  if (run.departedReport !== undefined) reportFiles.push(run.departedReport);
-  return {
-    ...run,
-    reportFiles,
-    ...(inputHint === undefined ? {} : { inputHint }),
-    rowsByRowHash: ahead.quickRows,
-  };
-}
-
-/**
- * The input's first read (onDuplicateRows) and the source the rows come from, each opened with
- * the header checked; a column missing that the job's last run had is named as gone from the
- * export (`lastHeader`, the state store's).
- */
-async function openInput(job: Job, see: ((key: string) => void) | undefined, lastHeader: readonly string[] | undefined): Promise<{ duplicates: DuplicateRowsStage; source: Source }> {
-  try {
-    const duplicates = await DuplicateRowsStage.open(job, see);
-    return { duplicates, source: await openCheckedSource(job) };
-  } catch (error) {
-    throw error instanceof HeaderMismatchError && lastHeader !== undefined ? nameRenamedColumns(error, lastHeader) : error;
-  }
+      ? await runEngine(
+          syncKind({
+            facts,
+            input,
+            report,
+            layout: source.layout,
+            withheld,
+            rows: { ...rows, work: (draft, cells) => syncRow(draft, cells, context) },
+            departed: seen === undefined || options.state === undefined ? undefined : { state: options.state, seen, reportPath: departedPath(options.reportDir, reportName), maxSharePercent: options.maxMissingPercent, knownBefore: knownKeysNow(options.state, mine) },
+            departedWhyNot: partial ?? (options.state === undefined ? 'there is no state store yet (a first run, or a dry run before one): no key is known to have left' : undefined),
+          }),
+          engine,
+        )
+      : await runEngine(reconcileKind({ facts, input, report, extra: index !== undefined && seen !== undefined ? { index, seen } : undefined, prefetched: prefetch !== undefined, rows: { ...rows, work: (draft, cells) => reconcileRow(draft, cells, context) } }), engine);
+  const inputHint = tally.rows.failed > 0 ? source.encodingHint() : undefined;
+  return { ...ended.summary, exitCode: ended.exitCode, ...(inputHint === undefined ? {} : { inputHint }), rowsByRowHash: ahead.quickRows };
 }

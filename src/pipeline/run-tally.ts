@@ -8,7 +8,6 @@ import type { Job } from '../config/job-types.js';
 import type { MaxErrors } from '../config/max-errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { RunStatus } from '../state/run-journal.js';
-import type { DepartedSummary } from './departed/settle-departed.js';
 import type { JobAbortError } from './job-abort.js';
 import { crossed, maxErrorsAbort, thresholdCount } from './error-threshold.js';
 import type { JobSummary } from './report/job-summary.js';
@@ -74,7 +73,7 @@ export function exitCodeOf(status: RunStatus, signal: AbortSignal | undefined, n
  * Whether a sync's rows need a look: a failed row, a message that failed or may not have
  * arrived, a departed step that was refused or could not act on a key.
  */
-export function rowsNeedLook(tally: RowTally, messages: Pick<MessageTally, 'failed' | 'unknown'>, departed: Pick<DepartedSummary, 'refused' | 'failed'> | undefined): boolean {
+export function rowsNeedLook(tally: RowTally, messages: Pick<MessageTally, 'failed' | 'unknown'>, departed: { readonly refused: boolean; readonly failed: number } | undefined): boolean {
   const departedNeedsLook = departed !== undefined && (departed.refused || departed.failed > 0);
   return tally.failed > 0 || messages.failed > 0 || messages.unknown > 0 || departedNeedsLook;
 }

@@ -3,7 +3,8 @@
  * (`row/row-lookahead.ts`), classified by the intake (`row-intake.ts`), the rows that need the API
  * run by the kind's row work (`row/sync-row.ts` or `row/reconcile-row.ts`), each finished row
  * counted by the tally, reported by the kind's report and shown to the progress display. A record
- * the run did not take is counted not reached when it is this shard's.
+ * the run did not take is counted not reached when it is this shard's. And the input they come
+ * from, opened with its header checked.
  */
 import type { Job } from '../../config/job-types.js';
 import { JobAbortError } from '../job-abort.js';
@@ -17,6 +18,9 @@ import type { RunTally, RowTally } from '../run-tally.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import type { UnitWork } from '../run/unit-loop.js';
 import type { Source } from '../source/source.js';
+import { openCheckedSource } from '../source/checked-source.js';
+import { HeaderMismatchError, nameRenamedColumns } from '../source/header-check.js';
+import { DuplicateRowsStage } from '../duplicate-rows-stage.js';
 import { SourceError } from '../source/source-error.js';
 import type { ContactDraft, RowResult, SourceRecord } from '../types.js';
 import { ReportWriteError, reportWriteAbort } from '../report/report.js';
@@ -112,4 +116,18 @@ async function* untilUnreadable<T>(records: AsyncIterable<T>, onFailure: (failur
 
 function inputReadFailed(failure: SourceError): JobAbortError {
   return new JobAbortError('INPUT_READ_FAILED', `${failure.message}; the rows before the break were taken and are in the reports, the rest were not read`, { cause: failure });
+}
+
+/**
+ * The input's first read (onDuplicateRows) and the source the rows come from, each opened with
+ * the header checked; a column missing that the job's last run had is named as gone from the
+ * export (`lastHeader`, the state store's).
+ */
+export async function openFileInput(job: Job, see: ((key: string) => void) | undefined, lastHeader: readonly string[] | undefined): Promise<{ duplicates: DuplicateRowsStage; source: Source }> {
+  try {
+    const duplicates = await DuplicateRowsStage.open(job, see);
+    return { duplicates, source: await openCheckedSource(job) };
+  } catch (error) {
+    throw error instanceof HeaderMismatchError && lastHeader !== undefined ? nameRenamedColumns(error, lastHeader) : error;
+  }
 }

@@ -39,6 +39,8 @@ export interface ReconcileEnding {
   readonly summary: JobSummary;
   /** reconcile.json's content. */
   readonly reconcile: ReconcileSummary;
+  /** The files the reconcile wrote, for the console. */
+  readonly reportFiles: string[];
 }
 
 export function reconcileKind(options: ReconcileKindOptions): RunKind<SourceRecord, RowDone, ReconcileEnding> {
@@ -70,12 +72,13 @@ export function reconcileKind(options: ReconcileKindOptions): RunKind<SourceReco
     summarize: (end) => {
       const summary = fileRunSummary(facts, end);
       const reconcile = reconcileSummary(report, summary, { runId: facts.runId, extraListed, prefetched: options.prefetched });
+      const reportFiles = [report.paths.diff, report.paths.summary, report.paths.html];
       const failure = report.writeSummary(reconcile);
-      if (failure === undefined) return { summary: { summary, reconcile } };
+      if (failure === undefined) return { summary: { summary, reconcile, reportFiles } };
       const abort = reportWriteFailed(failure);
       reconcile.status = 'aborted';
       reconcile.aborted ??= { code: abort.code, message: abort.message };
-      return { summary: { summary, reconcile }, abort };
+      return { summary: { summary, reconcile, reportFiles }, abort };
     },
   };
 }

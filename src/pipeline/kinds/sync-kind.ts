@@ -8,6 +8,8 @@
 import { isSqliteError, stateWriteFailed, type JobAbortError } from '../job-abort.js';
 import { settleDeparted, type DepartedStepOptions, type DepartedSummary } from '../departed/settle-departed.js';
 import { estimateRealRun, type WithheldCalls } from '../real-run-estimate.js';
+import type { StateStore } from '../../state/state-store.js';
+import type { KeySighting } from '../key-sighting.js';
 import type { JobSummary } from '../report/job-summary.js';
 import { ReportWriteError, type ReportWriter } from '../report/report.js';
 import { callsByOperation, rowsNeedLook } from '../run-tally.js';
@@ -26,15 +28,30 @@ export interface SyncKindOptions {
   readonly layout: InputLayout;
   /** A dry run's withheld writes and sends, for its estimate of the real run. */
   readonly withheld?: WithheldCalls | undefined;
-  /** The departed step, when the job has `onMissing` and this run may take it. */
-  readonly departed?: DepartedStepOptions | undefined;
+  /** The departed step, when the job has `onMissing` and this run may take it: the keys the input had, the store, departed.csv. */
+  readonly departed?: DepartedWiring | undefined;
   /** Why the departed step cannot run at all (a part of the export, no state store yet). */
   readonly departedWhyNot?: string | undefined;
+}
+
+export interface DepartedWiring {
+  readonly state: StateStore;
+  readonly seen: KeySighting;
+  readonly reportPath: string;
+  /** `--max-missing`. @default onMissing.maxShare */
+  readonly maxSharePercent?: number | undefined;
+  /**
+   * The known keys before the rows: the share is of the keys earlier runs synced, counted before
+   * this run's rows add theirs, so a dry run and a real run of the same input say the same share.
+   */
+  readonly knownBefore: number;
 }
 
 /** What a file's run returns to its caller: summary.json's content. */
 export interface SyncEnding {
   readonly summary: JobSummary;
+  /** The files the run wrote, for the console. */
+  readonly reportFiles: string[];
   /** `<job>.departed.csv`, when the departed step ran. */
   readonly departedReport?: string;
 }
@@ -49,9 +66,22 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
     work: fileRowWork({ ...options.rows, report: (row) => report.add(row.result) }),
     unitsEnded: () => options.input.failure(),
     afterUnits: async () => {
-      const step = options.departed;
-      if (step === undefined) return undefined;
-      departedReport = step.reportPath;
+      const wiring = options.departed;
+      const { onMissing } = job;
+      if (wiring === undefined || onMissing === undefined) return undefined;
+      departedReport = wiring.reportPath;
+      const { maxSharePercent, ...rest } = wiring;
+      const step: DepartedStepOptions = {
+        ...rest,
+        api,
+        job: { ...job, onMissing },
+        dryRun: facts.dryRun,
+        inScope: options.rows.mine,
+        // The run's own stop policy: keys past the deadline, after a signal or an abort are left for the next complete run.
+        policy: options.rows.policy,
+        ...(maxSharePercent === undefined ? {} : { maxSharePercent }),
+        ...(withheld === undefined ? {} : { withheld }),
+      };
       const ran = await runDepartedStep(step, job.state === false ? '' : job.state);
       departed = ran.summary;
       // The departed step's writes are needed, not waste: the run report's "least the data needed" counts them.
@@ -74,7 +104,9 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
       });
       const { contacts } = job.connection.rateLimits;
       const failure = report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
-      const ending = { summary, ...(departedReport === undefined ? {} : { departedReport }) };
+      const { paths } = report;
+      const reportFiles = [paths.results, paths.rejected, paths.changes, paths.summary, paths.html, ...(departedReport === undefined ? [] : [departedReport])];
+      const ending = { summary, reportFiles, ...(departedReport === undefined ? {} : { departedReport }) };
       if (failure === undefined) return { summary: ending };
       // summary.json could not be written: the console summary (from this object) says so.
       const abort = reportWriteFailed(failure);

@@ -5,7 +5,9 @@
  * API runs in its key's lane through the dispatcher (`row-dispatcher.ts`: the queue, the
  * backpressure, the draining); each finished unit goes to the kind's reports and tally, and its
  * abort to the policy. A unit the run did not take is counted as not reached; a unit queued when
- * the run aborted is not sent (after a 401 every call would be refused too) and says so.
+ * the run aborted is not sent (after a 401 every call would be refused too): the kind reports it
+ * so, or counts it not reached. A unit's work that throws (a bug: row work returns its failures)
+ * stops the loop; the units in flight finish and the exception leaves once they have.
  */
 import type { JobAbortError } from '../job-abort.js';
 import type { RowDispatcher } from '../row-dispatcher.js';
@@ -23,8 +25,8 @@ export type UnitIntake<Done extends UnitDone> =
   | { readonly kind: 'not-mine' }
   /** Ended here, with no call. */
   | { readonly kind: 'ended'; readonly done: Done }
-  /** For the API, in the lane of `key`; `notSent` is its end when the run aborted before it left. */
-  | { readonly kind: 'dispatch'; readonly key: string; readonly callsAtMost: number; readonly run: () => Promise<Done>; readonly notSent: (abort: JobAbortError) => Done };
+  /** For the API, in the lane of `key`; `notSent` is its end when the run aborted before it left (undefined: not reached). */
+  | { readonly kind: 'dispatch'; readonly key: string; readonly callsAtMost: number; readonly run: () => Promise<Done>; readonly notSent: (abort: JobAbortError) => Done | undefined };
 
 /** A kind's work on its units. */
 export interface UnitWork<Unit, Done extends UnitDone> {
@@ -46,7 +48,9 @@ export async function runUnits<Unit, Done extends UnitDone>(
 ): Promise<{ notReached: number }> {
   const { policy, dispatcher } = engine;
   let notReached = 0;
+  let escaped: { error: unknown } | undefined;
   for await (const unit of units) {
+    if (escaped !== undefined) break;
     if (!policy.takesNext(dispatcher.inFlight, work.callsAtMost?.(unit))) {
       // Read on to count them: the summary says how much is left (docs/reliability.md).
       if (work.isMine?.(unit) !== false) notReached++;
@@ -68,18 +72,28 @@ export async function runUnits<Unit, Done extends UnitDone>(
       async () => {
         const { abort } = policy;
         if (abort !== undefined) return intake.notSent(abort);
-        const done = await intake.run();
-        // Taken as the unit ends, not in `done`: the queue starts the next unit first.
-        policy.abortWith(done.abort);
-        return done;
+        try {
+          const done = await intake.run();
+          // Taken as the unit ends, not in `done`: the queue starts the next unit first.
+          policy.abortWith(done.abort);
+          return done;
+        } catch (error) {
+          escaped ??= { error };
+          return undefined;
+        }
       },
       (done) => {
+        policy.finished(taken, done?.calls ?? 0);
+        if (done === undefined) {
+          if (escaped === undefined) notReached++;
+          return;
+        }
         policy.abortWith(done.abort);
-        policy.finished(taken, done.calls);
         work.finish(done);
       },
     );
   }
   await dispatcher.drain();
+  if (escaped !== undefined) throw escaped.error;
   return { notReached };
 }
