@@ -1,7 +1,7 @@
 /**
- * The run engine: one life for every kind of run (`run`, `reconcile`, `undo`, the departed step).
- * What the kinds share is here, in this order:
- * 1. the units (rows, contacts to put back, departed keys) through the one loop (`unit-loop.ts`:
+ * The run engine: one life for every kind of run (docs/architecture.md, "One run engine", lists
+ * them). What the kinds share is here, in this order:
+ * 1. the units (a row of a file, a contact, a key) through the one loop (`unit-loop.ts`:
  *    the stop policy before each, the kind's intake, the dispatcher's lanes, queue and
  *    backpressure, the kind's report line and tally as each finishes), drained;
  * 2. the error threshold judged on the whole, then the kind's step after the units when the run
@@ -36,13 +36,13 @@ export interface RunKind<Unit, Done extends UnitDone, Summary> {
   readonly work: UnitWork<Unit, Done>;
   /** Once the last unit finished: the abort the units' source met, if it broke on the way (an input unreadable mid-file). */
   unitsEnded?(): JobAbortError | undefined;
-  /** The step that needs every unit (the departed step, the contacts the file lacks); runs only when the run took them all. */
+  /** The step that needs every unit (what the input lacks is known only once all of it was read); runs only when the run took them all. */
   afterUnits?(): Promise<JobAbortError | undefined>;
   /** Closes the units' report files; a failure is the run's abort. */
   closeUnits(): JobAbortError | undefined;
   /** The counts of the run's line in the journal of runs; `notReached`: the units it did not take. */
   journalRows(notReached: number): RunRowCounts;
-  /** Whether what the run finished needs a person's look (exit 1): a failed row, a conflict left, a difference found. */
+  /** Whether what the run finished needs a person's look (exit 1): a unit failed, or left something a person must see. */
   needsLook(): boolean;
   /** The kind's summary of the run, written; `abort` when it could not be (the summary then says so). */
   summarize(end: RunEnd): { readonly summary: Summary; readonly abort?: JobAbortError };

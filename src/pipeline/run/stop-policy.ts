@@ -1,6 +1,6 @@
 /**
- * The one stop policy of a run, whatever its kind (`run`, `reconcile`, `undo`, the departed step):
- * what stops it taking units (rows, contacts to put back, departed keys) and how it then ended.
+ * The one stop policy of a run, whatever its kind: what stops it taking units (a row of a file,
+ * a contact, a key) and how it then ended.
  * Five things stop it, asked in one order before each unit: an abort (the first one is the run's;
  * a later one is a consequence), a signal, `--limit`, `--max-duration` and the error threshold
  * (an abort of its own, judged as units finish). Units in flight always finish.
@@ -78,7 +78,7 @@ export class StopPolicy {
 
   /**
    * Whether the run took every unit and was not interrupted: a step that needs the whole input
-   * (the departed step, reconcile's contacts the file lacks) may run.
+   * (what it lacks) may run.
    */
   get tookAll(): boolean {
     return this.taking && this.options.signal?.aborted !== true;

@@ -1,6 +1,6 @@
 /**
  * The engine's loop, the same for every kind of run: before each unit (a row of the input, a
- * contact to put back, a departed key) the stop policy says whether the run takes it; a unit taken
+ * contact, a key) the stop policy says whether the run takes it; a unit taken
  * is the kind's to classify (not this run's, ended with no call, or for the API); a unit for the
  * API runs in its key's lane through the dispatcher (`row-dispatcher.ts`: the queue, the
  * backpressure, the draining); each finished unit goes to the kind's reports and tally, and its
