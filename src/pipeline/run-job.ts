@@ -47,7 +47,6 @@ import { reconcileKind } from './kinds/reconcile-kind.js';
 import { syncKind } from './kinds/sync-kind.js';
 import type { RowResult } from './types.js';
 
-export { NO_EXTRA_WITHOUT_PREFETCH } from './kinds/reconcile-kind.js';
 
 /** What a run of one job is given. Every I/O dependency is here, so tests pass their own. */
 export interface RunJobOptions {
