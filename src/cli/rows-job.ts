@@ -18,6 +18,7 @@ import type { LogFormat } from './logger.js';
 import { packageVersion } from './package-version.js';
 import { createProgressDisplay } from './progress-display.js';
 import type { JobScope } from './run-session.js';
+import { counted } from '../pipeline/report/counted.js';
 
 /** The flags `run` and `reconcile` share beyond the session's (`commands/run-options.ts` declares them). */
 export interface RowFlags {
@@ -81,7 +82,7 @@ export async function runRowsJob(scope: JobScope, options: RowsJobOptions): Prom
     signal: scope.signal,
     ...(scope.deadline === undefined ? {} : { deadline: scope.deadline }),
     onStopping: ({ reason, inFlight, finishMs }) => {
-      const finishing = `finishing the ${inFlight} rows in flight (about ${formatDuration(finishMs)}), then writing the reports`;
+      const finishing = `finishing the ${counted(inFlight, 'row')} in flight (about ${formatDuration(finishMs)}), then writing the reports`;
       if (reason === 'deadline') logger.warn({ job: job.name }, `--max-duration: taking no more rows; ${finishing}; the next run goes on where this one stopped`);
       else logger.warn({ job: job.name }, `${finishing}; a second signal stops at once`);
     },

@@ -10,6 +10,7 @@ import type { UndoSummary } from '../pipeline/report/undo-report.js';
 import { StateStore } from '../state/state-store.js';
 import type { JobScope } from './run-session.js';
 import { UsageError } from './usage-error.js';
+import { counted } from '../pipeline/report/counted.js';
 
 export interface UndoArgs {
   readonly jobsFile: string;
@@ -47,7 +48,7 @@ export async function undoJob(run: JobScope, args: UndoArgs): Promise<number> {
   const wrote = (undone.rows?.created ?? 0) + (undone.rows?.updated ?? 0);
   if (wrote > 0 && state.changeCountOfRun(args.runId) === 0) {
     throw new UsageError(
-      `${args.jobsFile}: job "${job.name}": run ${args.runId} created or updated ${wrote} rows (\`state show\` lists its counts) but its change journal holds no line: ` +
+      `${args.jobsFile}: job "${job.name}": run ${args.runId} created or updated ${counted(wrote, 'row')} (\`state show\` lists its counts) but its change journal holds no line: ` +
         `it ran before the journal existed, or an earlier contact-sync's \`state prune\` dropped it; it cannot be undone; nothing was done`,
     );
   }
@@ -84,17 +85,17 @@ export function formatUndo(summary: UndoSummary, reportFiles: readonly string[])
   const { lines } = summary;
   const would = summary.dryRun ? ' (dry run: nothing was written)' : '';
   const text = [
-    `${summary.job}: undo of run ${summary.undoneRunId}${would}: ${summary.contacts.total} contacts; ${lines.restored} put back, ${lines['tagged-for-deletion']} tagged for deletion, ${lines.unchanged} already as before, ${lines.conflict} conflicts, ${lines.unverified} unverified, ${lines.failed} failed${summary.contacts.notReached > 0 ? `; ${summary.contacts.notReached} contacts not reached` : ''}; ${summary.apiCalls.total} API calls`,
+    `${summary.job}: undo of run ${summary.undoneRunId}${would}: ${counted(summary.contacts.total, 'contact')}; ${lines.restored} put back, ${lines['tagged-for-deletion']} tagged for deletion, ${lines.unchanged} already as before, ${counted(lines.conflict, 'conflict')}, ${lines.unverified} unverified, ${lines.failed} failed${summary.contacts.notReached > 0 ? `; ${counted(summary.contacts.notReached, 'contact')} not reached` : ''}; ${counted(summary.apiCalls.total, 'API call')}`,
   ];
   if (summary.contacts.total === 0 && summary.contacts.keptCreated === 0) text.push(`  run ${summary.undoneRunId} has no line in the change journal (it wrote nothing, was a dry run or a reconcile, or ran before the journal existed): nothing to undo`);
-  if (summary.keys !== undefined) text.push(`  only the contacts of ${summary.keys.length} keys (--key) were undone; the run's other changes stand`);
-  if (summary.contacts.keptCreated > 0) text.push(`  ${summary.contacts.keptCreated} contacts the run created were left alone (--keep-created): not tagged for deletion`);
+  if (summary.keys !== undefined) text.push(`  only the contacts of ${counted(summary.keys.length, 'key')} (--key) were undone; the run's other changes stand`);
+  if (summary.contacts.keptCreated > 0) text.push(`  ${counted(summary.contacts.keptCreated, 'contact')} the run created ${summary.contacts.keptCreated === 1 ? 'was' : 'were'} left alone (--keep-created): not tagged for deletion`);
   if (lines.conflict > 0) text.push(`  conflicts: fields changed on the platform since run ${summary.undoneRunId} were left as they are; undo.csv lists them (--force puts them back too)`);
   if (lines.unverified > 0) {
     text.push(`  unverified: run ${summary.undoneRunId} wrote by what the state store knew, without reading the platform, so the values before it are not known to have been there; left as they are; undo.csv lists them (--force puts them back anyway)`);
   }
   if (summary.createdContacts.length > 0) {
-    text.push(`  ${summary.createdContacts.length} contacts the run created carry the tag contact-sync-undone: delete them in the platform's interface (the API cannot)`);
+    text.push(`  ${counted(summary.createdContacts.length, 'contact')} the run created ${summary.createdContacts.length === 1 ? 'carries' : 'carry'} the tag contact-sync-undone: delete them in the platform's interface (the API cannot)`);
   }
   for (const file of reportFiles) text.push(`  ${file}`);
   // Last, where a person's eye lands: the id that history and undo take.

@@ -6,6 +6,7 @@
  */
 import type { GuardsSpec } from '../../config/job-types.js';
 import { describeShare } from '../../config/missing-share.js';
+import { counted } from '../report/counted.js';
 
 /** The guards `--allow` names. */
 export const GUARD_NAMES = ['minRows', 'maxChange'] as const;
@@ -53,7 +54,7 @@ export function guardRefusals(guards: GuardsSpec, facts: GuardFacts, allowed: Re
     refusals.push({
       guard: 'minRows',
       message:
-        `${input} has ${plural(facts.rows, 'data row')}, fewer than guards.minRows (${minRows}): an empty or cut-short export? ` +
+        `${input} has ${counted(facts.rows, 'data row')}, fewer than guards.minRows (${minRows}): an empty or cut-short export? ` +
         'Check the export (and that the pipe that wrote it failed loudly); to run with this file once, add --allow minRows',
     });
   }
@@ -66,7 +67,7 @@ export function guardRefusals(guards: GuardsSpec, facts: GuardFacts, allowed: Re
       refusals.push({
         guard: 'maxChange',
         message:
-          `the input would change field "${change.field}" on ${change.keys} of the ${facts.knownKeys} keys the state knows (${describeShare(change.percent)}, more than guards.maxChange ${describeShare(maxChangePercent)}): ` +
+          `the input would change field "${change.field}" on ${change.keys} of the ${counted(facts.knownKeys, 'key')} the state knows (${describeShare(change.percent)}, more than guards.maxChange ${describeShare(maxChangePercent)}): ` +
           `a mapping or an export gone wrong? For example ${change.samples.map(describeSample).join('; ')}. ` +
           'Check the export and the mapping; to run with them once, add --allow maxChange',
       });
@@ -83,8 +84,4 @@ export function parseGuardName(text: string): GuardName | { problem: string } {
 
 function describeSample(sample: ChangeSample): string {
   return `${JSON.stringify(sample.key)}: ${JSON.stringify(sample.written)} -> ${sample.file === '' ? '"" (cleared)' : JSON.stringify(sample.file)}`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
