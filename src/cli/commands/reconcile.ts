@@ -21,7 +21,10 @@ export const reconcileDefinition = (context: CommandContext) =>
       }),
     handler: async (args) => {
       const log = context.logger(args);
-      const [flags, { reconcileCommand }] = await Promise.all([import('../run-flags.js'), import('../reconcile-command.js')]);
+      // One after the other: two graphs that share modules, loaded at once, are not linked by jest's
+      // ESM runtime on Node 22 ("a module not been linked"); Node itself would not mind.
+      const flags = await import('../run-flags.js');
+      const { reconcileCommand } = await import('../reconcile-command.js');
       context.exit(await reconcileCommand({ ...flags.rowCommandFlags(args), logFormat: args.logFormat as LogFormat }, context.io, log));
     },
   });

@@ -25,7 +25,10 @@ export const runDefinition = (context: CommandContext) =>
         .option('pushgateway', { type: 'string', requiresArg: true, describe: 'URL: after each job, its figures pushed to this Prometheus Pushgateway (replaces metrics.pushgateway)' }),
     handler: async (args) => {
       const log = context.logger(args);
-      const [flags, { runCommand }] = await Promise.all([import('../run-flags.js'), import('../run-command.js')]);
+      // One after the other: two graphs that share modules, loaded at once, are not linked by jest's
+      // ESM runtime on Node 22 ("a module not been linked"); Node itself would not mind.
+      const flags = await import('../run-flags.js');
+      const { runCommand } = await import('../run-command.js');
       context.exit(
         await runCommand(
           {

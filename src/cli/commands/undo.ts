@@ -27,7 +27,9 @@ export const undoDefinition = (context: CommandContext) =>
       ),
     handler: async (args) => {
       const log = context.logger(args);
-      const [{ parseMaxDurationFlag }, { undoCommand }] = await Promise.all([import('../run-flags.js'), import('../undo-command.js')]);
+      // One after the other: see commands/run.ts.
+      const { parseMaxDurationFlag } = await import('../run-flags.js');
+      const { undoCommand } = await import('../undo-command.js');
       const runId = args.run;
       if (runId === undefined || runId === 0) throw new UsageError('--run: a run id is 1 or more; state show lists the runs of the job');
       const keys = args.key?.map(String);
