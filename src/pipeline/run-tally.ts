@@ -8,7 +8,6 @@ import type { Job } from '../config/job-types.js';
 import type { MaxErrors } from '../config/max-errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { RunStatus } from '../state/run-journal.js';
-import type { DepartedSummary } from './departed/settle-departed.js';
 import type { JobAbortError } from './job-abort.js';
 import { crossed, maxErrorsAbort, thresholdCount } from './error-threshold.js';
 import type { JobSummary } from './report/job-summary.js';
@@ -17,9 +16,6 @@ import type { RowOutcome, RowResult } from './types.js';
 
 export type RowTally = Record<'total' | RowOutcome, number>;
 export type MessageTally = Record<'sent' | 'skipped' | 'failed' | 'unknown', number>;
-
-/** Why a run stopped taking rows before the end of its input. */
-export type StopReason = 'signal' | 'deadline' | 'limit';
 
 /** The exit codes a run of one job ends with. */
 export type RunExitCode = (typeof EXIT)['ok' | 'rowsFailed' | 'aborted' | 'deadline' | 'sigint' | 'sigterm'];
@@ -61,27 +57,25 @@ export class RunTally {
   }
 }
 
-/** How the run ended (summary.json `status`, the state store's journal). */
-export function statusOf(abort: JobAbortError | undefined, signal: AbortSignal | undefined, stopped: StopReason | undefined): RunStatus {
-  if (abort !== undefined) return 'aborted';
-  if (signal?.aborted === true) return 'interrupted';
-  return stopped === 'deadline' ? 'deadline' : 'completed';
-}
-
-export function exitCodeOf(
-  status: RunStatus,
-  signal: AbortSignal | undefined,
-  tally: RowTally,
-  messages: Pick<MessageTally, 'failed' | 'unknown'>,
-  departed: DepartedSummary | undefined,
-): RunExitCode {
+/**
+ * The exit code of a run of any kind, from how it ended and whether what it finished needs a
+ * person's look (each kind says what does: a failed row, a conflict left by undo, a difference
+ * reconcile found).
+ */
+export function exitCodeOf(status: RunStatus, signal: AbortSignal | undefined, needsLook: boolean): RunExitCode {
   if (status === 'aborted') return EXIT.aborted;
   if (status === 'interrupted') return signal?.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
   if (status === 'deadline') return EXIT.deadline;
-  // A message that failed or may not have arrived needs a look as much as a failed row does, and
-  // so does a departed step that was refused or could not act on a key.
+  return needsLook ? EXIT.rowsFailed : EXIT.ok;
+}
+
+/**
+ * Whether a sync's rows need a look: a failed row, a message that failed or may not have
+ * arrived, a departed step that was refused or could not act on a key.
+ */
+export function rowsNeedLook(tally: RowTally, messages: Pick<MessageTally, 'failed' | 'unknown'>, departed: { readonly refused: boolean; readonly failed: number } | undefined): boolean {
   const departedNeedsLook = departed !== undefined && (departed.refused || departed.failed > 0);
-  return tally.failed > 0 || messages.failed > 0 || messages.unknown > 0 || departedNeedsLook ? EXIT.rowsFailed : EXIT.ok;
+  return tally.failed > 0 || messages.failed > 0 || messages.unknown > 0 || departedNeedsLook;
 }
 
 /** summary.json's figures of the run (its status and the rest are set by the caller). */

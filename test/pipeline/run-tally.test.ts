@@ -6,7 +6,8 @@ import type { MaxErrors } from '../../src/config/max-errors.js';
 import type { DepartedSummary } from '../../src/pipeline/departed/settle-departed.js';
 import { JobAbortError } from '../../src/pipeline/job-abort.js';
 import { crossed, MAX_ERRORS_PERCENT_MIN_ROWS, thresholdCount, type ThresholdCounts } from '../../src/pipeline/error-threshold.js';
-import { exitCodeOf, RunTally, statusOf, type RowTally } from '../../src/pipeline/run-tally.js';
+import { exitCodeOf, rowsNeedLook, RunTally, type RowTally } from '../../src/pipeline/run-tally.js';
+import { statusOf } from '../../src/pipeline/run/stop-policy.js';
 import type { RowResult } from '../../src/pipeline/types.js';
 
 const rows = (total: number, failed: number): RowTally => ({ total, created: total - failed, updated: 0, unchanged: 0, skipped: 0, failed });
@@ -92,6 +93,6 @@ describe('how a run ended, and its exit code', () => {
     ['an abort, even with a signal', [abort, sigterm, 'signal'], rows(5, 0), none, undefined, 'aborted', 3],
   ])('%s', (_case, statusArgs, tally, messages, departed, status, exitCode) => {
     const ended = statusOf(...statusArgs);
-    expect([ended, exitCodeOf(ended, statusArgs[1], tally, messages, departed)]).toEqual([status, exitCode]);
+    expect([ended, exitCodeOf(ended, statusArgs[1], rowsNeedLook(tally, messages, departed))]).toEqual([status, exitCode]);
   });
 });

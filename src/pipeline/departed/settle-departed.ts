@@ -2,24 +2,32 @@
  * The departed step (`onMissing`), run by a job after a complete read of its input: the keys the
  * state store knows that the input no longer has are acted on once each, unless so many are
  * missing that the export itself is suspect (the guard). Every key gets a row in
- * `<job>.departed.csv`. The decisions are `departure-plan.ts`'s; this file gathers the keys, runs
- * the calls in order and journals what the platform confirmed. See docs/state.md, "Keys that
- * leave the file".
+ * `<job>.departed.csv`. The decisions are `departure-plan.ts`'s; this file gathers the keys and
+ * is a kind of the run engine (`run/run-engine.ts`): its units are the missing keys, taken one at a
+ * time under the run's own stop policy, its row work the calls of one key, journalled as the
+ * platform confirms them; its report departed.csv; its summary summary.json's `departed`. See
+ * docs/state.md, "Keys that leave the file".
  */
 import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job, OnMissingSpec } from '../../config/job-types.js';
+import type { DepartedAction } from '../../state/departed-keys.js';
 import type { StateStore } from '../../state/state-store.js';
 import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
+import { reportWriteFailed } from '../kinds/file-rows.js';
+import { RowDispatcher } from '../row-dispatcher.js';
+import { runEngine, type RunKind } from '../run/run-engine.js';
+import type { StopPolicy } from '../run/stop-policy.js';
+import type { UnitIntake } from '../run/unit-loop.js';
 import type { KeySighting } from '../key-sighting.js';
 import { DepartedReport, type DepartedOutcome, type DepartedRow } from '../report/departed-report.js';
 import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
 import type { Operation } from '../row/plan.js';
-import { executePlan } from '../row/write.js';
+import { writeKnownContact } from '../row/write.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
-import { missingShare, planDeparture, refusalReason, type DepartedKey } from './departure-plan.js';
+import { missingShare, planDeparture, refusalReason, type DepartedKey, type DeparturePlan } from './departure-plan.js';
 
 export interface DepartedStepOptions {
   readonly api: ContactsApi;
@@ -35,8 +43,8 @@ export interface DepartedStepOptions {
   readonly maxSharePercent?: number;
   /** `<job>.departed.csv`. */
   readonly reportPath: string;
-  /** Stops acting on further keys (a signal, the deadline); those left are acted on by the next complete run. */
-  readonly stop?: () => boolean;
+  /** The run's stop policy (a signal, the deadline, an abort): keys it does not take are acted on by the next complete run. */
+  readonly policy: StopPolicy;
   /** Dry run: the calls it decides and withholds, for its estimate of the real run. */
   readonly withheld?: WithheldCalls;
   /**
@@ -85,9 +93,10 @@ export interface DepartedStep {
   readonly summary: DepartedSummary;
   /** The write calls of the keys changed (or, in a dry run, that would be): the run report counts them as needed. */
   readonly writes: readonly Operation[];
-  /** The job must stop (an invalid token, the state store...); the keys after it were not acted on. */
-  readonly abort?: JobAbortError;
 }
+
+/** A departed key acted on, as the engine counts it. */
+type SettledKey = DepartedRow & { readonly calls: number; readonly abort?: JobAbortError; readonly writes?: readonly Operation[] };
 
 export async function settleDeparted(options: DepartedStepOptions): Promise<DepartedStep> {
   const { job, state } = options;
@@ -125,65 +134,89 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
   } catch (error) {
     throw error instanceof ReportWriteError ? error : new ReportWriteError(options.reportPath, (error as NodeJS.ErrnoException).code ?? String(error), { cause: error });
   }
-  let abort: JobAbortError | undefined;
+  const { policy } = options;
   const writes: Operation[] = [];
-  try {
-    for (const key of missing) {
-      if (abort !== undefined || options.stop?.() === true) {
-        summary.notReached++;
-        continue;
-      }
-      const row: DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] } = summary.refused ? refusedRow(key, spec, summary.message ?? '') : await settleKey(key, options);
-      abort = row.abort;
-      if (row.writes !== undefined) writes.push(...row.writes);
-      summary[row.outcome]++;
-      summary.apiCalls += row.apiCalls;
-      report.add(row);
-    }
-  } catch (error) {
-    // The file could not take a row: closing it cuts it back to its last whole row.
-    report.close();
-    throw error;
+  const departed: RunKind<DepartedKey, SettledKey, DepartedStep> = {
+    units: missing,
+    work: {
+      callsAtMost: (key) => (summary.refused ? 0 : planDeparture(key, spec).operations.length),
+      intake: (key) => (summary.refused ? { kind: 'ended', done: { ...refusedRow(key, spec, summary.message ?? ''), calls: 0 } } : keyIntake(key, options)),
+      finish: (row) => {
+        if (row.writes !== undefined) writes.push(...row.writes);
+        summary[row.outcome]++;
+        summary.apiCalls += row.apiCalls;
+        try {
+          report.add(row);
+        } catch (error) {
+          if (!(error instanceof ReportWriteError)) throw error;
+          policy.abortWith(reportWriteFailed(error));
+        }
+      },
+    },
+    // The file cut back to its last whole row when it could not take one.
+    closeUnits: () => {
+      const failure = report.close();
+      return failure === undefined ? undefined : reportWriteFailed(failure);
+    },
+    journalRows: () => ({}),
+    needsLook: () => summary.refused || summary.failed > 0,
+    summarize: ({ notReached }) => {
+      summary.notReached = notReached;
+      return { summary: { summary, writes } };
+    },
+  };
+  // One key at a time, in the store's order: departed.csv lists them so.
+  return (await runEngine(departed, { policy, dispatcher: new RowDispatcher(1) })).summary;
+}
+
+/** What becomes of one key: ended here (`keep`, a dry run), or its calls for the API. */
+function keyIntake(key: DepartedKey, options: DepartedStepOptions): UnitIntake<SettledKey> {
+  const spec = options.job.onMissing;
+  if (spec.action === 'keep') return { kind: 'ended', done: { ...departedRow(key, spec, 'unchanged', 0, '', 'kept: onMissing.action is keep'), calls: 0 } };
+  const { action } = spec;
+  const plan = planDeparture(key, spec);
+  const changes = plan.operations.length > 0;
+  if (options.dryRun) {
+    options.withheld?.addOperations(plan.operations);
+    return { kind: 'ended', done: { ...departedRow(key, spec, changes ? 'updated' : 'unchanged', 0, '', 'dry run: nothing was written'), calls: 0, writes: plan.operations } };
   }
-  const failure = report.close();
-  if (failure !== undefined) throw failure;
-  return abort === undefined ? { summary, writes } : { summary, writes, abort };
+  return {
+    kind: 'dispatch',
+    key: key.key,
+    callsAtMost: plan.operations.length,
+    run: async () => {
+      const row = await settleKey(key, plan, action, options);
+      return { ...row, calls: row.apiCalls };
+    },
+    // Queued when the run aborted: left for the next complete run, as the keys after it.
+    notSent: () => undefined,
+  };
 }
 
 function refusedRow(key: DepartedKey, spec: OnMissingSpec, reason: string): DepartedRow {
   return { key: key.key, contactId: key.contactId, action: spec.action, outcome: 'skipped', apiCalls: 0, errorCode: '', errorMessage: `not acted on: ${reason}` };
 }
 
+function departedRow(key: DepartedKey, spec: OnMissingSpec, outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow {
+  return { key: key.key, contactId: key.contactId, action: spec.action, outcome, apiCalls, errorCode, errorMessage };
+}
+
 /** Applies the action to one departed key's contact and journals it; a failure is the key's row. */
-async function settleKey(key: DepartedKey, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] }> {
+async function settleKey(key: DepartedKey, plan: DeparturePlan, action: DepartedAction, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] }> {
   const { job, state } = options;
   const spec = job.onMissing;
-  const plan = planDeparture(key, spec);
-  const row = (outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow => ({
-    key: key.key,
-    contactId: key.contactId,
-    action: spec.action,
-    outcome,
-    apiCalls,
-    errorCode,
-    errorMessage,
-  });
-  if (spec.action === 'keep') return row('unchanged', 0, '', 'kept: onMissing.action is keep');
+  const row = (outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow => departedRow(key, spec, outcome, apiCalls, errorCode, errorMessage);
   const changes = plan.operations.length > 0;
-  if (options.dryRun) {
-    options.withheld?.addOperations(plan.operations);
-    return { ...row(changes ? 'updated' : 'unchanged', 0, '', 'dry run: nothing was written'), writes: plan.operations };
-  }
   const api = new CountedApi(options.api);
   try {
     if (changes) {
       // Before is the state's knowledge of the departed contact, not read: undo will not vouch for it.
       const before = Object.fromEntries(Object.keys(plan.fields).map((name) => [name, key.fields[name] ?? null]));
       const write = { action: 'update' as const, contactId: key.contactId, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved], before, beforeRead: false };
-      // No create in a departure: nothing to resolve by key. Each call is journalled (undo takes a departure back too).
-      await executePlan(api, write, key.key, { findByKey: () => Promise.resolve([]), confirmed: (contactId, change) => state.journalChange(key.key, contactId, change) }, { contactId: key.contactId });
+      // Each call is journalled: undo takes a departure back too.
+      await writeKnownContact(api, write, key.key, key.contactId, state);
     }
-    state.recordDeparture(key.key, { contactId: key.contactId, action: spec.action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
+    state.recordDeparture(key.key, { contactId: key.contactId, action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
     return { ...row(changes ? 'updated' : 'unchanged', api.calls), writes: plan.operations };
   } catch (error) {
     if (error instanceof NoSuchContactError) {

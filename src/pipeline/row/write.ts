@@ -73,6 +73,22 @@ export async function executePlan(
   return progress.contactId;
 }
 
+/** Where each confirmed call is journalled: the state store's change journal (docs/undo.md). */
+export interface ChangeJournal {
+  journalChange(key: string, contactId: string, change: ChangeEntry): void;
+}
+
+/**
+ * Writes a plan to a contact the run already knows by id (undo putting it back, the departed step
+ * acting on it) and journals each confirmed call under `key`. Such a plan creates nothing, so
+ * there is no create to resolve by key. `confirmed` collects the calls the platform confirmed,
+ * even when a later one failed.
+ */
+export async function writeKnownContact(api: ContactsApi, plan: ContactPlan, key: string, contactId: string, journal: ChangeJournal, confirmed: Operation[] = []): Promise<void> {
+  if (plan.operations.length === 0) return;
+  await executePlan(api, plan, key, { findByKey: () => Promise.resolve([]), confirmed: (id, change) => journal.journalChange(key, id, change) }, { contactId, confirmed });
+}
+
 /**
  * What a confirmed call changed, for the change journal: a field's value before is the plan's
  * (`before`), none for a contact the plan created; whether it was read is the plan's too (a

@@ -12,8 +12,6 @@
 import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job } from '../../config/job-types.js';
-import { EXIT } from '../../exit-codes.js';
-import type { RunStatus } from '../../state/run-journal.js';
 import type { StateStore } from '../../state/state-store.js';
 import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
@@ -21,10 +19,13 @@ import { ReportWriteError, reportWriteAbort } from '../report/report.js';
 import { UndoReport, type UndoContactResult, type UndoSummary } from '../report/undo-report.js';
 import { RowDispatcher } from '../row-dispatcher.js';
 import { callsByOperation } from '../run-tally.js';
+import { runEngine, type RunKind } from '../run/run-engine.js';
+import { startJournal } from '../run/run-journal-lines.js';
+import { StopPolicy } from '../run/stop-policy.js';
 import { CountedApi } from '../row/counted-api.js';
 import type { Operation } from '../row/plan.js';
-import { executePlan } from '../row/write.js';
-import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, UNDONE_TAG, type CurrentContact, type RunChange, type UndoPlan } from './undo-plan.js';
+import { writeKnownContact } from '../row/write.js';
+import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, undoCallsAtMost, UNDONE_TAG, type CurrentContact, type RunChange } from './undo-plan.js';
 
 export interface RunUndoOptions {
   readonly job: Job;
@@ -69,78 +70,82 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   const changes = keepCreated ? ofKeys.filter((change) => !change.created) : ofKeys;
   const keptCreated = ofKeys.length - changes.length;
   const report = new UndoReport(options.reportDir, job.name);
-  const undoRunId = dryRun ? undefined : state.startRun({ job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false });
-  const dispatcher = new RowDispatcher(job.concurrency);
-  let abort: JobAbortError | undefined;
-  let stopped: 'interrupted' | 'deadline' | undefined;
-  let notReached = 0;
-  const finish = (result: UndoContactResult & { abort?: JobAbortError }): void => {
-    abort ??= result.abort;
-    try {
-      report.add(result);
-    } catch (error) {
-      if (!(error instanceof ReportWriteError)) throw error;
-      abort ??= reportFailed(error);
-    }
+  const { contacts: contactRate } = job.connection.rateLimits;
+  const policy = new StopPolicy({ signal: options.signal, deadline: options.deadline, now, spacingMs: contactRate.periodMs / contactRate.limit });
+  // The undo is a run of its own: its writes are journalled under its id, so it can be undone.
+  const started = dryRun ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false }, job);
+  const undoRunId = started?.runId;
+  policy.abortWith(started?.abort);
+  let summaryWritten = true;
+
+  const undo: RunKind<RunChange, UndoneContact, UndoSummary> = {
+    units: changes,
+    work: {
+      callsAtMost: undoCallsAtMost,
+      intake: (change) => ({ kind: 'dispatch', key: change.key, callsAtMost: undoCallsAtMost(change), run: () => undoContact(change, options, dryRun), notSent: (abort) => notSentContact(change, abort) }),
+      finish: (done) => {
+        try {
+          report.add(done);
+        } catch (error) {
+          if (!(error instanceof ReportWriteError)) throw error;
+          policy.abortWith(reportFailed(error));
+        }
+      },
+    },
+    closeUnits: () => {
+      const failure = report.closeLines();
+      return failure === undefined ? undefined : reportFailed(failure);
+    },
+    journalRows: (notReached) => ({ total: changes.length, ...report.lines, notReached }),
+    // A conflict left, a value put back unverified or a failed contact needs a person's look.
+    needsLook: () => report.lines.conflict + report.lines.unverified + report.lines.failed > 0,
+    summarize: ({ status, abort, notReached }) => {
+      const summary: UndoSummary = {
+        job: job.name,
+        undoneRunId: String(options.runId),
+        runId: undoRunId === undefined ? null : String(undoRunId),
+        dryRun,
+        force: options.force === true,
+        startedAt: startedAt.toISOString(),
+        finishedAt: now().toISOString(),
+        contacts: { total: changes.length, notReached, keptCreated },
+        ...(options.keys === undefined ? {} : { keys: [...options.keys] }),
+        keepCreated,
+        lines: { ...report.lines },
+        createdContacts: [...report.createdContacts],
+        apiCalls: { total: options.api.stats.total(), byOperation: callsByOperation(options.api) },
+        status,
+        ...(abort === undefined ? {} : { aborted: { code: abort.code, message: abort.message } }),
+      };
+      const failure = report.writeSummary(summary);
+      if (failure === undefined) return { summary };
+      summaryWritten = false;
+      const failed = reportFailed(failure);
+      return { summary: { ...summary, status: 'aborted', aborted: summary.aborted ?? { code: failed.code, message: failed.message } }, abort: failed };
+    },
   };
-  for (const change of changes) {
-    if (stopped === undefined && abort === undefined) {
-      if (options.signal?.aborted === true) stopped = 'interrupted';
-      else if (options.deadline !== undefined && now().getTime() >= options.deadline) stopped = 'deadline';
-    }
-    if (stopped !== undefined || abort !== undefined) {
-      notReached++;
-      continue;
-    }
-    await dispatcher.room();
-    dispatcher.dispatch(change.key, () => undoContact(change, options, dryRun), finish);
-  }
-  await dispatcher.drain();
-  const closeFailure = report.closeLines();
-  if (closeFailure !== undefined) abort ??= reportFailed(closeFailure);
-  const exitOf = (status: RunStatus): number => {
-    if (status === 'aborted') return EXIT.aborted;
-    if (status === 'interrupted') return options.signal?.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
-    if (status === 'deadline') return EXIT.deadline;
-    return report.lines.conflict + report.lines.unverified + report.lines.failed > 0 ? EXIT.rowsFailed : EXIT.ok;
-  };
-  let status: RunStatus = abort !== undefined ? 'aborted' : (stopped ?? 'completed');
-  if (undoRunId !== undefined) {
-    abort ??= finishJournal(state, undoRunId, { rows: { total: changes.length, ...report.lines, notReached }, exitCode: exitOf(status), status }, job);
-    if (abort !== undefined) status = 'aborted';
-  }
-  const exitCode = exitOf(status);
-  const summary: UndoSummary = {
-    job: job.name,
-    undoneRunId: String(options.runId),
-    runId: undoRunId === undefined ? null : String(undoRunId),
-    dryRun,
-    force: options.force === true,
-    startedAt: startedAt.toISOString(),
-    finishedAt: now().toISOString(),
-    contacts: { total: changes.length, notReached, keptCreated },
-    ...(options.keys === undefined ? {} : { keys: [...options.keys] }),
-    keepCreated,
-    lines: { ...report.lines },
-    createdContacts: [...report.createdContacts],
-    apiCalls: { total: options.api.stats.total(), byOperation: callsByOperation(options.api) },
-    status,
-    ...(abort === undefined ? {} : { aborted: { code: abort.code, message: abort.message } }),
-  };
-  const summaryFailure = report.writeSummary(summary);
-  if (summaryFailure !== undefined && summary.aborted === undefined) {
-    const failed = reportFailed(summaryFailure);
-    return { summary: { ...summary, status: 'aborted', aborted: { code: failed.code, message: failed.message } }, reportFiles: [report.paths.csv], exitCode: EXIT.aborted };
-  }
-  return { summary, reportFiles: [report.paths.csv, report.paths.summary], exitCode };
+  const run = await runEngine(undo, { policy, dispatcher: new RowDispatcher(job.concurrency), signal: options.signal, journal: undoRunId === undefined ? undefined : { state, runId: undoRunId, job } });
+  return { summary: run.summary, reportFiles: summaryWritten ? [report.paths.csv, report.paths.summary] : [report.paths.csv], exitCode: run.exitCode };
+}
+
+/** A contact queued when the undo aborted: not sent, as a row of a run is not. */
+function notSentContact(change: RunChange, abort: JobAbortError): UndoneContact {
+  return { key: change.key, contactId: change.contactId, lines: [], error: { code: 'ABORTED', message: `not sent: the undo stopped (${abort.code}): ${abort.message}` }, calls: 0 };
+}
+
+/** One contact undone: its report lines, the calls it made, and the reason the undo must stop when it met one. */
+type UndoneContact = UndoContactResult & { readonly calls: number; readonly abort?: JobAbortError };
+
+async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: boolean): Promise<UndoneContact> {
+  const api = new CountedApi(options.api);
+  return { ...(await undoWith(api, change, options, dryRun)), calls: api.calls };
 }
 
 /**
  * Reads one contact (tags one the run created, with no read), plans its undo, writes it
  * (journalled), and brings the state in step with what the platform holds now.
  */
-async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: boolean): Promise<UndoContactResult & { abort?: JobAbortError }> {
-  const api = new CountedApi(options.api);
+async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOptions, dryRun: boolean): Promise<UndoContactResult & { abort?: JobAbortError }> {
   let lines: UndoContactResult['lines'] = [];
   try {
     if (change.created) {
@@ -148,7 +153,7 @@ async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: b
       lines = undo.lines;
       if (dryRun) return { key: change.key, contactId: change.contactId, lines };
       try {
-        await write(api, undo, change, options);
+        await writeKnownContact(api, undo.plan, change.key, change.contactId, options.state);
       } catch (error) {
         if (!(error instanceof NoSuchContactError)) throw error;
         forgetIfKnown(options.state, change);
@@ -173,7 +178,7 @@ async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: b
     }
     const confirmed: Operation[] = [];
     try {
-      await write(api, undo, change, options, confirmed);
+      await writeKnownContact(api, undo.plan, change.key, change.contactId, options.state, confirmed);
     } finally {
       // What was read, then what was confirmed written, even when a later call failed.
       recordRead(options.state, change, current, confirmed);
@@ -184,12 +189,6 @@ async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: b
     const failure = abort ?? (error as ApiError);
     return { key: change.key, contactId: change.contactId, lines, error: { code: failure.code, message: failure.message }, ...(abort === undefined ? {} : { abort }) };
   }
-}
-
-async function write(api: CountedApi, undo: UndoPlan, change: RunChange, options: RunUndoOptions, confirmed: Operation[] = []): Promise<void> {
-  if (undo.plan.operations.length === 0) return;
-  const { state } = options;
-  await executePlan(api, undo.plan, change.key, { findByKey: () => Promise.resolve([]), confirmed: (contactId, entry) => state.journalChange(change.key, contactId, entry) }, { contactId: change.contactId, confirmed });
 }
 
 /** The state store knows the key's contact is this one. */
@@ -244,14 +243,4 @@ function recordRead(state: StateStore, change: RunChange, current: CurrentContac
 
 function reportFailed(error: ReportWriteError): JobAbortError {
   return reportWriteAbort(error, 'no line was left half written, and the contacts after it were not taken');
-}
-
-/** Journals the undo's end; a state store that cannot be written aborts it (exit 3) instead of escaping. */
-function finishJournal(state: StateStore, runId: number, finish: Parameters<StateStore['finishRun']>[1], job: Job): JobAbortError | undefined {
-  try {
-    state.finishRun(runId, finish);
-    return undefined;
-  } catch (error) {
-    return abortReason(error, job, 'when the undo was journalled');
-  }
 }

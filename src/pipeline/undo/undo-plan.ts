@@ -81,6 +81,17 @@ export interface UndoPlan {
   readonly lines: readonly UndoLine[];
 }
 
+/**
+ * The most calls undoing one contact makes, for `--max-duration`'s reckoning: a created contact's
+ * one tag call; else a read, then every field it changed put back and every tag it changed
+ * turned back.
+ */
+export function undoCallsAtMost(change: RunChange): number {
+  if (change.created) return 1;
+  const fields = Object.fromEntries(Object.keys(change.fields).map((name) => [name, '']));
+  return 1 + fieldChunks(fields).length + tagOperations({ id: change.contactId }, [...change.tagsRemoved], [...change.tagsAdded]).length;
+}
+
 export function planUndo(change: RunChange, current: CurrentContact | undefined, options: { readonly force: boolean }): UndoPlan {
   const target = { id: change.contactId };
   const nothing = unchangedPlan(change);

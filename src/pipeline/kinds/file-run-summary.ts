@@ -1,0 +1,47 @@
+/**
+ * summary.json's figures of a run that read a file (`run`, and `reconcile`, whose reconcile.json
+ * takes its times, calls and stop from it): the tally's counts and how the run ended, then what
+ * only `run` has (the real run's estimate, the failed rows by cause, the departed step), in the
+ * order summary.json has always listed them.
+ */
+import type { ContactsApi } from '../../api/contacts-api.js';
+import type { Job } from '../../config/job-types.js';
+import type { DepartedSummary } from '../departed/settle-departed.js';
+import type { JobSummary } from '../report/job-summary.js';
+import { summarize, type RunTally } from '../run-tally.js';
+import type { RunEnd } from '../run/run-engine.js';
+
+export interface FileRunFacts {
+  readonly job: Job;
+  readonly api: ContactsApi;
+  readonly dryRun: boolean;
+  readonly shard?: { index: number; count: number } | undefined;
+  readonly signal?: AbortSignal | undefined;
+  readonly runId: number | undefined;
+  readonly startedAt: Date;
+  readonly now: () => Date;
+  readonly tally: RunTally;
+  readonly prefetch: () => JobSummary['prefetch'];
+}
+
+/** What only `run` adds, each when it has it. */
+export interface SyncFigures {
+  readonly realRunEstimate?: JobSummary['realRunEstimate'];
+  readonly failedRows?: JobSummary['failedRows'];
+  /** The departed step's figures, or why it did not run. */
+  readonly departed?: DepartedSummary | { readonly applied: false; readonly reason: string };
+}
+
+export function fileRunSummary(facts: FileRunFacts, end: RunEnd, sync: SyncFigures = {}): JobSummary {
+  const { tally } = facts;
+  const summary = summarize(facts, facts.api, tally.rows, facts.startedAt, facts.now(), end.abort, facts.prefetch());
+  summary.status = end.status;
+  summary.rows.notReached = end.notReached;
+  if (facts.job.message !== undefined) summary.messages = tally.messages;
+  if (sync.realRunEstimate !== undefined) summary.realRunEstimate = sync.realRunEstimate;
+  if (tally.fieldsSkipped.rows > 0) summary.fieldsSkipped = tally.fieldsSkipped;
+  if (tally.tagsDifferingInCase.rows > 0) summary.tagsDifferingInCase = tally.tagsDifferingInCase;
+  if (sync.failedRows !== undefined) summary.failedRows = sync.failedRows;
+  if (sync.departed !== undefined) summary.departed = sync.departed;
+  return summary;
+}

@@ -1,0 +1,131 @@
+/**
+ * `run`'s kind of run: the file's rows made true on the platform. Its row work is `syncRow`
+ * (decide, write, record, message); its reports are results.csv, rejected.csv, changes.csv,
+ * summary.json and report.html (`report/report.ts`); after the rows, when the run read its whole
+ * input, the departed step (`onMissing`, `departed/settle-departed.ts`); its exit code asks for a
+ * look when a row, a message or a departed key failed, or the departed step was refused.
+ */
+import { isSqliteError, stateWriteFailed, type JobAbortError } from '../job-abort.js';
+import { settleDeparted, type DepartedStepOptions, type DepartedSummary } from '../departed/settle-departed.js';
+import { estimateRealRun, type WithheldCalls } from '../real-run-estimate.js';
+import type { StateStore } from '../../state/state-store.js';
+import type { KeySighting } from '../key-sighting.js';
+import type { JobSummary } from '../report/job-summary.js';
+import { ReportWriteError, type ReportWriter } from '../report/report.js';
+import { callsByOperation, rowsNeedLook } from '../run-tally.js';
+import type { RunKind } from '../run/run-engine.js';
+import { lineEndName, type InputLayout } from '../source/input-layout.js';
+import type { SourceRecord } from '../types.js';
+import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowDone } from './file-rows.js';
+import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';
+
+export interface SyncKindOptions {
+  readonly facts: FileRunFacts;
+  readonly rows: Omit<FileRowsOptions, 'report'>;
+  readonly input: { readonly records: AsyncIterable<SourceRecord>; failure(): JobAbortError | undefined };
+  readonly report: ReportWriter;
+  /** The input's encoding and line ends, which rejected.csv is written in. */
+  readonly layout: InputLayout;
+  /** A dry run's withheld writes and sends, for its estimate of the real run. */
+  readonly withheld?: WithheldCalls | undefined;
+  /** The departed step, when the job has `onMissing` and this run may take it: the keys the input had, the store, departed.csv. */
+  readonly departed?: DepartedWiring | undefined;
+  /** Why the departed step cannot run at all (a part of the export, no state store yet). */
+  readonly departedWhyNot?: string | undefined;
+}
+
+export interface DepartedWiring {
+  readonly state: StateStore;
+  readonly seen: KeySighting;
+  readonly reportPath: string;
+  /** `--max-missing`. @default onMissing.maxShare */
+  readonly maxSharePercent?: number | undefined;
+  /**
+   * The known keys before the rows: the share is of the keys earlier runs synced, counted before
+   * this run's rows add theirs, so a dry run and a real run of the same input say the same share.
+   */
+  readonly knownBefore: number;
+}
+
+/** What a file's run returns to its caller: summary.json's content. */
+export interface SyncEnding {
+  readonly summary: JobSummary;
+  /** The files the run wrote, for the console. */
+  readonly reportFiles: string[];
+  /** `<job>.departed.csv`, when the departed step ran. */
+  readonly departedReport?: string;
+}
+
+export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDone, SyncEnding> {
+  const { facts, report, withheld } = options;
+  const { job, api, tally } = facts;
+  let departed: DepartedSummary | undefined;
+  let departedReport: string | undefined;
+  return {
+    units: options.input.records,
+    work: fileRowWork({ ...options.rows, report: (row) => report.add(row.result) }),
+    unitsEnded: () => options.input.failure(),
+    afterUnits: async () => {
+      const wiring = options.departed;
+      const { onMissing } = job;
+      if (wiring === undefined || onMissing === undefined) return undefined;
+      departedReport = wiring.reportPath;
+      const { maxSharePercent, ...rest } = wiring;
+      const step: DepartedStepOptions = {
+        ...rest,
+        api,
+        job: { ...job, onMissing },
+        dryRun: facts.dryRun,
+        inScope: options.rows.mine,
+        // The run's own stop policy: keys past the deadline, after a signal or an abort are left for the next complete run.
+        policy: options.rows.policy,
+        ...(maxSharePercent === undefined ? {} : { maxSharePercent }),
+        ...(withheld === undefined ? {} : { withheld }),
+      };
+      const ran = await runDepartedStep(step, job.state === false ? '' : job.state);
+      departed = ran.summary;
+      // The departed step's writes are needed, not waste: the run report's "least the data needed" counts them.
+      if (ran.writes !== undefined) report.addDepartedWrites(ran.writes);
+      return ran.abort;
+    },
+    closeUnits: () => {
+      const failure = report.closeRows();
+      return failure === undefined ? undefined : reportWriteFailed(failure);
+    },
+    journalRows: () => tally.rows,
+    needsLook: () => rowsNeedLook(tally.rows, tally.messages, departed),
+    summarize: (end) => {
+      const summary = fileRunSummary(facts, end, {
+        ...(withheld === undefined ? {} : { realRunEstimate: estimateRealRun(callsByOperation(api), withheld.byOperation, job.connection.rateLimits, withheld.recasedContacts) }),
+        ...(tally.rows.failed > 0 ? { failedRows: { ...tally.failedRows, rejectedEncoding: options.layout.encoding, rejectedLineEnds: lineEndName(options.layout.lineEnd) } } : {}),
+        ...(job.onMissing === undefined
+          ? {}
+          : { departed: departed ?? { applied: false, reason: options.departedWhyNot ?? 'the run did not read its whole input (stopped early or an abort): departed keys are acted on by a complete run' } }),
+      });
+      const { contacts } = job.connection.rateLimits;
+      const failure = report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
+      const { paths } = report;
+      const reportFiles = [paths.results, paths.rejected, paths.changes, paths.summary, paths.html, ...(departedReport === undefined ? [] : [departedReport])];
+      const ending = { summary, reportFiles, ...(departedReport === undefined ? {} : { departedReport }) };
+      if (failure === undefined) return { summary: ending };
+      // summary.json could not be written: the console summary (from this object) says so.
+      const abort = reportWriteFailed(failure);
+      summary.status = 'aborted';
+      summary.aborted ??= { code: abort.code, message: abort.message };
+      return { summary: ending, abort };
+    },
+  };
+}
+
+/** The departed step, with the local failures that stop the job turned into its abort. */
+async function runDepartedStep(step: DepartedStepOptions, statePath: string): Promise<{ summary?: DepartedSummary; abort?: JobAbortError; writes?: DepartedStepWrites }> {
+  try {
+    return await settleDeparted(step);
+  } catch (error) {
+    if (error instanceof ReportWriteError) return { abort: reportWriteFailed(error) };
+    if (isSqliteError(error)) return { abort: stateWriteFailed(statePath, 'in the departed step', error) };
+    throw error;
+  }
+}
+
+type DepartedStepWrites = Awaited<ReturnType<typeof settleDeparted>>['writes'];

@@ -1,0 +1,82 @@
+/**
+ * undo as a kind of the run engine (issue 35; it had no test of its own): the engine's one stop
+ * policy and one abort rule, on an undo against the emulator (port 0). A run created three
+ * contacts and a second run changed their first names; the second is undone.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { runJob } from '../../../src/pipeline/run-job.js';
+import { runUndo } from '../../../src/pipeline/undo/run-undo.js';
+import { StateStore } from '../../../src/state/state-store.js';
+import { testClient } from '../../api/support/test-client.js';
+import { customersCsv, fastEmulator, TOKEN, workspace, type Workspace } from '../../helpers/cli-harness.js';
+import { columnField, makeJob } from '../../helpers/job-factory.js';
+
+describe('runUndo', () => {
+  let emulator: RunningEmulator;
+  let ws: Workspace;
+  let state: StateStore;
+
+  beforeEach(async () => {
+    emulator = await fastEmulator();
+    ws = workspace();
+  });
+
+  afterEach(async () => {
+    state.close();
+    await emulator.close();
+  });
+
+  /** The job, its store, and the id of the run to undo (it changed the three contacts' first names). */
+  async function twoRuns() {
+    const job = makeJob({
+      name: 'import',
+      connection: { ...makeJob().connection, baseUrl: emulator.url, token: TOKEN },
+      input: { path: join(ws.dir, 'customers.csv'), delimiter: 'auto', encoding: 'utf-8' },
+      fields: [columnField('firstName', 'first_name')],
+      state: join(ws.dir, 'state.db'),
+      concurrency: 1,
+    });
+    state = StateStore.open(job.state as string, { job: job.name, keyField: job.key.field });
+    ws.write('customers.csv', customersCsv(3));
+    await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'first'), dryRun: false, state });
+    ws.write('customers.csv', customersCsv(3, (_i, cells) => [cells[0]!, `New${cells[1]!}`, ...cells.slice(2)]));
+    const second = await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'second'), dryRun: false, state });
+    expect(second.summary.rows.updated).toBe(3);
+    return { job, runId: Number(second.summary.runId) };
+  }
+
+  const firstNames = (): string[] => emulator.contacts(TOKEN).map((contact) => contact.custom_fields.firstName ?? '').sort();
+
+  it('leaves what the run wrote unread as unverified (exit 1), and puts it back with --force (exit 0)', async () => {
+    const { job, runId } = await twoRuns();
+    // The second run wrote by what the state store knew, without reading the contacts.
+    const careful = await runUndo({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), state, runId, reportDir: join(ws.dir, 'undo'), dryRun: true });
+    expect([careful.summary.status, careful.exitCode, careful.summary.lines.unverified]).toEqual(['completed', 1, 3]);
+    const forced = await runUndo({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), state, runId, reportDir: join(ws.dir, 'undo'), force: true });
+    expect([forced.summary.status, forced.exitCode, forced.summary.lines.restored, forced.summary.contacts.notReached]).toEqual(['completed', 0, 3, 0]);
+    expect(firstNames()).toEqual(['First1', 'First2', 'First3']);
+  });
+
+  it('--max-duration already past: no contact taken, every one not reached, status deadline, exit 4', async () => {
+    const { job, runId } = await twoRuns();
+    const api = testClient({ baseUrl: emulator.url, token: TOKEN });
+    const undo = await runUndo({ job, api, state, runId, reportDir: join(ws.dir, 'undo'), deadline: Date.now() });
+    expect([undo.summary.status, undo.exitCode, undo.summary.contacts.notReached, api.stats.total()]).toEqual(['deadline', 4, 3, 0]);
+    expect(firstNames()).toEqual(['NewFirst1', 'NewFirst2', 'NewFirst3']);
+  });
+
+  it('a refused token aborts it (exit 3): the contacts queued behind are not sent, and nothing is written', async () => {
+    const { job, runId } = await twoRuns();
+    const undo = await runUndo({ job, api: testClient({ baseUrl: emulator.url, token: 'not-the-token' }), state, runId, reportDir: join(ws.dir, 'undo') });
+    expect([undo.summary.status, undo.exitCode, undo.summary.aborted?.code]).toEqual(['aborted', 3, 'INVALID_TOKEN']);
+    const lines = parse<Record<string, string>>(readFileSync(join(ws.dir, 'undo', 'import.undo.csv'), 'utf8'), { columns: true });
+    const codes = lines.map((line) => line.error_code);
+    // The first contact met the 401; the others were queued behind it (not sent) or not reached.
+    expect(codes[0]).toBe('INVALID_TOKEN');
+    expect([codes.slice(1).every((code) => code === 'ABORTED'), codes.length - 1 + undo.summary.contacts.notReached]).toEqual([true, 2]);
+    expect(firstNames()).toEqual(['NewFirst1', 'NewFirst2', 'NewFirst3']);
+  });
+});
