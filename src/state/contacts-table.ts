@@ -39,11 +39,7 @@ export interface StoredContact {
 }
 
 /** The store's brief row of a key, as `readAhead` reads it: enough to settle a row by its row hash. */
-export interface StoredContactBrief {
-  readonly key: string;
-  readonly contactId: string;
-  readonly draftHash: string | null;
-  readonly rowHash: string | null;
+export interface StoredContactBrief extends Pick<StoredContact, 'key' | 'contactId' | 'draftHash' | 'rowHash'> {
   /** `onMissing` acted on the key (it is in the departed journal). */
   readonly departed: boolean;
   /**
@@ -90,12 +86,8 @@ export interface ObservedContact {
   readonly rowHash?: string | null;
 }
 
-/** One known key, as `scanKeys` visits it. */
-export interface ScannedKey {
-  readonly key: string;
-  readonly contactId: string;
-  readonly tags: readonly string[];
-  readonly fields: Readonly<Record<string, string>>;
+/** One known key, as `scanKeys` visits it: its record's contact, and whether it departed. */
+export interface ScannedKey extends Pick<StoredContact, 'key' | 'contactId' | 'tags' | 'fields'> {
   /** `onMissing` acted on it already (it is in the departed journal). */
   readonly departed: boolean;
 }

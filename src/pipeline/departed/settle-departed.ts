@@ -11,6 +11,7 @@
 import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job, OnMissingSpec } from '../../config/job-types.js';
+import type { ScannedKey } from '../../state/contacts-table.js';
 import type { DepartedAction } from '../../state/departed-keys.js';
 import type { StateStore } from '../../state/state-store.js';
 import { abortReason } from '../abort-reason.js';
@@ -24,10 +25,11 @@ import type { KeySighting } from '../key-sighting.js';
 import { DepartedReport, type DepartedOutcome, type DepartedRow } from '../report/departed-report.js';
 import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
+import { storedContact } from '../row/known-contact.js';
 import type { Operation } from '../row/plan.js';
 import { writeKnownContact } from '../row/write.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
-import { missingShare, planDeparture, refusalReason, type DepartedKey, type DeparturePlan } from './departure-plan.js';
+import { missingShare, planDeparture, refusalReason, type DeparturePlan } from './departure-plan.js';
 
 export interface DepartedStepOptions {
   readonly api: ContactsApi;
@@ -101,7 +103,7 @@ type SettledKey = DepartedRow & { readonly calls: number; readonly abort?: JobAb
 export async function settleDeparted(options: DepartedStepOptions): Promise<DepartedStep> {
   const { job, state } = options;
   const spec = job.onMissing;
-  const missing: DepartedKey[] = [];
+  const missing: ScannedKey[] = [];
   let known = 0;
   state.scanKeys((key) => {
     if (key.departed || !options.inScope(key.key)) return;
@@ -136,10 +138,10 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
   }
   const { policy } = options;
   const writes: Operation[] = [];
-  const departed: RunKind<DepartedKey, SettledKey, DepartedStep> = {
+  const departed: RunKind<ScannedKey, SettledKey, DepartedStep> = {
     units: missing,
     work: {
-      callsAtMost: (key) => (summary.refused ? 0 : planDeparture(key, spec).operations.length),
+      callsAtMost: (key) => (summary.refused ? 0 : planDeparture(storedContact(key), spec).operations.length),
       intake: (key) => (summary.refused ? { kind: 'ended', done: { ...refusedRow(key, spec, summary.message ?? ''), calls: 0 } } : keyIntake(key, options)),
       finish: (row) => {
         if (row.writes !== undefined) writes.push(...row.writes);
@@ -170,11 +172,11 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
 }
 
 /** What becomes of one key: ended here (`keep`, a dry run), or its calls for the API. */
-function keyIntake(key: DepartedKey, options: DepartedStepOptions): UnitIntake<SettledKey> {
+function keyIntake(key: ScannedKey, options: DepartedStepOptions): UnitIntake<SettledKey> {
   const spec = options.job.onMissing;
   if (spec.action === 'keep') return { kind: 'ended', done: { ...departedRow(key, spec, 'unchanged', 0, '', 'kept: onMissing.action is keep'), calls: 0 } };
   const { action } = spec;
-  const plan = planDeparture(key, spec);
+  const plan = planDeparture(storedContact(key), spec);
   const changes = plan.operations.length > 0;
   if (options.dryRun) {
     options.withheld?.addOperations(plan.operations);
@@ -193,16 +195,16 @@ function keyIntake(key: DepartedKey, options: DepartedStepOptions): UnitIntake<S
   };
 }
 
-function refusedRow(key: DepartedKey, spec: OnMissingSpec, reason: string): DepartedRow {
+function refusedRow(key: ScannedKey, spec: OnMissingSpec, reason: string): DepartedRow {
   return { key: key.key, contactId: key.contactId, action: spec.action, outcome: 'skipped', apiCalls: 0, errorCode: '', errorMessage: `not acted on: ${reason}` };
 }
 
-function departedRow(key: DepartedKey, spec: OnMissingSpec, outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow {
+function departedRow(key: ScannedKey, spec: OnMissingSpec, outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow {
   return { key: key.key, contactId: key.contactId, action: spec.action, outcome, apiCalls, errorCode, errorMessage };
 }
 
 /** Applies the action to one departed key's contact and journals it; a failure is the key's row. */
-async function settleKey(key: DepartedKey, plan: DeparturePlan, action: DepartedAction, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] }> {
+async function settleKey(key: ScannedKey, plan: DeparturePlan, action: DepartedAction, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] }> {
   const { job, state } = options;
   const spec = job.onMissing;
   const row = (outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow => departedRow(key, spec, outcome, apiCalls, errorCode, errorMessage);

@@ -25,7 +25,8 @@ import { CountedApi } from './counted-api.js';
 import type { KeyComparison } from './compare.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from './decide.js';
 import { findContactsByKey } from './match.js';
-import type { ContactTarget, MatchedContact, Operation } from './plan.js';
+import type { ContactTarget, Operation } from './plan.js';
+import { storedContact, type KnownContact } from './known-contact.js';
 import { executePlan, type WriteHooks, type WriteProgress } from './write.js';
 import type { ChangeEntry } from '../../state/change-journal.js';
 import { confirmedResult, draftResult, planResult } from './row-result.js';
@@ -41,7 +42,7 @@ export interface RowSyncContext {
    * In a dry run, what each key's contact would hold after the rows so far, so a later row of the
    * same key is planned against it as a real run would (an update, not a second create).
    */
-  readonly dryRunContacts?: Map<string, MatchedContact>;
+  readonly dryRunContacts?: Map<string, KnownContact>;
   /** The job's state store; absent with `state: false`. */
   readonly state?: StateStore;
   /** `--full`: ignore what the state store knows, compare every row with the platform. */
@@ -209,7 +210,7 @@ function keyState(state: StateStore, key: string, freshReads: FreshReads | undef
 export function keyStateOf(pending: boolean, known: StoredContact | undefined): KeyState {
   if (pending) return { kind: 'create-pending' };
   if (known === undefined) return { kind: 'unknown' };
-  return { kind: 'known', contact: { id: known.contactId, custom_fields: known.fields, tags: known.tags }, draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash };
+  return { kind: 'known', contact: storedContact(known), draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash };
 }
 
 async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, context: RowSyncContext, progress: WriteProgress): Promise<void> {
