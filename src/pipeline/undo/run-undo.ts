@@ -23,9 +23,10 @@ import { runEngine, type RunKind } from '../run/run-engine.js';
 import { startJournal } from '../run/run-journal-lines.js';
 import { StopPolicy } from '../run/stop-policy.js';
 import { CountedApi } from '../row/counted-api.js';
+import type { KnownContact } from '../row/known-contact.js';
 import type { Operation } from '../row/plan.js';
 import { writeKnownContact } from '../row/write.js';
-import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, undoCallsAtMost, UNDONE_TAG, type CurrentContact, type RunChange } from './undo-plan.js';
+import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, undoCallsAtMost, UNDONE_TAG, type RunChange } from './undo-plan.js';
 
 export interface RunUndoOptions {
   readonly job: Job;
@@ -162,7 +163,7 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
       recordTagged(options.state, change);
       return { key: change.key, contactId: change.contactId, lines };
     }
-    let current: CurrentContact | undefined;
+    let current: KnownContact | undefined;
     try {
       current = await api.getContact(change.contactId);
     } catch (error) {
@@ -223,7 +224,7 @@ function recordTagged(state: StateStore, change: RunChange): void {
  * the next run compares its file with what the platform holds (a conflict left by undo included)
  * and writes the file's values again where they differ (docs/undo.md).
  */
-function recordRead(state: StateStore, change: RunChange, current: CurrentContact, confirmed: readonly Operation[]): void {
+function recordRead(state: StateStore, change: RunChange, current: KnownContact, confirmed: readonly Operation[]): void {
   const known = state.get(change.key);
   if (known !== undefined && known.contactId !== change.contactId) return;
   const fields: Record<string, string> = { ...current.custom_fields };
