@@ -27,14 +27,17 @@ import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
 import { storedContact } from '../row/known-contact.js';
 import type { Operation } from '../row/plan.js';
-import { writeKnownContact } from '../row/write.js';
+import { writeKnownContact, type ChangeJournal } from '../row/write.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
 import { missingShare, planDeparture, refusalReason, type DeparturePlan } from './departure-plan.js';
+
+/** The part of the state store the departed step uses: the known keys, and what acting on one leaves known (its calls journalled). */
+export type DepartedStore = Pick<StateStore, 'scanKeys' | 'recordDeparture' | 'forget'> & ChangeJournal;
 
 export interface DepartedStepOptions {
   readonly api: ContactsApi;
   readonly job: Job & { onMissing: OnMissingSpec };
-  readonly state: StateStore;
+  readonly state: DepartedStore;
   /** Plan and report, call and record nothing. */
   readonly dryRun: boolean;
   /** The keys of this run's input. */
@@ -59,7 +62,7 @@ export interface DepartedStepOptions {
 }
 
 /** The keys the state store knows in scope that no earlier departure took: the share's denominator. */
-export function knownKeysNow(state: StateStore, inScope: (key: string) => boolean): number {
+export function knownKeysNow(state: Pick<StateStore, 'scanKeys'>, inScope: (key: string) => boolean): number {
   let known = 0;
   state.scanKeys((key) => {
     if (!key.departed && inScope(key.key)) known++;

@@ -47,10 +47,13 @@ const NO_STORE = { state: undefined } as const;
 /** No create pending: before a batch is read, or when its read failed. */
 const NO_KEYS: ReadonlySet<string> = new Set();
 
+/** The part of the state store the lookahead reads: the brief rows of a batch of keys, and the pending creates. */
+export type LookaheadStore = Pick<StateStore, 'readAhead' | 'pendingCreates'>;
+
 export interface RowLookaheadOptions {
   readonly job: Job;
-  /** The job's state store (read only here); undefined with `state: false`. */
-  readonly state: StateStore | undefined;
+  /** The job's state store, the part read ahead (read only here); undefined with `state: false`. */
+  readonly state: LookaheadStore | undefined;
   /** Whether the key belongs to this run (its shard): other keys are not read. */
   readonly mine: (key: string) => boolean;
   /** Whether a row of the key is running or waiting: its answer could change before it is taken. */
@@ -218,7 +221,7 @@ export class RowLookahead {
    * each, and the whole record unless its row will be settled by its row hash. None when the read
    * fails (each row then reads for itself and meets the failure).
    */
-  #read(state: StateStore | undefined, keys: ReadonlyMap<string, KeyedRow>): void {
+  #read(state: LookaheadStore | undefined, keys: ReadonlyMap<string, KeyedRow>): void {
     const known = new Map<string, StoredContactBrief | null>();
     this.#known = known;
     this.#pending = NO_KEYS;
