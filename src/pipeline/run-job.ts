@@ -24,7 +24,7 @@ import { KeySighting } from './key-sighting.js';
 import { knownKeysNow } from './departed/settle-departed.js';
 import { partialInputReason } from './departed/partial-input.js';
 import { departedPath } from './report/departed-report.js';
-import type { KnownContact } from './row/known-contact.js';
+import type { KnownContact } from '../state/known-contact.js';
 import { ReportWriter } from './report/report.js';
 import type { JobSummary } from './report/job-summary.js';
 import type { ReconcileSummary } from './report/reconcile-summary.js';

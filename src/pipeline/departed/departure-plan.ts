@@ -8,7 +8,7 @@
 import type { OnMissingSpec } from '../../config/job-types.js';
 import { describeShare } from '../../config/missing-share.js';
 import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
-import type { KnownContact } from '../row/known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import { chunk, type Operation } from '../row/plan.js';
 import { counted } from '../report/counted.js';
 

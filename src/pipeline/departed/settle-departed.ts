@@ -25,7 +25,6 @@ import type { KeySighting } from '../key-sighting.js';
 import { DepartedReport, type DepartedOutcome, type DepartedRow } from '../report/departed-report.js';
 import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
-import { storedContact } from '../row/known-contact.js';
 import type { Operation } from '../row/plan.js';
 import { writeKnownContact, type ChangeJournal } from '../row/write.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
@@ -144,7 +143,7 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
   const departed: RunKind<ScannedKey, SettledKey, DepartedStep> = {
     units: missing,
     work: {
-      callsAtMost: (key) => (summary.refused ? 0 : planDeparture(storedContact(key), spec).operations.length),
+      callsAtMost: (key) => (summary.refused ? 0 : planDeparture(key.contact, spec).operations.length),
       intake: (key) => (summary.refused ? { kind: 'ended', done: { ...refusedRow(key, spec, summary.message ?? ''), calls: 0 } } : keyIntake(key, options)),
       finish: (row) => {
         if (row.writes !== undefined) writes.push(...row.writes);
@@ -179,7 +178,7 @@ function keyIntake(key: ScannedKey, options: DepartedStepOptions): UnitIntake<Se
   const spec = options.job.onMissing;
   if (spec.action === 'keep') return { kind: 'ended', done: { ...departedRow(key, spec, 'unchanged', 0, '', 'kept: onMissing.action is keep'), calls: 0 } };
   const { action } = spec;
-  const plan = planDeparture(storedContact(key), spec);
+  const plan = planDeparture(key.contact, spec);
   const changes = plan.operations.length > 0;
   if (options.dryRun) {
     options.withheld?.addOperations(plan.operations);
@@ -199,11 +198,11 @@ function keyIntake(key: ScannedKey, options: DepartedStepOptions): UnitIntake<Se
 }
 
 function refusedRow(key: ScannedKey, spec: OnMissingSpec, reason: string): DepartedRow {
-  return { key: key.key, contactId: key.contactId, action: spec.action, outcome: 'skipped', apiCalls: 0, errorCode: '', errorMessage: `not acted on: ${reason}` };
+  return { key: key.key, contactId: key.contact.id, action: spec.action, outcome: 'skipped', apiCalls: 0, errorCode: '', errorMessage: `not acted on: ${reason}` };
 }
 
 function departedRow(key: ScannedKey, spec: OnMissingSpec, outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow {
-  return { key: key.key, contactId: key.contactId, action: spec.action, outcome, apiCalls, errorCode, errorMessage };
+  return { key: key.key, contactId: key.contact.id, action: spec.action, outcome, apiCalls, errorCode, errorMessage };
 }
 
 /** Applies the action to one departed key's contact and journals it; a failure is the key's row. */
@@ -216,12 +215,12 @@ async function settleKey(key: ScannedKey, plan: DeparturePlan, action: DepartedA
   try {
     if (changes) {
       // Before is the state's knowledge of the departed contact, not read: undo will not vouch for it.
-      const before = Object.fromEntries(Object.keys(plan.fields).map((name) => [name, key.fields[name] ?? null]));
-      const write = { action: 'update' as const, contactId: key.contactId, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved], before, beforeRead: false };
+      const before = Object.fromEntries(Object.keys(plan.fields).map((name) => [name, key.contact.custom_fields[name] ?? null]));
+      const write = { action: 'update' as const, contactId: key.contact.id, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved], before, beforeRead: false };
       // Each call is journalled: undo takes a departure back too.
-      await writeKnownContact(api, write, key.key, key.contactId, state);
+      await writeKnownContact(api, write, key.key, key.contact.id, state);
     }
-    state.recordDeparture(key.key, { contactId: key.contactId, action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
+    state.recordDeparture(key.key, { contactId: key.contact.id, action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
     return { ...row(changes ? 'updated' : 'unchanged', api.calls), writes: plan.operations };
   } catch (error) {
     if (error instanceof NoSuchContactError) {

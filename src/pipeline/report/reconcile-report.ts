@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { KeyComparison } from '../row/compare.js';
-import type { KnownContact } from '../row/known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import type { RowResult } from '../types.js';
 import { CsvFile, reportWriteFailure, writeWhole, type ReportWriteError } from './report.js';
 import { renderReconcileHtml } from './reconcile-html.js';

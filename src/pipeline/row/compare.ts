@@ -10,7 +10,7 @@ import type { RowFacts } from './decide.js';
 import { droppedTags } from './decide.js';
 import { oldestFirst } from './contact-order.js';
 import { planUpdate } from './plan.js';
-import type { KnownContact } from './known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 
 /** One field that differs: the file's value and the platform's, as they are. */
 export interface FieldDifference {

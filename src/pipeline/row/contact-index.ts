@@ -4,7 +4,7 @@
  * costs about N / 10 searches instead of N.
  */
 import type { ContactsApi } from '../../api/contacts-api.js';
-import type { KnownContact } from './known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 
 export interface ContactIndex {
   /** The contacts holding the key, or undefined when none of the prefetched ones does. */

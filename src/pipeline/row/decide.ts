@@ -14,7 +14,7 @@ import { messageWanted } from '../message/message-render.js';
 import type { ContactDraft, RowOutcome } from '../types.js';
 import { oldestFirst } from './contact-order.js';
 import { applyPlan, fieldsToFill, planCreate, planUpdate, tagOperations, type ContactPlan, type ContactTarget } from './plan.js';
-import type { KnownContact } from './known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import { UNDONE_TAG } from './undone-tag.js';
 
 /** The decision's fact about the row's key: what the job's state store knows of it. */

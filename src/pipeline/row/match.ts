@@ -3,7 +3,7 @@
  * read-only, so it is safe to repeat; the client retries it).
  */
 import type { ContactsApi } from '../../api/contacts-api.js';
-import type { KnownContact } from './known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 
 /**
  * Every contact the platform matches for `field` = `key`, across all pages of the search. The

@@ -7,7 +7,7 @@
 import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
 import type { WriteRule } from '../../config/job-types.js';
 import type { ContactDraft } from '../types.js';
-import type { KnownContact } from './known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 
 /** One write call. Calls on a contact created by the same plan target `'created'`. */
 export type Operation =

@@ -10,7 +10,7 @@ import type { ContactDraft } from '../types.js';
 import { compareKey, type KeyComparison } from './compare.js';
 import { CountedApi } from './counted-api.js';
 import { findContactsByKey } from './match.js';
-import type { KnownContact } from './known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import { pendingResult } from './row-result.js';
 import { failedSync, initialFacts, type RowSync, type RowSyncContext } from './sync-row.js';
 

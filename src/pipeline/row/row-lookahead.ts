@@ -178,7 +178,7 @@ export class RowLookahead {
     this.#known.delete(key);
     if (this.#options.state === undefined) return NO_STORE;
     if (brief === null) return new KeyStateAhead(undefined, this.#pending.has(key));
-    const contact = brief.contact();
+    const contact = brief.record();
     // Only the brief was read (its row was one for `quick` to settle): no half answer.
     return contact === undefined ? undefined : new KeyStateAhead(contact, this.#pending.has(key));
   }

@@ -26,7 +26,7 @@ import type { KeyComparison } from './compare.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from './decide.js';
 import { findContactsByKey } from './match.js';
 import type { ContactTarget, Operation } from './plan.js';
-import { storedContact, type KnownContact } from './known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import { executePlan, type ChangeJournal, type WriteHooks, type WriteProgress } from './write.js';
 import type { ChangeEntry } from '../../state/change-journal.js';
 import { confirmedResult, draftResult, planResult } from './row-result.js';
@@ -220,7 +220,7 @@ function keyState(state: RowStore, key: string, freshReads: FreshReads | undefin
 export function keyStateOf(pending: boolean, known: StoredContact | undefined): KeyState {
   if (pending) return { kind: 'create-pending' };
   if (known === undefined) return { kind: 'unknown' };
-  return { kind: 'known', contact: storedContact(known), draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash };
+  return { kind: 'known', contact: known.contact, draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash };
 }
 
 async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, context: RowSyncContext, progress: WriteProgress): Promise<void> {

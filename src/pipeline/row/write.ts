@@ -8,7 +8,7 @@ import type { ContactsApi } from '../../api/contacts-api.js';
 import { oldestFirst } from './contact-order.js';
 import type { ChangeEntry } from '../../state/change-journal.js';
 import type { ContactPlan, ContactTarget, Operation } from './plan.js';
-import type { KnownContact } from './known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 
 /** Creates tried for one row when each answer is lost and the search still finds nothing. */
 export const MAX_CREATE_ATTEMPTS = 3;

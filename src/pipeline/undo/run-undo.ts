@@ -23,7 +23,7 @@ import { runEngine, type RunKind } from '../run/run-engine.js';
 import { startJournal, type RunJournalStore } from '../run/run-journal-lines.js';
 import { StopPolicy } from '../run/stop-policy.js';
 import { CountedApi } from '../row/counted-api.js';
-import type { KnownContact } from '../row/known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import type { Operation } from '../row/plan.js';
 import { writeKnownContact, type ChangeJournal } from '../row/write.js';
 import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, undoCallsAtMost, UNDONE_TAG, type RunChange } from './undo-plan.js';
@@ -201,12 +201,12 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
 /** The state store knows the key's contact is this one. */
 function knownAs(state: UndoStore, change: RunChange): ReturnType<StateStore['get']> {
   const known = state.get(change.key);
-  return known !== undefined && known.contactId === change.contactId ? known : undefined;
+  return known !== undefined && known.contact.id === change.contactId ? known : undefined;
 }
 
 /** An earlier undo recorded the tag for deletion on this contact (what makes undoing twice write nothing). */
 function knownTagged(state: UndoStore, change: RunChange): boolean {
-  return knownAs(state, change)?.tags.includes(UNDONE_TAG) === true;
+  return knownAs(state, change)?.contact.tags.includes(UNDONE_TAG) === true;
 }
 
 function forgetIfKnown(state: UndoStore, change: RunChange): void {
@@ -220,9 +220,9 @@ function forgetIfKnown(state: UndoStore, change: RunChange): void {
  */
 function recordTagged(state: UndoStore, change: RunChange): void {
   const known = state.get(change.key);
-  if (known !== undefined && known.contactId !== change.contactId) return;
-  const tags = [...new Set([...(known?.tags ?? []), UNDONE_TAG])];
-  state.recordObserved(change.key, { contactId: change.contactId, fields: known?.fields ?? {}, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null });
+  if (known !== undefined && known.contact.id !== change.contactId) return;
+  const tags = [...new Set([...(known?.contact.tags ?? []), UNDONE_TAG])];
+  state.recordObserved(change.key, { contactId: change.contactId, fields: known?.contact.custom_fields ?? {}, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null });
 }
 
 /**
@@ -232,7 +232,7 @@ function recordTagged(state: UndoStore, change: RunChange): void {
  */
 function recordRead(state: UndoStore, change: RunChange, current: KnownContact, confirmed: readonly Operation[]): void {
   const known = state.get(change.key);
-  if (known !== undefined && known.contactId !== change.contactId) return;
+  if (known !== undefined && known.contact.id !== change.contactId) return;
   const fields: Record<string, string> = { ...current.custom_fields };
   const tags = new Set(current.tags);
   // Tags put back were the contact's before the run, not the job's; tags taken away leave the job's.

@@ -25,7 +25,7 @@
  * is made: undo is resumable and undoing twice writes nothing.
  */
 import type { ChangeLine } from '../../state/change-journal.js';
-import type { KnownContact } from '../row/known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import { fieldChunks, tagOperations, type ContactPlan, type Operation } from '../row/plan.js';
 import { UNDONE_TAG } from '../row/undone-tag.js';
 

@@ -1,7 +1,7 @@
 /** The departed step's decisions, pure: the guard, and the fewest calls for each action. */
 import type { OnMissingSpec } from '../../../src/config/job-types.js';
 import { missingShare, planDeparture, refusalReason } from '../../../src/pipeline/departed/departure-plan.js';
-import type { KnownContact } from '../../../src/pipeline/row/known-contact.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 
 const contact: KnownContact = { id: '700', tags: ['crm', 'vip'], custom_fields: { status: 'active', plan: 'pro' } };
 const spec = (overrides: Partial<OnMissingSpec>): OnMissingSpec => ({ action: 'keep', tags: [], fields: {}, maxSharePercent: 10, ...overrides });

@@ -6,7 +6,7 @@
  */
 import { compareKey, type KeyComparison } from '../../../src/pipeline/row/compare.js';
 import { decideRow, type KeyState, type RowFacts } from '../../../src/pipeline/row/decide.js';
-import type { KnownContact } from '../../../src/pipeline/row/known-contact.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 

@@ -5,7 +5,7 @@
  * table: the facts, then the four answers.
  */
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
-import type { KnownContact } from '../../../src/pipeline/row/known-contact.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 

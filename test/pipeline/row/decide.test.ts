@@ -6,7 +6,7 @@
  */
 import type { JobMode } from '../../../src/config/job-types.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
-import type { KnownContact } from '../../../src/pipeline/row/known-contact.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 

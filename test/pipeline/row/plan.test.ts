@@ -1,6 +1,6 @@
 import { decideMatch } from '../../../src/pipeline/row/decide.js';
 import { applyPlan, chunk, planCreate, planUpdate } from '../../../src/pipeline/row/plan.js';
-import type { KnownContact } from '../../../src/pipeline/row/known-contact.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 
 function draft(overrides: Partial<ContactDraft> = {}): ContactDraft {

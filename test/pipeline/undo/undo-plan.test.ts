@@ -3,7 +3,7 @@
  * contact holds now, and the calls and report lines that follow. No server.
  */
 import { foldRunChanges, planTagForDeletion, planUndo, UNDONE_TAG, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
-import type { KnownContact } from '../../../src/pipeline/row/known-contact.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 
 const ID = '1776025372480910';
 
