@@ -16,29 +16,7 @@
 import type Database from 'better-sqlite3';
 import type { Departure } from './departed-keys.js';
 import { parseFields, parseTags } from './json-columns.js';
-import type { KnownContact } from './known-contact.js';
-
-/** The store's full record of a key: what the platform confirmed for its contact, and what this job last wrote to it. */
-export interface StoredContact {
-  readonly key: string;
-  /**
-   * The key's contact as confirmed: its fields are those last confirmed written, merged over every
-   * write to it; its tags, those confirmed present (added and not removed since), sorted. No
-   * `created_at`: a stored contact is its key's only one.
-   */
-  readonly contact: KnownContact;
-  /**
-   * The tags this job added to the contact and has not removed since, sorted (`tags.prune`
-   * removes those its row no longer carries); null for keys recorded before the store knew them.
-   */
-  readonly jobTags: readonly string[] | null;
-  /** `draftHash` of the last draft written in full; null when the last write was partial. */
-  readonly draftHash: string | null;
-  /** The row hash (pipeline/map/row-hash.ts) of the row that draft came from; null when not known. */
-  readonly rowHash: string | null;
-  /** When the last write was confirmed, ms since the Unix epoch. */
-  readonly updatedAt: number;
-}
+import type { KnownContact, StoredContact } from './known-contact.js';
 
 /** The store's brief row of a key, as `readAhead` reads it: enough to settle a row by its row hash. */
 export interface StoredContactBrief extends Pick<StoredContact, 'key' | 'draftHash' | 'rowHash'> {

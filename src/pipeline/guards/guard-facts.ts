@@ -7,7 +7,7 @@
  * per changing field (docs/decisions.md, "Guards before writes").
  */
 import type { Job } from '../../config/job-types.js';
-import type { StoredContact } from '../../state/contacts-table.js';
+import type { StoredContact } from '../../state/known-contact.js';
 import { mapRow } from '../map/map.js';
 import { openCheckedSource } from '../source/checked-source.js';
 import { GUARD_SAMPLES, type ChangeSample, type FieldChanges, type GuardFacts } from './guard-verdict.js';

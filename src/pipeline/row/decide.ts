@@ -14,7 +14,7 @@ import { messageWanted } from '../message/message-render.js';
 import type { ContactDraft, RowOutcome } from '../types.js';
 import { oldestFirst } from './contact-order.js';
 import { applyPlan, fieldsToFill, planCreate, planUpdate, tagOperations, type ContactPlan, type ContactTarget } from './plan.js';
-import type { KnownContact } from '../../state/known-contact.js';
+import type { KnownContact, StoredContact } from '../../state/known-contact.js';
 import { UNDONE_TAG } from './undone-tag.js';
 
 /** The decision's fact about the row's key: what the job's state store knows of it. */
@@ -22,17 +22,11 @@ export type KeyState =
   /** The store has no record of the key. */
   | { readonly kind: 'unknown' }
   /**
-   * The store knows the key's contact and what this job last wrote to it; `jobTags`, the tags
-   * the job added to it (null: not known, for keys recorded before the store kept them).
+   * The store knows the key's contact and what this job last wrote to it: its record
+   * (`StoredContact`) but the key and the time, which the decision does not use; `rowHash`
+   * defaults to null.
    */
-  | {
-      readonly kind: 'known';
-      readonly contact: KnownContact;
-      readonly draftHash: string | null;
-      readonly jobTags: readonly string[] | null;
-      /** The row hash stored with `draftHash` (pipeline/map/row-hash.ts); null when none. @default null */
-      readonly rowHash?: string | null;
-    }
+  | ({ readonly kind: 'known' } & Pick<StoredContact, 'contact' | 'draftHash' | 'jobTags'> & Partial<Pick<StoredContact, 'rowHash'>>)
   /** A create was sent for the key and its answer never confirmed: the contact may exist. */
   | { readonly kind: 'create-pending' }
   /** The store knew the key, but the platform says its contact no longer exists. */

@@ -18,7 +18,8 @@
  * same key finds no answer and reads the store itself, as every row did before.
  */
 import type { Job } from '../../config/job-types.js';
-import type { StoredContact, StoredContactBrief } from '../../state/contacts-table.js';
+import type { StoredContactBrief } from '../../state/contacts-table.js';
+import type { StoredContact } from '../../state/known-contact.js';
 import type { StateStore } from '../../state/state-store.js';
 import { mapKey, mapRow } from '../map/map.js';
 import { rowHash } from '../map/row-hash.js';
