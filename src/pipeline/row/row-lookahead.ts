@@ -33,12 +33,12 @@ export const LOOKAHEAD_ROWS = 64;
 /** The decision's fact about a key (`KeyState`) as read ahead, made only if the row that takes it asks. */
 class KeyStateAhead {
   constructor(
-    private readonly contact: StoredContact | undefined,
+    private readonly record: StoredContact | undefined,
     private readonly pending: boolean,
   ) {}
 
   get state(): KeyState {
-    return keyStateOf(this.pending, this.contact);
+    return keyStateOf(this.pending, this.record);
   }
 }
 
@@ -179,9 +179,9 @@ export class RowLookahead {
     this.#known.delete(key);
     if (this.#options.state === undefined) return NO_STORE;
     if (brief === null) return new KeyStateAhead(undefined, this.#pending.has(key));
-    const contact = brief.record();
+    const record = brief.record();
     // Only the brief was read (its row was one for `quick` to settle): no half answer.
-    return contact === undefined ? undefined : new KeyStateAhead(contact, this.#pending.has(key));
+    return record === undefined ? undefined : new KeyStateAhead(record, this.#pending.has(key));
   }
 
   /** Whether the row that `prepared` is, first of its key in the batch, is settled by its row hash. */
