@@ -12,7 +12,6 @@ import type { KnownContact } from '../../state/known-contact.js';
 import { chunk, type Operation } from '../row/plan.js';
 import { counted } from '../report/counted.js';
 
-
 /** How many known keys a complete run lacked, and whether that many may be acted on. */
 export interface MissingShare {
   /** Keys the state store knows (in this run's scope) that no earlier departure took. */
