@@ -46,8 +46,8 @@ export const boundaries = [
       ...PIPELINE,
       [
         // The executors by any path: `./write.js` from row/, `../row/write.js` from undo/ or departed/.
-        '(^|/)api/(?!wire-types\\.js$)|(^|/)state/(?!change-journal\\.js$)|(^\\./|/row/)(sync-row|write|match|contact-index|counted-api|reconcile-row|row-lookahead)\\.js$|(^\\./|/undo/)run-undo\\.js$|(^\\./|/departed/)settle-departed\\.js$',
-        `the row decision is pure: it imports neither the client nor the state store (the change journal's line types aside), nor the executor that runs its plans${SEE}`,
+        '(^|/)api/(?!wire-types\\.js$)|(^|/)state/(?!(change-journal|known-contact)\\.js$)|(^\\./|/row/)(sync-row|write|match|contact-index|counted-api|reconcile-row|row-lookahead)\\.js$|(^\\./|/undo/)run-undo\\.js$|(^\\./|/departed/)settle-departed\\.js$',
+        `the row decision is pure: it imports neither the client nor the state store (the change journal's line types and the known contact's type aside), nor the executor that runs its plans${SEE}`,
       ],
     ],
   ),

@@ -228,7 +228,7 @@ function formatKeys(store: StateStore, limit: number, total: number): string {
     '',
     `keys (first ${known.length} of ${total}):`,
     `  ${'key'.padEnd(width)}  contact id`,
-    ...known.map((contact) => `  ${contact.key.padEnd(width)}  ${contact.contactId}`),
+    ...known.map((contact) => `  ${contact.key.padEnd(width)}  ${contact.contact.id}`),
     '',
   ].join('\n');
 }

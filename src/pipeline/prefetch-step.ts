@@ -16,6 +16,9 @@ import { CountedApi } from './row/counted-api.js';
 import { isFresh, type FreshReads } from './row/fresh-read.js';
 import { choosePrefetch, pagesFor, type PrefetchChoice } from './row/prefetch-choice.js';
 
+/** The part of the state store the prefetch choice reads: how many keys it knows, and whether it knows (or a fresh reconcile read) a key. */
+export type PrefetchStore = Pick<StateStore, 'summary' | 'knows' | 'absentRead'>;
+
 export class PrefetchStep {
   #unknown = 0;
   readonly #limit: number;
@@ -25,7 +28,7 @@ export class PrefetchStep {
   /** The step of a job with `match.prefetch`; undefined without one. */
   static of(
     job: Job,
-    run: { readonly state?: StateStore; readonly full: boolean; readonly mine: (key: string) => boolean; readonly freshReads?: FreshReads },
+    run: { readonly state?: PrefetchStore; readonly full: boolean; readonly mine: (key: string) => boolean; readonly freshReads?: FreshReads },
   ): PrefetchStep | undefined {
     return job.match.prefetch === undefined ? undefined : new PrefetchStep(job.match.prefetch, job.key.field, run.state, run.full, run.mine, run.freshReads);
   }
@@ -33,7 +36,7 @@ export class PrefetchStep {
   private constructor(
     private readonly marker: { field: string; value: string },
     private readonly keyField: string,
-    private readonly state: StateStore | undefined,
+    private readonly state: PrefetchStore | undefined,
     private readonly full: boolean,
     private readonly mine: (key: string) => boolean,
     private readonly freshReads: FreshReads | undefined,

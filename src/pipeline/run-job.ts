@@ -24,7 +24,7 @@ import { KeySighting } from './key-sighting.js';
 import { knownKeysNow } from './departed/settle-departed.js';
 import { partialInputReason } from './departed/partial-input.js';
 import { departedPath } from './report/departed-report.js';
-import type { MatchedContact } from './row/plan.js';
+import type { KnownContact } from '../state/known-contact.js';
 import { ReportWriter } from './report/report.js';
 import type { JobSummary } from './report/job-summary.js';
 import type { ReconcileSummary } from './report/reconcile-summary.js';
@@ -191,7 +191,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     api,
     job,
     dryRun: options.dryRun,
-    dryRunContacts: new Map<string, MatchedContact>(),
+    dryRunContacts: new Map<string, KnownContact>(),
     full,
     ...(options.state ? { state: options.state } : {}),
     ...(index ? { index } : {}),

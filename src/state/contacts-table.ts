@@ -16,34 +16,12 @@
 import type Database from 'better-sqlite3';
 import type { Departure } from './departed-keys.js';
 import { parseFields, parseTags } from './json-columns.js';
-
-/** The store's full record of a key: what the platform confirmed for its contact. */
-export interface StoredContact {
-  readonly key: string;
-  readonly contactId: string;
-  /** Custom field name -> value last confirmed written, merged over every write to this contact. */
-  readonly fields: Readonly<Record<string, string>>;
-  /** Tags confirmed present (added and not removed since), sorted. */
-  readonly tags: readonly string[];
-  /**
-   * The tags this job added to the contact and has not removed since, sorted (`tags.prune`
-   * removes those its row no longer carries); null for keys recorded before the store knew them.
-   */
-  readonly jobTags: readonly string[] | null;
-  /** `draftHash` of the last draft written in full; null when the last write was partial. */
-  readonly draftHash: string | null;
-  /** The row hash (pipeline/map/row-hash.ts) of the row that draft came from; null when not known. */
-  readonly rowHash: string | null;
-  /** When the last write was confirmed, ms since the Unix epoch. */
-  readonly updatedAt: number;
-}
+import type { KnownContact, StoredContact } from './known-contact.js';
 
 /** The store's brief row of a key, as `readAhead` reads it: enough to settle a row by its row hash. */
-export interface StoredContactBrief {
-  readonly key: string;
+export interface StoredContactBrief extends Pick<StoredContact, 'key' | 'draftHash' | 'rowHash'> {
+  /** The id of the key's contact (read without its fields and tags). */
   readonly contactId: string;
-  readonly draftHash: string | null;
-  readonly rowHash: string | null;
   /** `onMissing` acted on the key (it is in the departed journal). */
   readonly departed: boolean;
   /**
@@ -51,7 +29,7 @@ export interface StoredContactBrief {
    * the rest of an unchanged row, and reading them a third more than the brief); undefined when
    * only the brief was read.
    */
-  contact(): StoredContact | undefined;
+  record(): StoredContact | undefined;
 }
 
 /** What one confirmed write (or the writes of one row) did to a contact. */
@@ -90,12 +68,8 @@ export interface ObservedContact {
   readonly rowHash?: string | null;
 }
 
-/** One known key, as `scanKeys` visits it. */
-export interface ScannedKey {
-  readonly key: string;
-  readonly contactId: string;
-  readonly tags: readonly string[];
-  readonly fields: Readonly<Record<string, string>>;
+/** One known key, as `scanKeys` visits it: its record's contact, and whether it departed. */
+export interface ScannedKey extends Pick<StoredContact, 'key' | 'contact'> {
   /** `onMissing` acted on it already (it is in the departed journal). */
   readonly departed: boolean;
 }
@@ -263,7 +237,7 @@ export class ContactsTable {
   /** Visits every known key in key order, from one snapshot, with whether it is in the departed journal. */
   scan(visit: (key: ScannedKey) => void): void {
     for (const row of this.#scanContacts.iterate()) {
-      visit({ key: row.key, contactId: row.contact_id, tags: parseTags(row.tags_json), fields: parseFields(row.fields_json), departed: row.departed === 1 });
+      visit({ key: row.key, contact: contactOf(row), departed: row.departed === 1 });
     }
   }
 
@@ -383,12 +357,14 @@ function nextJobTags(earlierJson: string | null, added: readonly string[] = [], 
   return JSON.stringify([...tags].sort());
 }
 
+function contactOf(row: ContactRow): KnownContact {
+  return { id: row.contact_id, custom_fields: parseFields(row.fields_json), tags: parseTags(row.tags_json) };
+}
+
 function toStoredContact(row: ContactRow): StoredContact {
   return {
     key: row.key,
-    contactId: row.contact_id,
-    fields: parseFields(row.fields_json),
-    tags: parseTags(row.tags_json),
+    contact: contactOf(row),
     jobTags: row.job_tags_json === null ? null : parseTags(row.job_tags_json),
     draftHash: row.draft_hash,
     rowHash: row.row_hash,
@@ -405,19 +381,19 @@ function storedContactBrief(
   departed: boolean,
   rows: ReadonlyMap<string, ContactRow>,
 ): StoredContactBrief {
-  let contact: StoredContact | undefined;
+  let record: StoredContact | undefined;
   return {
     key,
     contactId,
     draftHash,
     rowHash,
     departed,
-    contact: () => {
-      if (contact === undefined) {
+    record: () => {
+      if (record === undefined) {
         const row = rows.get(key);
-        if (row !== undefined) contact = toStoredContact(row);
+        if (row !== undefined) record = toStoredContact(row);
       }
-      return contact;
+      return record;
     },
   };
 }

@@ -34,9 +34,9 @@ import {
   type ConfirmedWrite,
   type ObservedContact,
   type ScannedKey,
-  type StoredContact,
   type StoredContactBrief,
 } from './contacts-table.js';
+import type { StoredContact } from './known-contact.js';
 import { DepartedKeys, type DepartedRecord, type Departure } from './departed-keys.js';
 import { MessageJournal, type MessageStatus } from './message-journal.js';
 import { RunJournal, type RunFinish, type RunRecord, type RunStart } from './run-journal.js';

@@ -109,7 +109,7 @@ describe('run with mode: create and a state store: keys never seen are created w
     const reopened = StateStore.open(join(ws.dir, STATE_FILE), { job: 'import', keyField: 'customerid' });
     try {
       expect(reopened.pendingCreates()).toEqual([]);
-      expect(reopened.get('C0002')?.contactId).toBe(halfDone?.id);
+      expect(reopened.get('C0002')?.contact.id).toBe(halfDone?.id);
     } finally {
       reopened.close();
     }

@@ -28,9 +28,7 @@ describe('known contacts', () => {
     store.recordConfirmed('C-1', { contactId: '100', fields: { email: 'ann@new.example.com', phone: '+6591234567' }, draftHash: 'h2' });
     expect(store.get('C-1')).toEqual({
       key: 'C-1',
-      contactId: '100',
-      fields: { firstName: 'Ann', email: 'ann@new.example.com', phone: '+6591234567' },
-      tags: [],
+      contact: { id: '100', custom_fields: { firstName: 'Ann', email: 'ann@new.example.com', phone: '+6591234567' }, tags: [] },
       jobTags: null,
       draftHash: 'h2',
       rowHash: null,
@@ -40,9 +38,9 @@ describe('known contacts', () => {
 
   test('the tags the job added are its own until it removes them; tags seen on the contact are not', () => {
     store.recordObserved('C-1', { contactId: '100', fields: {}, tags: ['hand-set', 'vip'], tagsAdded: ['vip'], draftHash: null });
-    expect(store.get('C-1')).toMatchObject({ tags: ['hand-set', 'vip'], jobTags: ['vip'] });
+    expect(store.get('C-1')).toMatchObject({ contact: { tags: ['hand-set', 'vip'] }, jobTags: ['vip'] });
     store.recordConfirmed('C-1', { contactId: '100', tagsAdded: ['seg:a', 'seg:b'], tagsRemoved: ['vip'], draftHash: null });
-    expect(store.get('C-1')).toMatchObject({ tags: ['hand-set', 'seg:a', 'seg:b'], jobTags: ['seg:a', 'seg:b'] });
+    expect(store.get('C-1')).toMatchObject({ contact: { tags: ['hand-set', 'seg:a', 'seg:b'] }, jobTags: ['seg:a', 'seg:b'] });
     // Read again from the platform: a job tag removed by hand is no longer the job's.
     store.recordObserved('C-1', { contactId: '100', fields: {}, tags: ['hand-set', 'seg:b'], draftHash: null });
     expect(store.get('C-1')?.jobTags).toEqual(['seg:b']);
@@ -54,7 +52,7 @@ describe('known contacts', () => {
   test('a departure is journalled once with the contact it changed; the key coming back clears it', () => {
     store.recordConfirmed('C-1', { contactId: '100', fields: { status: 'active' }, tagsAdded: ['vip'], draftHash: 'h1' });
     store.recordDeparture('C-1', { contactId: '100', action: 'tag', tagsAdded: ['left-crm'] });
-    expect(store.get('C-1')).toMatchObject({ tags: ['left-crm', 'vip'], jobTags: ['vip'], draftHash: null });
+    expect(store.get('C-1')).toMatchObject({ contact: { tags: ['left-crm', 'vip'] }, jobTags: ['vip'], draftHash: null });
     expect(store.departedRecord('C-1')).toEqual({ contactId: '100', action: 'tag', tags: ['left-crm'], departedAt: clock });
     store.recordConfirmed('C-2', { contactId: '200', fields: {}, draftHash: 'h' });
     const scanned: Array<[string, boolean]> = [];
@@ -71,13 +69,13 @@ describe('known contacts', () => {
   test('a departure with update sets the known fields', () => {
     store.recordConfirmed('C-1', { contactId: '100', fields: { status: 'active', firstName: 'Ann' }, draftHash: 'h1' });
     store.recordDeparture('C-1', { contactId: '100', action: 'update', fields: { status: 'inactive' } });
-    expect(store.get('C-1')).toMatchObject({ fields: { status: 'inactive', firstName: 'Ann' }, draftHash: null });
+    expect(store.get('C-1')).toMatchObject({ contact: { custom_fields: { status: 'inactive', firstName: 'Ann' } }, draftHash: null });
   });
 
   test('tags added join the known set and tags removed leave it', () => {
     store.recordConfirmed('C-1', { contactId: '100', tagsAdded: ['vip', 'crm'], draftHash: null });
     store.recordConfirmed('C-1', { contactId: '100', tagsAdded: ['newsletter', 'crm'], tagsRemoved: ['vip', 'lead'], draftHash: null });
-    expect(store.get('C-1')?.tags).toEqual(['crm', 'newsletter']);
+    expect(store.get('C-1')?.contact.tags).toEqual(['crm', 'newsletter']);
   });
 
   test('a partial write clears the draft hash so the next run compares the row again', () => {
@@ -89,13 +87,13 @@ describe('known contacts', () => {
   test('a write to another contact id replaces what was known instead of merging', () => {
     store.recordConfirmed('C-1', { contactId: '100', fields: { a: '1', b: '1' }, tagsAdded: ['old'], draftHash: 'h1' });
     store.recordConfirmed('C-1', { contactId: '200', fields: { a: '2' }, tagsAdded: ['new'], draftHash: 'h2' });
-    expect(store.get('C-1')).toMatchObject({ contactId: '200', fields: { a: '2' }, tags: ['new'] });
+    expect(store.get('C-1')).toMatchObject({ contact: { id: '200', custom_fields: { a: '2' }, tags: ['new'] } });
   });
 
   test('a contact read from the platform replaces the fields and tags known', () => {
     store.recordConfirmed('C-1', { contactId: '100', fields: { a: '1', stale: 'x' }, tagsAdded: ['gone'], draftHash: 'h1' });
     store.recordObserved('C-1', { contactId: '100', fields: { a: '1', b: '2' }, tags: ['kept', 'kept'], draftHash: 'h3' });
-    expect(store.get('C-1')).toMatchObject({ fields: { a: '1', b: '2' }, tags: ['kept'], draftHash: 'h3' });
+    expect(store.get('C-1')).toMatchObject({ contact: { custom_fields: { a: '1', b: '2' }, tags: ['kept'] }, draftHash: 'h3' });
   });
 
   test('forget drops the key, and other keys stay', () => {
@@ -103,7 +101,7 @@ describe('known contacts', () => {
     store.recordConfirmed('C-2', { contactId: '200', draftHash: 'h2' });
     store.forget('C-1');
     expect(store.get('C-1')).toBeUndefined();
-    expect(store.get('C-2')?.contactId).toBe('200');
+    expect(store.get('C-2')?.contact.id).toBe('200');
   });
 
   test('readAhead returns the known contacts among the keys asked', () => {
@@ -143,7 +141,7 @@ describe('pending creates', () => {
     store.markCreatePending('C-9');
     store.recordConfirmed('C-9', { contactId: '900', fields: { a: '1' }, draftHash: 'h' });
     expect(store.pendingCreates()).toEqual([]);
-    expect(store.get('C-9')?.contactId).toBe('900');
+    expect(store.get('C-9')?.contact.id).toBe('900');
   });
 });
 
@@ -201,8 +199,8 @@ describe('row hashes', () => {
     expect([...known.keys()].sort()).toEqual(keys.filter((_key, i) => i % 3 === 0).sort());
     expect(known.get('C-0')).toMatchObject({ contactId: 'id-C-0', draftHash: 'h-C-0', rowHash: 'r-C-0', departed: false });
     expect(known.get('C-3')).toMatchObject({ draftHash: null, rowHash: null, departed: true });
-    expect(known.get('C-0')?.contact()).toEqual(store.get('C-0'));
-    expect(known.get('C-3')?.contact()).toEqual(store.get('C-3'));
+    expect(known.get('C-0')?.record()).toEqual(store.get('C-0'));
+    expect(known.get('C-3')?.record()).toEqual(store.get('C-3'));
   });
 });
 

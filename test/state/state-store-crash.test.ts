@@ -89,11 +89,11 @@ function expectedSnapshots(lastIteration: number): Snapshot[] {
 
 function actualSnapshot(store: StateStore): Snapshot {
   return {
-    contacts: store.listKeys(1_000_000).map(({ key, contactId, fields, tags, draftHash }) => ({
+    contacts: store.listKeys(1_000_000).map(({ key, contact, draftHash }) => ({
       key,
-      contactId,
-      fields: { ...fields },
-      tags: [...tags],
+      contactId: contact.id,
+      fields: { ...contact.custom_fields },
+      tags: [...contact.tags],
       draftHash,
     })),
     pending: store.pendingCreates(),
@@ -153,7 +153,7 @@ describe('crash consistency', () => {
     const reader = StateStore.open(path, identity);
     expect(reader.summary()).toMatchObject({ keys: 1000, pendingCreates: 1 });
     for (let i = 0; i < 1000; i++) {
-      expect(reader.get(`k${i}`)).toMatchObject({ contactId: `id-${i}`, fields: { n: String(i) }, tags: [`t${i % 7}`], draftHash: `h${i}` });
+      expect(reader.get(`k${i}`)).toMatchObject({ contact: { id: `id-${i}`, custom_fields: { n: String(i) }, tags: [`t${i % 7}`] }, draftHash: `h${i}` });
     }
     reader.close();
     writer.close();
@@ -184,7 +184,7 @@ describe('crash consistency', () => {
 
       // The store goes on after the crash.
       store.recordConfirmed('k0', { contactId: 'id-k0', fields: { after: 'crash' }, draftHash: null });
-      expect(store.get('k0')?.fields.after).toBe('crash');
+      expect(store.get('k0')?.contact.custom_fields.after).toBe('crash');
       store.close();
     }
   });

@@ -36,7 +36,7 @@ describe('the state file', () => {
     store.close();
 
     const reopened = StateStore.open(path, identity);
-    expect(reopened.get('C-1')).toMatchObject({ contactId: '100', fields: { email: 'a@example.com' }, tags: ['crm'], draftHash: 'h1' });
+    expect(reopened.get('C-1')).toMatchObject({ contact: { id: '100', custom_fields: { email: 'a@example.com' }, tags: ['crm'] }, draftHash: 'h1' });
     expect(reopened.pendingCreates()).toEqual(['C-2']);
     expect(reopened.summary()).toMatchObject({ path, job: 'crm-nightly', keyField: 'customerid', keys: 1, pendingCreates: 1 });
     reopened.close();
@@ -79,7 +79,7 @@ describe('the state file', () => {
     first.close();
     const renamed = StateStore.open(path, { job: 'crm-renamed', keyField: 'customerid' });
     expect(renamed.summary().job).toBe('crm-renamed');
-    expect(renamed.get('C-1')?.contactId).toBe('100');
+    expect(renamed.get('C-1')?.contact.id).toBe('100');
     renamed.close();
   });
 
@@ -137,7 +137,7 @@ describe('a state file of an earlier version', () => {
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
-    expect(migrated.get('C-1')).toMatchObject({ contactId: '100', fields: { plan: 'pro' }, draftHash: 'h1', rowHash: null });
+    expect(migrated.get('C-1')).toMatchObject({ contact: { id: '100', custom_fields: { plan: 'pro' } }, draftHash: 'h1', rowHash: null });
     migrated.close();
   });
 

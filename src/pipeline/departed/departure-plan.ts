@@ -8,16 +8,9 @@
 import type { OnMissingSpec } from '../../config/job-types.js';
 import { describeShare } from '../../config/missing-share.js';
 import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import { chunk, type Operation } from '../row/plan.js';
 import { counted } from '../report/counted.js';
-
-/** A known key as the state store remembers its contact. */
-export interface DepartedKey {
-  readonly key: string;
-  readonly contactId: string;
-  readonly tags: readonly string[];
-  readonly fields: Readonly<Record<string, string>>;
-}
 
 /** How many known keys a complete run lacked, and whether that many may be acted on. */
 export interface MissingShare {
@@ -83,9 +76,9 @@ export interface DeparturePlan {
  * it holds: only the tags it lacks (tag), only those it has (untag), only the fields that differ
  * (update), in calls of 10 tags or 30 fields. `keep` plans nothing.
  */
-export function planDeparture(key: DepartedKey, spec: OnMissingSpec): DeparturePlan {
-  const target = { id: key.contactId };
-  const present = new Set(key.tags);
+export function planDeparture(contact: KnownContact, spec: OnMissingSpec): DeparturePlan {
+  const target = { id: contact.id };
+  const present = new Set(contact.tags);
   switch (spec.action) {
     case 'keep':
       return { operations: [], tagsAdded: [], tagsRemoved: [], fields: {} };
@@ -98,7 +91,7 @@ export function planDeparture(key: DepartedKey, spec: OnMissingSpec): DepartureP
       return { operations: chunk(tagsRemoved, MAX_TAGS_PER_CALL).map((tags): Operation => ({ kind: 'removeTags', target, tags })), tagsAdded: [], tagsRemoved, fields: {} };
     }
     case 'update': {
-      const fields = Object.fromEntries(Object.entries(spec.fields).filter(([name, value]) => (key.fields[name] ?? '') !== value));
+      const fields = Object.fromEntries(Object.entries(spec.fields).filter(([name, value]) => (contact.custom_fields[name] ?? '') !== value));
       const operations = chunk(Object.entries(fields), MAX_FIELDS_PER_CALL).map((entries): Operation => ({ kind: 'updateContact', target, fields: Object.fromEntries(entries) }));
       return { operations, tagsAdded: [], tagsRemoved: [], fields };
     }

@@ -11,6 +11,7 @@
 import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job, OnMissingSpec } from '../../config/job-types.js';
+import type { ScannedKey } from '../../state/contacts-table.js';
 import type { DepartedAction } from '../../state/departed-keys.js';
 import type { StateStore } from '../../state/state-store.js';
 import { abortReason } from '../abort-reason.js';
@@ -25,14 +26,17 @@ import { DepartedReport, type DepartedOutcome, type DepartedRow } from '../repor
 import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
 import type { Operation } from '../row/plan.js';
-import { writeKnownContact } from '../row/write.js';
+import { writeKnownContact, type ChangeJournal } from '../row/write.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
-import { missingShare, planDeparture, refusalReason, type DepartedKey, type DeparturePlan } from './departure-plan.js';
+import { missingShare, planDeparture, refusalReason, type DeparturePlan } from './departure-plan.js';
+
+/** The part of the state store the departed step uses: the known keys, and what acting on one leaves known (its calls journalled). */
+export type DepartedStore = Pick<StateStore, 'scanKeys' | 'recordDeparture' | 'forget'> & ChangeJournal;
 
 export interface DepartedStepOptions {
   readonly api: ContactsApi;
   readonly job: Job & { onMissing: OnMissingSpec };
-  readonly state: StateStore;
+  readonly state: DepartedStore;
   /** Plan and report, call and record nothing. */
   readonly dryRun: boolean;
   /** The keys of this run's input. */
@@ -57,7 +61,7 @@ export interface DepartedStepOptions {
 }
 
 /** The keys the state store knows in scope that no earlier departure took: the share's denominator. */
-export function knownKeysNow(state: StateStore, inScope: (key: string) => boolean): number {
+export function knownKeysNow(state: Pick<StateStore, 'scanKeys'>, inScope: (key: string) => boolean): number {
   let known = 0;
   state.scanKeys((key) => {
     if (!key.departed && inScope(key.key)) known++;
@@ -101,7 +105,7 @@ type SettledKey = DepartedRow & { readonly calls: number; readonly abort?: JobAb
 export async function settleDeparted(options: DepartedStepOptions): Promise<DepartedStep> {
   const { job, state } = options;
   const spec = job.onMissing;
-  const missing: DepartedKey[] = [];
+  const missing: ScannedKey[] = [];
   let known = 0;
   state.scanKeys((key) => {
     if (key.departed || !options.inScope(key.key)) return;
@@ -136,10 +140,10 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
   }
   const { policy } = options;
   const writes: Operation[] = [];
-  const departed: RunKind<DepartedKey, SettledKey, DepartedStep> = {
+  const departed: RunKind<ScannedKey, SettledKey, DepartedStep> = {
     units: missing,
     work: {
-      callsAtMost: (key) => (summary.refused ? 0 : planDeparture(key, spec).operations.length),
+      callsAtMost: (key) => (summary.refused ? 0 : planDeparture(key.contact, spec).operations.length),
       intake: (key) => (summary.refused ? { kind: 'ended', done: { ...refusedRow(key, spec, summary.message ?? ''), calls: 0 } } : keyIntake(key, options)),
       finish: (row) => {
         if (row.writes !== undefined) writes.push(...row.writes);
@@ -170,11 +174,11 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
 }
 
 /** What becomes of one key: ended here (`keep`, a dry run), or its calls for the API. */
-function keyIntake(key: DepartedKey, options: DepartedStepOptions): UnitIntake<SettledKey> {
+function keyIntake(key: ScannedKey, options: DepartedStepOptions): UnitIntake<SettledKey> {
   const spec = options.job.onMissing;
   if (spec.action === 'keep') return { kind: 'ended', done: { ...departedRow(key, spec, 'unchanged', 0, '', 'kept: onMissing.action is keep'), calls: 0 } };
   const { action } = spec;
-  const plan = planDeparture(key, spec);
+  const plan = planDeparture(key.contact, spec);
   const changes = plan.operations.length > 0;
   if (options.dryRun) {
     options.withheld?.addOperations(plan.operations);
@@ -193,16 +197,16 @@ function keyIntake(key: DepartedKey, options: DepartedStepOptions): UnitIntake<S
   };
 }
 
-function refusedRow(key: DepartedKey, spec: OnMissingSpec, reason: string): DepartedRow {
-  return { key: key.key, contactId: key.contactId, action: spec.action, outcome: 'skipped', apiCalls: 0, errorCode: '', errorMessage: `not acted on: ${reason}` };
+function refusedRow(key: ScannedKey, spec: OnMissingSpec, reason: string): DepartedRow {
+  return { key: key.key, contactId: key.contact.id, action: spec.action, outcome: 'skipped', apiCalls: 0, errorCode: '', errorMessage: `not acted on: ${reason}` };
 }
 
-function departedRow(key: DepartedKey, spec: OnMissingSpec, outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow {
-  return { key: key.key, contactId: key.contactId, action: spec.action, outcome, apiCalls, errorCode, errorMessage };
+function departedRow(key: ScannedKey, spec: OnMissingSpec, outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow {
+  return { key: key.key, contactId: key.contact.id, action: spec.action, outcome, apiCalls, errorCode, errorMessage };
 }
 
 /** Applies the action to one departed key's contact and journals it; a failure is the key's row. */
-async function settleKey(key: DepartedKey, plan: DeparturePlan, action: DepartedAction, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] }> {
+async function settleKey(key: ScannedKey, plan: DeparturePlan, action: DepartedAction, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] }> {
   const { job, state } = options;
   const spec = job.onMissing;
   const row = (outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow => departedRow(key, spec, outcome, apiCalls, errorCode, errorMessage);
@@ -211,12 +215,12 @@ async function settleKey(key: DepartedKey, plan: DeparturePlan, action: Departed
   try {
     if (changes) {
       // Before is the state's knowledge of the departed contact, not read: undo will not vouch for it.
-      const before = Object.fromEntries(Object.keys(plan.fields).map((name) => [name, key.fields[name] ?? null]));
-      const write = { action: 'update' as const, contactId: key.contactId, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved], before, beforeRead: false };
+      const before = Object.fromEntries(Object.keys(plan.fields).map((name) => [name, key.contact.custom_fields[name] ?? null]));
+      const write = { action: 'update' as const, contactId: key.contact.id, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved], before, beforeRead: false };
       // Each call is journalled: undo takes a departure back too.
-      await writeKnownContact(api, write, key.key, key.contactId, state);
+      await writeKnownContact(api, write, key.key, key.contact.id, state);
     }
-    state.recordDeparture(key.key, { contactId: key.contactId, action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
+    state.recordDeparture(key.key, { contactId: key.contact.id, action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
     return { ...row(changes ? 'updated' : 'unchanged', api.calls), writes: plan.operations };
   } catch (error) {
     if (error instanceof NoSuchContactError) {

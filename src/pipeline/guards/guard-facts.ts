@@ -7,13 +7,14 @@
  * per changing field (docs/decisions.md, "Guards before writes").
  */
 import type { Job } from '../../config/job-types.js';
+import type { StoredContact } from '../../state/known-contact.js';
 import { mapRow } from '../map/map.js';
 import { openCheckedSource } from '../source/checked-source.js';
 import { GUARD_SAMPLES, type ChangeSample, type FieldChanges, type GuardFacts } from './guard-verdict.js';
 
 /** The part of the state store the guards read: the fields last written for a key. */
 export interface GuardState {
-  get(key: string): { readonly fields: Readonly<Record<string, string>> } | undefined;
+  get(key: string): Pick<StoredContact, 'contact'> | undefined;
 }
 
 export interface GuardScanOptions {
@@ -37,7 +38,7 @@ export async function scanGuardFacts(job: Job, options: GuardScanOptions): Promi
       if (!compare || record.kind !== 'row') continue;
       const mapped = mapRow(record, job);
       if (!mapped.ok || !mine(mapped.draft.key)) continue;
-      const written = state.get(mapped.draft.key)?.fields;
+      const written = state.get(mapped.draft.key)?.contact.custom_fields;
       if (written === undefined) continue;
       for (const [field, value] of Object.entries(mapped.draft.fields)) {
         const before = written[field];

@@ -6,9 +6,8 @@
  * look when a row, a message or a departed key failed, or the departed step was refused.
  */
 import { isSqliteError, stateWriteFailed, type JobAbortError } from '../job-abort.js';
-import { settleDeparted, type DepartedStepOptions, type DepartedSummary } from '../departed/settle-departed.js';
+import { settleDeparted, type DepartedStepOptions, type DepartedStore, type DepartedSummary } from '../departed/settle-departed.js';
 import { estimateRealRun, type WithheldCalls } from '../real-run-estimate.js';
-import type { StateStore } from '../../state/state-store.js';
 import type { KeySighting } from '../key-sighting.js';
 import type { JobSummary } from '../report/job-summary.js';
 import { ReportWriteError, type ReportWriter } from '../report/report.js';
@@ -35,7 +34,7 @@ export interface SyncKindOptions {
 }
 
 export interface DepartedWiring {
-  readonly state: StateStore;
+  readonly state: DepartedStore;
   readonly seen: KeySighting;
   readonly reportPath: string;
   /** `--max-missing`. @default onMissing.maxShare */

@@ -17,6 +17,9 @@ import { messageHash } from '../../state/message-hash.js';
 import type { StateStore } from '../../state/state-store.js';
 import { renderMessage } from './message-render.js';
 
+/** The part of the state store a message's send uses: its journal of sends (at most once, docs/messages.md). */
+export type MessageStore = Pick<StateStore, 'messageRecord' | 'recordMessage' | 'forgetMessage'>;
+
 export type MessageStatus = 'sent' | 'skipped' | 'failed' | 'unknown';
 
 export interface MessageOutcome {
@@ -27,7 +30,7 @@ export interface MessageOutcome {
 export interface SendContext {
   api: ContactsApi;
   spec: MessageSpec;
-  state: StateStore | undefined;
+  state: MessageStore | undefined;
   dryRun: boolean;
 }
 

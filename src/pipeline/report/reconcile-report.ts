@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { KeyComparison } from '../row/compare.js';
-import type { MatchedContact } from '../row/plan.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import type { RowResult } from '../types.js';
 import { CsvFile, reportWriteFailure, writeWhole, type ReportWriteError } from './report.js';
 import { renderReconcileHtml } from './reconcile-html.js';
@@ -52,7 +52,7 @@ export class ReconcileReport {
   }
 
   /** A contact holding the prefetch marker whose key is not in the file. */
-  addExtra(key: string, contacts: readonly MatchedContact[]): void {
+  addExtra(key: string, contacts: readonly KnownContact[]): void {
     this.#keys.extra++;
     this.#write({ key, contactId: contacts.map((contact) => contact.id).join(';'), status: 'extra', field: '', fileValue: '', platformValue: '', errorCode: '', errorMessage: '' });
   }

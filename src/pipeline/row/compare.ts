@@ -9,7 +9,8 @@
 import type { RowFacts } from './decide.js';
 import { droppedTags } from './decide.js';
 import { oldestFirst } from './contact-order.js';
-import { planUpdate, type MatchedContact } from './plan.js';
+import { planUpdate } from './plan.js';
+import type { KnownContact } from '../../state/known-contact.js';
 
 /** One field that differs: the file's value and the platform's, as they are. */
 export interface FieldDifference {
@@ -41,7 +42,7 @@ export type KeyComparison =
 export type KeyStatus = KeyComparison['status'];
 
 /** Compares the row with the contacts the platform holds for its key (read from the platform, never the state store). */
-export function compareKey(facts: RowFacts, contacts: readonly MatchedContact[]): KeyComparison {
+export function compareKey(facts: RowFacts, contacts: readonly KnownContact[]): KeyComparison {
   const [only, ...more] = contacts;
   if (only === undefined) return { status: 'missing' };
   if (more.length > 0) return { status: 'duplicate', contactIds: oldestFirst(contacts).map((contact) => contact.id) };

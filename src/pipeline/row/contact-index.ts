@@ -4,13 +4,13 @@
  * costs about N / 10 searches instead of N.
  */
 import type { ContactsApi } from '../../api/contacts-api.js';
-import type { MatchedContact } from './plan.js';
+import type { KnownContact } from '../../state/known-contact.js';
 
 export interface ContactIndex {
   /** The contacts holding the key, or undefined when none of the prefetched ones does. */
-  lookup(key: string): MatchedContact[] | undefined;
+  lookup(key: string): KnownContact[] | undefined;
   /** Every key of the index with its contacts, in the order the pages gave them. */
-  entries(): IterableIterator<[string, MatchedContact[]]>;
+  entries(): IterableIterator<[string, KnownContact[]]>;
   /** A row was matched from the index: a search saved. */
   recordHit(): void;
   /** Contacts read. */
@@ -32,7 +32,7 @@ function indexKey(keyField: string, value: string): string {
 }
 
 export async function prefetchContacts(api: ContactsApi, marker: { field: string; value: string }, keyField: string): Promise<ContactIndex> {
-  const byKey = new Map<string, MatchedContact[]>();
+  const byKey = new Map<string, KnownContact[]>();
   let size = 0;
   let calls = 0;
   // A listing, not a key's search: bounded by the pages the first announces, not `maxPages`.

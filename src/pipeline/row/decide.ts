@@ -13,7 +13,8 @@ import type { JobMode, MessageSpec, OnDuplicate, TagOwnership } from '../../conf
 import { messageWanted } from '../message/message-render.js';
 import type { ContactDraft, RowOutcome } from '../types.js';
 import { oldestFirst } from './contact-order.js';
-import { applyPlan, fieldsToFill, planCreate, planUpdate, tagOperations, type ContactPlan, type ContactTarget, type MatchedContact } from './plan.js';
+import { applyPlan, fieldsToFill, planCreate, planUpdate, tagOperations, type ContactPlan, type ContactTarget } from './plan.js';
+import type { KnownContact, StoredContact } from '../../state/known-contact.js';
 import { UNDONE_TAG } from './undone-tag.js';
 
 /** The decision's fact about the row's key: what the job's state store knows of it. */
@@ -21,17 +22,11 @@ export type KeyState =
   /** The store has no record of the key. */
   | { readonly kind: 'unknown' }
   /**
-   * The store knows the key's contact and what this job last wrote to it; `jobTags`, the tags
-   * the job added to it (null: not known, for keys recorded before the store kept them).
+   * The store knows the key's contact and what this job last wrote to it: its record
+   * (`StoredContact`) but the key and the time, which the decision does not use; `rowHash`
+   * defaults to null.
    */
-  | {
-      readonly kind: 'known';
-      readonly contact: MatchedContact;
-      readonly draftHash: string | null;
-      readonly jobTags: readonly string[] | null;
-      /** The row hash stored with `draftHash` (pipeline/map/row-hash.ts); null when none. @default null */
-      readonly rowHash?: string | null;
-    }
+  | ({ readonly kind: 'known' } & Pick<StoredContact, 'contact' | 'draftHash' | 'jobTags'> & Partial<Pick<StoredContact, 'rowHash'>>)
   /** A create was sent for the key and its answer never confirmed: the contact may exist. */
   | { readonly kind: 'create-pending' }
   /** The store knew the key, but the platform says its contact no longer exists. */
@@ -56,11 +51,11 @@ export interface RowFacts {
   /** What the state store knows of the key; undefined when the job has no state store. */
   readonly state: KeyState | undefined;
   /** Dry run: the contact an earlier row of the same key would have left. */
-  readonly simulated?: MatchedContact;
+  readonly simulated?: KnownContact;
   /** The prefetch index's contacts of the key; undefined with no index or a key it lacks. */
-  readonly indexed?: readonly MatchedContact[];
+  readonly indexed?: readonly KnownContact[];
   /** What a search of the key on the platform returned, once the executor made it. */
-  readonly searched?: readonly MatchedContact[];
+  readonly searched?: readonly KnownContact[];
   /** The job's `message:`; undefined when the job sends none. */
   readonly message?: Pick<MessageSpec, 'when' | 'contactIdColumn'>;
   /** An earlier run planned this row's message and stopped before it left (state `messages_due`). */
@@ -81,7 +76,7 @@ export interface RowFacts {
 export type MatchSource = 'state' | 'index' | 'search' | 'simulated' | 'assumed-new' | 'contact-id' | 'reconcile';
 
 /** The contacts that hold a row's key, or "search the platform first". */
-export type KeyContacts = { readonly kind: 'found'; readonly source: MatchSource; readonly contacts: readonly MatchedContact[] } | { readonly kind: 'search' };
+export type KeyContacts = { readonly kind: 'found'; readonly source: MatchSource; readonly contacts: readonly KnownContact[] } | { readonly kind: 'search' };
 
 /** What the state store records once every write of the plan is confirmed. */
 export type StateRecord =
@@ -128,7 +123,7 @@ export interface RowPlan {
   /** Recorded in the state store once every write is confirmed. */
   readonly record: StateRecord | undefined;
   /** Dry run: what the key's contact would hold after the row, for the next row of the key. */
-  readonly simulate: MatchedContact | undefined;
+  readonly simulate: KnownContact | undefined;
   /** The contacts the row's message goes to; undefined when no message is due. */
   readonly message: readonly ContactTarget[] | undefined;
   readonly fieldsChanged: readonly string[];
@@ -198,7 +193,7 @@ function fillNeedsRead(facts: RowFacts, state: Extract<KeyState, { kind: 'known'
   return fieldsToFill(facts.draft, state.contact).length > 0;
 }
 
-function found(source: MatchSource, contacts: readonly MatchedContact[]): KeyContacts {
+function found(source: MatchSource, contacts: readonly KnownContact[]): KeyContacts {
   return { kind: 'found', source, contacts };
 }
 
@@ -225,7 +220,7 @@ function withExecutionRules(facts: RowFacts, plan: RowPlan): RowPlan {
   };
 }
 
-function contactById(id: string): MatchedContact[] {
+function contactById(id: string): KnownContact[] {
   const trimmed = id.trim();
   return trimmed === '' ? [] : [{ id: trimmed, custom_fields: {}, tags: [] }];
 }
@@ -313,7 +308,7 @@ function decideWrite(facts: RowFacts, keyContacts: Extract<KeyContacts, { kind: 
  * names; for a departed key that is back, the tags its departure added. A tag the row carries,
  * or the job never set, stays.
  */
-export function droppedTags(facts: RowFacts, contact: MatchedContact): string[] {
+export function droppedTags(facts: RowFacts, contact: KnownContact): string[] {
   const carried = new Set(facts.draft.tagsToAdd);
   const present = new Set(contact.tags);
   const candidates: string[] = [];
@@ -341,7 +336,7 @@ function settled(facts: RowFacts, plan: RowPlan): RowPlan {
   return back ? { ...plan, clearDeparted: true } : plan;
 }
 
-function decideSkip(facts: RowFacts, source: MatchSource, contacts: readonly MatchedContact[], decision: Extract<MatchDecision, { kind: 'skip' }>): RowPlan {
+function decideSkip(facts: RowFacts, source: MatchSource, contacts: readonly KnownContact[], decision: Extract<MatchDecision, { kind: 'skip' }>): RowPlan {
   const byAge = oldestFirst(contacts);
   const [oldest] = byAge;
   const undone = reclaimUndone(facts, source, byAge);
@@ -363,7 +358,7 @@ function decideSkip(facts: RowFacts, source: MatchSource, contacts: readonly Mat
  * `mode: create` skips a key whose contact exists, but a contact an undo tagged for deletion that
  * the row names again is taken back: the tag is removed (one call), nothing else is written.
  */
-function reclaimUndone(facts: RowFacts, source: MatchSource, byAge: readonly MatchedContact[]): RowPlan | undefined {
+function reclaimUndone(facts: RowFacts, source: MatchSource, byAge: readonly KnownContact[]): RowPlan | undefined {
   if (facts.draft.tagsToAdd.includes(UNDONE_TAG)) return undefined;
   const tagged = byAge.filter((contact) => contact.tags.includes(UNDONE_TAG));
   if (tagged.length === 0) return undefined;
@@ -390,7 +385,7 @@ function reclaimUndone(facts: RowFacts, source: MatchSource, byAge: readonly Mat
 }
 
 /** One contact written (or created). */
-function single(facts: RowFacts, source: MatchSource, before: MatchedContact | undefined, plan: ContactPlan): RowPlan {
+function single(facts: RowFacts, source: MatchSource, before: KnownContact | undefined, plan: ContactPlan): RowPlan {
   const target: ContactTarget = before === undefined ? 'created' : { id: before.id };
   const outcome = plan.action === 'create' ? 'created' : plan.action === 'update' ? 'updated' : 'unchanged';
   const after = applyPlan(before, plan, before?.id ?? '');
@@ -436,7 +431,7 @@ function single(facts: RowFacts, source: MatchSource, before: MatchedContact | u
 }
 
 /** `onDuplicate: all`: every contact of the key is updated; the state records none of them. */
-function several(facts: RowFacts, source: MatchSource, contacts: readonly MatchedContact[]): RowPlan {
+function several(facts: RowFacts, source: MatchSource, contacts: readonly KnownContact[]): RowPlan {
   const plans = contacts.map((contact) => planUpdate(facts.draft, contact, droppedTags(facts, contact), readFromPlatform(source)));
   const union = (pick: (plan: ContactPlan) => string[]) => [...new Set(plans.flatMap(pick))];
   return {
@@ -473,7 +468,7 @@ function withMessage(facts: RowFacts, plan: RowPlan): RowPlan {
 /** The contact a plan should act on after the match, by `mode` and `onDuplicate`. */
 export type MatchDecision =
   | { kind: 'create' }
-  | { kind: 'update'; contacts: MatchedContact[] }
+  | { kind: 'update'; contacts: KnownContact[] }
   | { kind: 'skip'; reason: string }
   | { kind: 'ambiguous'; ids: string[] };
 
@@ -488,7 +483,7 @@ export function duplicateContactsReason(keyField: string, key: string, ids: read
  * contact-order.ts (oldest first, ties broken by id), so the choice is the same on every run.
  */
 export function decideMatch(
-  matches: readonly MatchedContact[],
+  matches: readonly KnownContact[],
   mode: 'upsert' | 'create' | 'update',
   onDuplicate: 'fail' | 'oldest' | 'newest' | 'all',
 ): MatchDecision {

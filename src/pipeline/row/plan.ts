@@ -7,18 +7,7 @@
 import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
 import type { WriteRule } from '../../config/job-types.js';
 import type { ContactDraft } from '../types.js';
-
-/** A contact as known: from a platform read (a search, the prefetch index) or from the state store (or a dry run, a contact-id column). */
-export interface MatchedContact {
-  id: string;
-  custom_fields: Readonly<Record<string, string>>;
-  tags: readonly string[];
-  /**
-   * Unix seconds, only when a platform read supplied it: it orders a key's duplicates
-   * (`contact-order.ts`). A contact known otherwise has none, and is its key's only contact.
-   */
-  created_at?: number;
-}
+import type { KnownContact } from '../../state/known-contact.js';
 
 /** One write call. Calls on a contact created by the same plan target `'created'`. */
 export type Operation =
@@ -114,7 +103,7 @@ export function planCreate(draft: ContactDraft): ContactPlan {
  * so `emptyValues: clear` does not rewrite a field that is already empty. `beforeRead`: `existing`
  * is a platform read of this run, not the state store's record.
  */
-export function planUpdate(draft: ContactDraft, existing: MatchedContact, dropped: readonly string[], beforeRead: boolean): ContactPlan {
+export function planUpdate(draft: ContactDraft, existing: KnownContact, dropped: readonly string[], beforeRead: boolean): ContactPlan {
   const changed: Record<string, string> = {};
   for (const [name, value] of Object.entries(draft.fields)) {
     const held = existing.custom_fields[name] ?? '';
@@ -155,7 +144,7 @@ function mayWrite(rule: WriteRule | undefined, held: string): boolean {
  * empty only by a platform read, so a plan made from the state store's knowledge reads the contact
  * first when there is any (decide.ts).
  */
-export function fieldsToFill(draft: ContactDraft, contact: MatchedContact): string[] {
+export function fieldsToFill(draft: ContactDraft, contact: KnownContact): string[] {
   const rules = draft.writeRules;
   if (rules === undefined) return [];
   return Object.entries(draft.fields)
@@ -167,7 +156,7 @@ export function fieldsToFill(draft: ContactDraft, contact: MatchedContact): stri
  * What the contact holds once the plan is applied: how a dry run carries the effect of one row to
  * the next row of the same key, and how the state store knows what was last written.
  */
-export function applyPlan(contact: MatchedContact | undefined, plan: ContactPlan, contactId: string): MatchedContact {
+export function applyPlan(contact: KnownContact | undefined, plan: ContactPlan, contactId: string): KnownContact {
   const fields: Record<string, string> = { ...(contact?.custom_fields ?? {}) };
   for (const operation of plan.operations) {
     if (operation.kind === 'createContact' || operation.kind === 'updateContact') Object.assign(fields, operation.fields);

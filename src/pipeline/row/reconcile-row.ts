@@ -10,7 +10,7 @@ import type { ContactDraft } from '../types.js';
 import { compareKey, type KeyComparison } from './compare.js';
 import { CountedApi } from './counted-api.js';
 import { findContactsByKey } from './match.js';
-import type { MatchedContact } from './plan.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import { pendingResult } from './row-result.js';
 import { failedSync, initialFacts, type RowSync, type RowSyncContext } from './sync-row.js';
 
@@ -41,7 +41,7 @@ export async function reconcileRow(draft: ContactDraft, cells: string[], context
  * contact holds is forgotten and noted absent (the run right after this one creates it without a
  * search; a later one searches first). Several contacts: left as they were, for `onDuplicate`.
  */
-function refreshState(draft: ContactDraft, comparison: KeyComparison, contacts: readonly MatchedContact[], context: RowSyncContext): void {
+function refreshState(draft: ContactDraft, comparison: KeyComparison, contacts: readonly KnownContact[], context: RowSyncContext): void {
   const { state } = context;
   if (state === undefined) return;
   // A key no contact holds is noted absent under this reconcile: the run right after it creates

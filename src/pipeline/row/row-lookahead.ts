@@ -18,7 +18,8 @@
  * same key finds no answer and reads the store itself, as every row did before.
  */
 import type { Job } from '../../config/job-types.js';
-import type { StoredContact, StoredContactBrief } from '../../state/contacts-table.js';
+import type { StoredContactBrief } from '../../state/contacts-table.js';
+import type { StoredContact } from '../../state/known-contact.js';
 import type { StateStore } from '../../state/state-store.js';
 import { mapKey, mapRow } from '../map/map.js';
 import { rowHash } from '../map/row-hash.js';
@@ -32,12 +33,12 @@ export const LOOKAHEAD_ROWS = 64;
 /** The decision's fact about a key (`KeyState`) as read ahead, made only if the row that takes it asks. */
 class KeyStateAhead {
   constructor(
-    private readonly contact: StoredContact | undefined,
+    private readonly record: StoredContact | undefined,
     private readonly pending: boolean,
   ) {}
 
   get state(): KeyState {
-    return keyStateOf(this.pending, this.contact);
+    return keyStateOf(this.pending, this.record);
   }
 }
 
@@ -47,10 +48,13 @@ const NO_STORE = { state: undefined } as const;
 /** No create pending: before a batch is read, or when its read failed. */
 const NO_KEYS: ReadonlySet<string> = new Set();
 
+/** The part of the state store the lookahead reads: the brief rows of a batch of keys, and the pending creates. */
+export type LookaheadStore = Pick<StateStore, 'readAhead' | 'pendingCreates'>;
+
 export interface RowLookaheadOptions {
   readonly job: Job;
-  /** The job's state store (read only here); undefined with `state: false`. */
-  readonly state: StateStore | undefined;
+  /** The job's state store, the part read ahead (read only here); undefined with `state: false`. */
+  readonly state: LookaheadStore | undefined;
   /** Whether the key belongs to this run (its shard): other keys are not read. */
   readonly mine: (key: string) => boolean;
   /** Whether a row of the key is running or waiting: its answer could change before it is taken. */
@@ -175,9 +179,9 @@ export class RowLookahead {
     this.#known.delete(key);
     if (this.#options.state === undefined) return NO_STORE;
     if (brief === null) return new KeyStateAhead(undefined, this.#pending.has(key));
-    const contact = brief.contact();
+    const record = brief.record();
     // Only the brief was read (its row was one for `quick` to settle): no half answer.
-    return contact === undefined ? undefined : new KeyStateAhead(contact, this.#pending.has(key));
+    return record === undefined ? undefined : new KeyStateAhead(record, this.#pending.has(key));
   }
 
   /** Whether the row that `prepared` is, first of its key in the batch, is settled by its row hash. */
@@ -218,7 +222,7 @@ export class RowLookahead {
    * each, and the whole record unless its row will be settled by its row hash. None when the read
    * fails (each row then reads for itself and meets the failure).
    */
-  #read(state: StateStore | undefined, keys: ReadonlyMap<string, KeyedRow>): void {
+  #read(state: LookaheadStore | undefined, keys: ReadonlyMap<string, KeyedRow>): void {
     const known = new Map<string, StoredContactBrief | null>();
     this.#known = known;
     this.#pending = NO_KEYS;

@@ -14,9 +14,8 @@ import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job } from '../../config/job-types.js';
 import { draftHash } from '../../state/draft-hash.js';
-import type { StoredContact } from '../../state/contacts-table.js';
 import type { StateStore } from '../../state/state-store.js';
-import { sendRowMessage } from '../message/send-message.js';
+import { sendRowMessage, type MessageStore } from '../message/send-message.js';
 import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
 import type { ContactDraft, RowResult } from '../types.js';
@@ -25,12 +24,23 @@ import { CountedApi } from './counted-api.js';
 import type { KeyComparison } from './compare.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from './decide.js';
 import { findContactsByKey } from './match.js';
-import type { ContactTarget, MatchedContact, Operation } from './plan.js';
-import { executePlan, type WriteHooks, type WriteProgress } from './write.js';
+import type { ContactTarget, Operation } from './plan.js';
+import type { KnownContact, StoredContact } from '../../state/known-contact.js';
+import { executePlan, type ChangeJournal, type WriteHooks, type WriteProgress } from './write.js';
 import type { ChangeEntry } from '../../state/change-journal.js';
 import { confirmedResult, draftResult, planResult } from './row-result.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
 import { isFresh, type FreshReads } from './fresh-read.js';
+
+/**
+ * The part of the state store a row uses, synced or reconciled: what is known of its key (read
+ * now when not read ahead), what its confirmed writes or its reads leave known, its create-pending
+ * and message-due marks, the change journal of its calls and the journal of its message's sends.
+ */
+export type RowStore = Pick<StateStore, 'get' | 'isCreatePending' | 'absentRead' | 'departedRecord' | 'isMessageDue'> &
+  Pick<StateStore, 'recordConfirmed' | 'recordObserved' | 'recordReconcileRead' | 'noteRowHash' | 'forget' | 'clearDeparted' | 'markCreatePending' | 'markMessageDue' | 'clearMessageDue'> &
+  ChangeJournal &
+  MessageStore;
 
 export interface RowSyncContext {
   readonly api: ContactsApi;
@@ -41,9 +51,9 @@ export interface RowSyncContext {
    * In a dry run, what each key's contact would hold after the rows so far, so a later row of the
    * same key is planned against it as a real run would (an update, not a second create).
    */
-  readonly dryRunContacts?: Map<string, MatchedContact>;
-  /** The job's state store; absent with `state: false`. */
-  readonly state?: StateStore;
+  readonly dryRunContacts?: Map<string, KnownContact>;
+  /** The job's state store, the part a row uses; absent with `state: false`. */
+  readonly state?: RowStore;
   /** `--full`: ignore what the state store knows, compare every row with the platform. */
   readonly full?: boolean;
   /** Contacts prefetched by `match.prefetch`. */
@@ -198,7 +208,7 @@ function departedFacts(context: RowSyncContext, key: string): Pick<RowFacts, 'de
   return record === undefined ? {} : { departed: { undoTags: record.action === 'tag' ? record.tags : [] } };
 }
 
-function keyState(state: StateStore, key: string, freshReads: FreshReads | undefined): KeyState {
+function keyState(state: RowStore, key: string, freshReads: FreshReads | undefined): KeyState {
   if (state.isCreatePending(key)) return { kind: 'create-pending' };
   const known = keyStateOf(false, state.get(key));
   // A key the store does not know: the reconcile right before this run may have read it absent.
@@ -209,7 +219,7 @@ function keyState(state: StateStore, key: string, freshReads: FreshReads | undef
 export function keyStateOf(pending: boolean, known: StoredContact | undefined): KeyState {
   if (pending) return { kind: 'create-pending' };
   if (known === undefined) return { kind: 'unknown' };
-  return { kind: 'known', contact: { id: known.contactId, custom_fields: known.fields, tags: known.tags }, draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash };
+  return { kind: 'known', contact: known.contact, draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash };
 }
 
 async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, context: RowSyncContext, progress: WriteProgress): Promise<void> {
@@ -236,7 +246,7 @@ function resolve(target: ContactTarget, created: string): string {
   return target === 'created' ? created : target.id;
 }
 
-function recordState(plan: RowPlan, key: string, contactId: string, state: StateStore | undefined): void {
+function recordState(plan: RowPlan, key: string, contactId: string, state: RowStore | undefined): void {
   if (plan.clearDeparted) state?.clearDeparted(key);
   if (plan.noteRowHash !== undefined) state?.noteRowHash(key, plan.noteRowHash.draftHash, plan.noteRowHash.rowHash);
   const { record } = plan;

@@ -7,7 +7,8 @@ import { OutcomeUnknownError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import { oldestFirst } from './contact-order.js';
 import type { ChangeEntry } from '../../state/change-journal.js';
-import type { ContactPlan, ContactTarget, MatchedContact, Operation } from './plan.js';
+import type { ContactPlan, ContactTarget, Operation } from './plan.js';
+import type { KnownContact } from '../../state/known-contact.js';
 
 /** Creates tried for one row when each answer is lost and the search still finds nothing. */
 export const MAX_CREATE_ATTEMPTS = 3;
@@ -16,7 +17,7 @@ export interface WriteHooks {
   /** Called before each create leaves (the state store journals the key as create-pending). */
   beforeCreate?(key: string): void;
   /** The contacts that hold the key now: how an unknown create is resolved. */
-  findByKey(key: string): Promise<MatchedContact[]>;
+  findByKey(key: string): Promise<KnownContact[]>;
   /**
    * Called as each call is confirmed, before the next leaves, with what it changed: the change
    * journal's line (docs/undo.md). A throw (the store cannot be written) stops the plan there.

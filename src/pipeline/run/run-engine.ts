@@ -14,11 +14,10 @@
  */
 import type { Job } from '../../config/job-types.js';
 import type { RunRowCounts, RunStatus } from '../../state/run-journal.js';
-import type { StateStore } from '../../state/state-store.js';
 import type { JobAbortError } from '../job-abort.js';
 import type { RowDispatcher } from '../row-dispatcher.js';
 import { exitCodeOf, type RunExitCode } from '../run-tally.js';
-import { finishJournal } from './run-journal-lines.js';
+import { finishJournal, type RunJournalStore } from './run-journal-lines.js';
 import type { StopPolicy } from './stop-policy.js';
 import { runUnits, type UnitDone, type UnitWork } from './unit-loop.js';
 
@@ -53,7 +52,7 @@ export interface RunEngine {
   readonly dispatcher: RowDispatcher;
   readonly signal?: AbortSignal | undefined;
   /** The run's id in the journal of runs (`startJournal`), when it has one. */
-  readonly journal?: { readonly state: StateStore; readonly runId: number; readonly job: Job } | undefined;
+  readonly journal?: { readonly state: RunJournalStore; readonly runId: number; readonly job: Job } | undefined;
 }
 
 export interface EngineRun<Summary> {

@@ -20,18 +20,25 @@ import { UndoReport, type UndoContactResult, type UndoSummary } from '../report/
 import { RowDispatcher } from '../row-dispatcher.js';
 import { callsByOperation } from '../run-tally.js';
 import { runEngine, type RunKind } from '../run/run-engine.js';
-import { startJournal } from '../run/run-journal-lines.js';
+import { startJournal, type RunJournalStore } from '../run/run-journal-lines.js';
 import { StopPolicy } from '../run/stop-policy.js';
 import { CountedApi } from '../row/counted-api.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import type { Operation } from '../row/plan.js';
-import { writeKnownContact } from '../row/write.js';
-import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, undoCallsAtMost, UNDONE_TAG, type CurrentContact, type RunChange } from './undo-plan.js';
+import { writeKnownContact, type ChangeJournal } from '../row/write.js';
+import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, undoCallsAtMost, UNDONE_TAG, type RunChange } from './undo-plan.js';
+
+/**
+ * The part of the state store undo uses: the run's changes, what is known of their keys (refreshed
+ * after each), the change journal of its own calls and its own line in the journal of runs.
+ */
+export type UndoStore = Pick<StateStore, 'changesOfRun' | 'get' | 'recordObserved' | 'forget'> & ChangeJournal & RunJournalStore;
 
 export interface RunUndoOptions {
   readonly job: Job;
   readonly api: ContactsApi;
-  /** The job's state store: the journal read, and where the undo journals its own writes. */
-  readonly state: StateStore;
+  /** The job's state store, the part undo uses: the journal read, and where the undo journals its own writes. */
+  readonly state: UndoStore;
   /** The run to undo (it exists in `state`; the command checks). */
   readonly runId: number;
   /** Put back fields changed since the run, and values before the run did not read, too. @default false */
@@ -162,7 +169,7 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
       recordTagged(options.state, change);
       return { key: change.key, contactId: change.contactId, lines };
     }
-    let current: CurrentContact | undefined;
+    let current: KnownContact | undefined;
     try {
       current = await api.getContact(change.contactId);
     } catch (error) {
@@ -192,17 +199,17 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
 }
 
 /** The state store knows the key's contact is this one. */
-function knownAs(state: StateStore, change: RunChange): ReturnType<StateStore['get']> {
+function knownAs(state: UndoStore, change: RunChange): ReturnType<StateStore['get']> {
   const known = state.get(change.key);
-  return known !== undefined && known.contactId === change.contactId ? known : undefined;
+  return known !== undefined && known.contact.id === change.contactId ? known : undefined;
 }
 
 /** An earlier undo recorded the tag for deletion on this contact (what makes undoing twice write nothing). */
-function knownTagged(state: StateStore, change: RunChange): boolean {
-  return knownAs(state, change)?.tags.includes(UNDONE_TAG) === true;
+function knownTagged(state: UndoStore, change: RunChange): boolean {
+  return knownAs(state, change)?.contact.tags.includes(UNDONE_TAG) === true;
 }
 
-function forgetIfKnown(state: StateStore, change: RunChange): void {
+function forgetIfKnown(state: UndoStore, change: RunChange): void {
   if (knownAs(state, change) !== undefined) state.forget(change.key);
 }
 
@@ -211,11 +218,11 @@ function forgetIfKnown(state: StateStore, change: RunChange): void {
  * contact, not create another) with the tag, and no hashes: a run whose row takes the contact back
  * compares with it and removes the tag (docs/undo.md).
  */
-function recordTagged(state: StateStore, change: RunChange): void {
+function recordTagged(state: UndoStore, change: RunChange): void {
   const known = state.get(change.key);
-  if (known !== undefined && known.contactId !== change.contactId) return;
-  const tags = [...new Set([...(known?.tags ?? []), UNDONE_TAG])];
-  state.recordObserved(change.key, { contactId: change.contactId, fields: known?.fields ?? {}, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null });
+  if (known !== undefined && known.contact.id !== change.contactId) return;
+  const tags = [...new Set([...(known?.contact.tags ?? []), UNDONE_TAG])];
+  state.recordObserved(change.key, { contactId: change.contactId, fields: known?.contact.custom_fields ?? {}, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null });
 }
 
 /**
@@ -223,9 +230,9 @@ function recordTagged(state: StateStore, change: RunChange): void {
  * the next run compares its file with what the platform holds (a conflict left by undo included)
  * and writes the file's values again where they differ (docs/undo.md).
  */
-function recordRead(state: StateStore, change: RunChange, current: CurrentContact, confirmed: readonly Operation[]): void {
+function recordRead(state: UndoStore, change: RunChange, current: KnownContact, confirmed: readonly Operation[]): void {
   const known = state.get(change.key);
-  if (known !== undefined && known.contactId !== change.contactId) return;
+  if (known !== undefined && known.contact.id !== change.contactId) return;
   const fields: Record<string, string> = { ...current.custom_fields };
   const tags = new Set(current.tags);
   // Tags put back were the contact's before the run, not the job's; tags taken away leave the job's.

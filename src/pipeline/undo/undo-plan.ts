@@ -25,6 +25,7 @@
  * is made: undo is resumable and undoing twice writes nothing.
  */
 import type { ChangeLine } from '../../state/change-journal.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import { fieldChunks, tagOperations, type ContactPlan, type Operation } from '../row/plan.js';
 import { UNDONE_TAG } from '../row/undone-tag.js';
 
@@ -47,12 +48,6 @@ export interface RunChange {
   readonly tagsRemoved: readonly string[];
   /** Those of `tagsAdded` and `tagsRemoved` that the run changed without reading the contact's tags. */
   readonly unreadTags: readonly string[];
-}
-
-/** The contact as read from the platform now. */
-export interface CurrentContact {
-  readonly custom_fields: Readonly<Record<string, string>>;
-  readonly tags: readonly string[];
 }
 
 export type UndoAction = 'field' | 'remove-tag' | 'add-tag' | 'tag-for-deletion' | 'contact';
@@ -92,7 +87,7 @@ export function undoCallsAtMost(change: RunChange): number {
   return 1 + fieldChunks(fields).length + tagOperations({ id: change.contactId }, [...change.tagsRemoved], [...change.tagsAdded]).length;
 }
 
-export function planUndo(change: RunChange, current: CurrentContact | undefined, options: { readonly force: boolean }): UndoPlan {
+export function planUndo(change: RunChange, current: KnownContact | undefined, options: { readonly force: boolean }): UndoPlan {
   const target = { id: change.contactId };
   const nothing = unchangedPlan(change);
   if (current === undefined) {

@@ -1,8 +1,9 @@
 /** The departed step's decisions, pure: the guard, and the fewest calls for each action. */
 import type { OnMissingSpec } from '../../../src/config/job-types.js';
-import { missingShare, planDeparture, refusalReason, type DepartedKey } from '../../../src/pipeline/departed/departure-plan.js';
+import { missingShare, planDeparture, refusalReason } from '../../../src/pipeline/departed/departure-plan.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 
-const key: DepartedKey = { key: 'C-7', contactId: '700', tags: ['crm', 'vip'], fields: { status: 'active', plan: 'pro' } };
+const contact: KnownContact = { id: '700', tags: ['crm', 'vip'], custom_fields: { status: 'active', plan: 'pro' } };
 const spec = (overrides: Partial<OnMissingSpec>): OnMissingSpec => ({ action: 'keep', tags: [], fields: {}, maxSharePercent: 10, ...overrides });
 const calls = (plan: ReturnType<typeof planDeparture>) => plan.operations.map((op) => `${op.kind}:${'tags' in op ? op.tags.join('|') : Object.keys(op.fields).join('|')}`);
 
@@ -38,23 +39,23 @@ describe('the guard', () => {
 
 describe('planDeparture', () => {
   test('keep plans nothing', () => {
-    expect(planDeparture(key, spec({})).operations).toEqual([]);
+    expect(planDeparture(contact, spec({})).operations).toEqual([]);
   });
 
   test('tag adds only the tags the contact lacks, 10 a call', () => {
     const many = Array.from({ length: 11 }, (_, i) => `t${i}`);
-    const plan = planDeparture(key, spec({ action: 'tag', tags: ['vip', ...many] }));
+    const plan = planDeparture(contact, spec({ action: 'tag', tags: ['vip', ...many] }));
     expect(plan.tagsAdded).toEqual(many);
     expect(plan.operations.map((op) => ('tags' in op ? op.tags.length : 0))).toEqual([10, 1]);
   });
 
   test('untag removes only the tags the contact has; none held, no call', () => {
-    expect(calls(planDeparture(key, spec({ action: 'untag', tags: ['vip', 'gone'] })))).toEqual(['removeTags:vip']);
-    expect(planDeparture(key, spec({ action: 'untag', tags: ['gone'] })).operations).toEqual([]);
+    expect(calls(planDeparture(contact, spec({ action: 'untag', tags: ['vip', 'gone'] })))).toEqual(['removeTags:vip']);
+    expect(planDeparture(contact, spec({ action: 'untag', tags: ['gone'] })).operations).toEqual([]);
   });
 
   test('update sets only the fields that differ', () => {
-    expect(calls(planDeparture(key, spec({ action: 'update', fields: { status: 'inactive', plan: 'pro' } })))).toEqual(['updateContact:status']);
-    expect(planDeparture(key, spec({ action: 'update', fields: { status: 'active' } })).operations).toEqual([]);
+    expect(calls(planDeparture(contact, spec({ action: 'update', fields: { status: 'inactive', plan: 'pro' } })))).toEqual(['updateContact:status']);
+    expect(planDeparture(contact, spec({ action: 'update', fields: { status: 'active' } })).operations).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { compareKey, type KeyComparison } from '../../../src/pipeline/row/compare.js';
 import { decideRow, type KeyState, type RowFacts } from '../../../src/pipeline/row/decide.js';
-import type { MatchedContact } from '../../../src/pipeline/row/plan.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 
@@ -19,7 +19,7 @@ const draft: ContactDraft = {
   tagsToRemove: ['lead'],
   templateValues: {},
 };
-const contact = (over: Partial<MatchedContact> = {}): MatchedContact => ({
+const contact = (over: Partial<KnownContact> = {}): KnownContact => ({
   id: '100',
   custom_fields: { customerid: 'C-1', firstName: 'Ada', email: 'ada@example.com' },
   tags: ['crm', 'vip'],
@@ -29,7 +29,7 @@ const contact = (over: Partial<MatchedContact> = {}): MatchedContact => ({
 const fieldsWith = (extra: Record<string, string>) => ({ customerid: 'C-1', firstName: 'Ada', email: 'ada@example.com', ...extra });
 
 interface Case {
-  platform: MatchedContact[];
+  platform: KnownContact[];
   state?: KeyState;
   prune?: RowFacts['prune'];
 }

@@ -5,13 +5,13 @@
  * table: the facts, then the four answers.
  */
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
-import type { MatchedContact } from '../../../src/pipeline/row/plan.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 
 const draft: ContactDraft = { line: 2, key: 'C-1', keyField: 'customerid', fields: { firstName: 'Ada' }, tagsToAdd: ['crm'], tagsToRemove: [], templateValues: {} };
-const old: MatchedContact = { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: ['crm'], created_at: 1000 };
-const twin: MatchedContact = { ...old, id: '99' };
+const old: KnownContact = { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: ['crm'], created_at: 1000 };
+const twin: KnownContact = { ...old, id: '99' };
 
 const KNOWN_SAME: KeyState = { kind: 'known', contact: { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ['crm'] }, draftHash: draftHash(draft), jobTags: ['crm'] };
 const KNOWN_CHANGED: KeyState = { kind: 'known', contact: { id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: ['crm'] }, draftHash: 'older', jobTags: ['crm'] };
@@ -19,7 +19,7 @@ const KNOWN_CHANGED: KeyState = { kind: 'known', contact: { id: '100', custom_fi
 interface Case {
   state: KeyState | undefined;
   /** What a search finds, when the decision asks for one. */
-  platform?: MatchedContact[];
+  platform?: KnownContact[];
   message?: boolean;
   messageDue?: boolean;
   dryRun?: boolean;

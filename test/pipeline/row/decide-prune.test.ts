@@ -3,7 +3,7 @@
  * it costs. Pure: no server.
  */
 import { decideRow, droppedTags, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
-import type { MatchedContact } from '../../../src/pipeline/row/plan.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 
@@ -27,7 +27,7 @@ const known = (jobTags: readonly string[] | null, draftHashOf = 'an older draft'
   jobTags,
 });
 
-const searched: MatchedContact[] = [{ id: '100', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ON_CONTACT, created_at: 1000 }];
+const searched: KnownContact[] = [{ id: '100', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ON_CONTACT, created_at: 1000 }];
 
 function facts(overrides: Partial<RowFacts>): RowFacts {
   return { draft, draftHash: draftHash(draft), mode: 'upsert', onDuplicate: 'fail', dryRun: false, full: false, state: undefined, ...overrides };
@@ -85,7 +85,7 @@ describe('tags.prune', () => {
 
   test('tags.remove and dropped tags share the remove calls, 10 a call', () => {
     const many = Array.from({ length: 12 }, (_, i) => `seg:${i}`);
-    const contact: MatchedContact = { ...searched[0]!, tags: [...many, 'lead'] };
+    const contact: KnownContact = { ...searched[0]!, tags: [...many, 'lead'] };
     const p = plan(facts({ draft: { ...draft, tagsToRemove: ['lead'] }, prune: { owned: { kind: 'prefix', prefix: 'seg:' } }, searched: [contact] })).plan;
     expect(removeCalls(p).map((tags) => tags.length)).toEqual([10, 3]);
     expect(p.tagsRemoved[0]).toBe('lead');
@@ -97,7 +97,7 @@ describe('tags.prune', () => {
   });
 
   test('a contact other than the one the state knows is not pruned by the state\'s list (--full found another)', () => {
-    const other: MatchedContact = { ...searched[0]!, id: '200' };
+    const other: KnownContact = { ...searched[0]!, id: '200' };
     const p = plan(facts({ full: true, state: known(['churn-risk']), prune: {}, searched: [other] })).plan;
     expect(p.tagsRemoved).toEqual([]);
   });

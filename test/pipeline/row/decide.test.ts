@@ -6,7 +6,7 @@
  */
 import type { JobMode } from '../../../src/config/job-types.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
-import type { MatchedContact } from '../../../src/pipeline/row/plan.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 
@@ -21,7 +21,7 @@ const draft: ContactDraft = {
 };
 
 /** What a search finds: nothing, one contact, or two created in the same second. */
-const PLATFORM: Record<0 | 1 | 2, MatchedContact[]> = {
+const PLATFORM: Record<0 | 1 | 2, KnownContact[]> = {
   0: [],
   1: [{ id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: [], created_at: 1000 }],
   // Listed newest first; '99' is the older by the id tie-break (numeric ids by length).
@@ -266,7 +266,7 @@ describe('the row decision: choices between contacts and sources', () => {
   });
 
   test('the dry run matches a later row of a key against what the earlier row would have left', () => {
-    const simulated: MatchedContact = { id: '', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ['crm'] };
+    const simulated: KnownContact = { id: '', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ['crm'] };
     const plan = planOf(facts({ dryRun: true, simulated }));
     expect(plan).toMatchObject({ outcome: 'unchanged', matchedBy: 'simulated', writes: [] });
   });
@@ -304,7 +304,7 @@ describe('the row decision: a contact an undo tagged for deletion, and whether "
   });
 
   test('a contact found by a search is taken back the same way; a row that carries the tag itself keeps it', () => {
-    const searched: MatchedContact[] = [{ id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: [UNDONE], created_at: 1000 }];
+    const searched: KnownContact[] = [{ id: '100', custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: [UNDONE], created_at: 1000 }];
     expect(calls(planOf(facts({ searched })))).toEqual([['updateContact', { firstName: 'Ada' }], ['addTags', ['crm']], ['removeTags', [UNDONE]]]);
     const carrying = { ...draft, tagsToAdd: ['crm', UNDONE] };
     expect(planOf(facts({ draft: carrying, draftHash: draftHash(carrying), searched })).tagsRemoved).toEqual([]);
@@ -315,7 +315,7 @@ describe('the row decision: a contact an undo tagged for deletion, and whether "
     expect(fromState).toMatchObject({ outcome: 'updated', contacts: [{ id: '100' }], tagsRemoved: [UNDONE], fieldsChanged: [] });
     expect(calls(fromState)).toEqual([['removeTags', [UNDONE]]]);
     expect(fromState.record).toMatchObject({ kind: 'observed', tags: ['crm'], draftHash: null });
-    const searched: MatchedContact[] = [{ id: '100', custom_fields: { customerid: 'C-1' }, tags: [UNDONE], created_at: 1000 }];
+    const searched: KnownContact[] = [{ id: '100', custom_fields: { customerid: 'C-1' }, tags: [UNDONE], created_at: 1000 }];
     const fromSearch = planOf(facts({ mode: 'create', state: { kind: 'unknown' }, full: true, searched }));
     expect(calls(fromSearch)).toEqual([['removeTags', [UNDONE]]]);
     // A dry run withholds the call and counts it.

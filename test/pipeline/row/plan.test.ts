@@ -1,5 +1,6 @@
 import { decideMatch } from '../../../src/pipeline/row/decide.js';
-import { applyPlan, chunk, planCreate, planUpdate, type MatchedContact } from '../../../src/pipeline/row/plan.js';
+import { applyPlan, chunk, planCreate, planUpdate } from '../../../src/pipeline/row/plan.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 
 function draft(overrides: Partial<ContactDraft> = {}): ContactDraft {
@@ -15,7 +16,7 @@ function draft(overrides: Partial<ContactDraft> = {}): ContactDraft {
   };
 }
 
-function contact(overrides: Partial<MatchedContact> = {}): MatchedContact {
+function contact(overrides: Partial<KnownContact> = {}): KnownContact {
   return { id: '100', custom_fields: { customerid: 'C-1' }, tags: [], created_at: 1_700_000_000, ...overrides };
 }
 
@@ -50,7 +51,7 @@ describe('planCreate', () => {
 });
 
 describe('planUpdate', () => {
-  const cases: Array<{ name: string; draft: ContactDraft; existing: MatchedContact; ops: unknown[]; action: string }> = [
+  const cases: Array<{ name: string; draft: ContactDraft; existing: KnownContact; ops: unknown[]; action: string }> = [
     {
       name: 'nothing differs: unchanged with no call',
       draft: draft({ tagsToRemove: ['lead'] }),

@@ -51,7 +51,7 @@ describe('reconcileRow', () => {
     const draft = draftOf('C1', 'Ann');
     const { sync, calls } = await reconcile(draft);
     expect([sync.comparison?.status, sync.result.outcome, sync.result.contactId, sync.result.apiCalls]).toEqual(['same', 'unchanged', id, 1]);
-    expect([state.get('C1')?.contactId, state.get('C1')?.draftHash]).toEqual([id, draftHash(draft)]);
+    expect([state.get('C1')?.contact.id, state.get('C1')?.draftHash]).toEqual([id, draftHash(draft)]);
     expect(calls).toEqual([['searchContacts', 1]]);
   });
 
@@ -60,7 +60,7 @@ describe('reconcileRow', () => {
     const { id } = await api.createContact({ customerid: 'C2', firstName: 'Bea' });
     const { sync } = await reconcile(draftOf('C2', 'Bob'));
     expect([sync.comparison?.status, sync.result.outcome]).toEqual(['differs', 'unchanged']);
-    expect([state.get('C2')?.contactId, state.get('C2')?.fields.firstName, state.get('C2')?.draftHash]).toEqual([id, 'Bea', null]);
+    expect([state.get('C2')?.contact.id, state.get('C2')?.contact.custom_fields.firstName, state.get('C2')?.draftHash]).toEqual([id, 'Bea', null]);
     expect(emulator.contacts(TOKEN).map((contact) => contact.custom_fields.firstName)).toEqual(['Bea']);
   });
 

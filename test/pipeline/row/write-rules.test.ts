@@ -6,7 +6,7 @@
  */
 import type { WriteRule } from '../../../src/config/job-types.js';
 import { decideRow, type KeyState, type RowFacts } from '../../../src/pipeline/row/decide.js';
-import type { MatchedContact } from '../../../src/pipeline/row/plan.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 
@@ -23,7 +23,7 @@ function draftWith(rule: WriteRule | undefined): ContactDraft {
   };
 }
 
-const contact = (segment: string | undefined): MatchedContact => ({
+const contact = (segment: string | undefined): KnownContact => ({
   id: '100',
   custom_fields: { customerid: 'C-1', firstName: 'Old', ...(segment === undefined ? {} : { segment }) },
   tags: [],

@@ -2,7 +2,8 @@
  * The undo decision's rules (docs/undo.md) as a table: what one run did to a contact, what the
  * contact holds now, and the calls and report lines that follow. No server.
  */
-import { foldRunChanges, planTagForDeletion, planUndo, UNDONE_TAG, type CurrentContact, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
+import { foldRunChanges, planTagForDeletion, planUndo, UNDONE_TAG, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
+import type { KnownContact } from '../../../src/state/known-contact.js';
 
 const ID = '1776025372480910';
 
@@ -14,11 +15,11 @@ function change(over: Omit<Partial<RunChange>, 'fields'> & { fields?: Record<str
   return { key: 'C0001', contactId: ID, created: false, tagsAdded: [], tagsRemoved: [], unreadTags: [], ...over, fields };
 }
 
-function contact(fields: Record<string, string>, tags: string[] = []): CurrentContact {
-  return { custom_fields: fields, tags };
+function contact(fields: Record<string, string>, tags: string[] = []): KnownContact {
+  return { id: ID, custom_fields: fields, tags };
 }
 
-type Row = [string, RunChange, CurrentContact | undefined, boolean, { calls: unknown[]; outcomes: string[] }];
+type Row = [string, RunChange, KnownContact | undefined, boolean, { calls: unknown[]; outcomes: string[] }];
 
 const target = { id: ID };
 
