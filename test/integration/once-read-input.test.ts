@@ -9,26 +9,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunningEmulator } from '../../src/emulator/index.js';
 import { NUL_PROBE_BYTES } from '../../src/cli/saved-input.js';
-import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
+import { CUSTOMERS_JOB, TOKEN, customersCsv, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { buildCli, REPO_ROOT } from '../helpers/cli-process.js';
+import { emulatorPerTest } from '../helpers/integration-fixtures.js';
 
-let emulator: RunningEmulator;
-
-beforeEach(async () => {
-  emulator = await fastEmulator();
-});
-
-afterEach(async () => {
-  await emulator.close();
-});
+const emulator = emulatorPerTest();
 
 function setUp(job = CUSTOMERS_JOB): { ws: Workspace; csv: string } {
   const csv = customersCsv(12, (i, cells) => (i === 3 ? [...cells.slice(0, 3), 'not-an-email', ...cells.slice(4)] : cells));
   const ws = workspace();
   ws.write('customers.csv', csv);
-  ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job }));
+  ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job }));
   return { ws, csv };
 }
 
@@ -102,7 +94,7 @@ describe('what is no export ends at once, exit 2, before any call', () => {
     expect(flag.stderr).toContain('--input /dev/zero: /dev/zero is a device, not a file, and no CSV export; give the export file, or pipe it in with --input - (e.g. producer | contact-sync run jobs.yaml --job import --input -); nothing was done');
     expect(configured.exitCode).toBe(2);
     expect(configured.stderr).toContain('job import: input.path /dev/zero: /dev/zero is a device, not a file');
-    expect(emulator.counters(TOKEN).total.received).toBe(0);
+    expect(emulator().counters(TOKEN).total.received).toBe(0);
   });
 
   it(`a pipe that starts with ${NUL_PROBE_BYTES / 1024} KiB of NUL bytes (cat /dev/zero |) is refused, and its copy removed`, async () => {
@@ -112,7 +104,7 @@ describe('what is no export ends at once, exit 2, before any call', () => {
 
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain('--input -: the input starts with 64 KiB of NUL bytes, so it is not a CSV export (is it /dev/zero or a disk image?); give the export itself; nothing was done');
-    expect(emulator.counters(TOKEN).total.received).toBe(0);
+    expect(emulator().counters(TOKEN).total.received).toBe(0);
     expect(savedInputs()).toEqual([]);
   });
 });

@@ -10,26 +10,18 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import Database from 'better-sqlite3';
 import { parse as parseHtml } from 'node-html-parser';
-import type { RunningEmulator } from '../../src/emulator/index.js';
 import { StateStore } from '../../src/state/state-store.js';
-import { TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
+import { TOKEN, customersCsv, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { STATE_FILE, STATE_JOB, asExpected, contactIdOf, contactsByKey, customerKey, editOnPlatform, expectedCustomer } from '../helpers/state-fixtures.js';
+import { emulatorPerTest } from '../helpers/integration-fixtures.js';
 
 const UNDONE = 'contact-sync-undone';
 const WRITES = ['createContact', 'updateContact', 'addTags', 'removeTags'] as const;
 
-let emulator: RunningEmulator;
-
-beforeEach(async () => {
-  emulator = await fastEmulator();
-});
-
-afterEach(async () => {
-  await emulator.close();
-});
+const emulator = emulatorPerTest();
 
 function calls(): Record<string, number> {
-  const counters = emulator.counters(TOKEN).byOperation as Record<string, { received: number } | undefined>;
+  const counters = emulator().counters(TOKEN).byOperation as Record<string, { received: number } | undefined>;
   return Object.fromEntries(['getContact', 'searchContacts', ...WRITES].map((operation) => [operation, counters[operation]?.received ?? 0]));
 }
 
@@ -58,7 +50,7 @@ function runIdOf(ws: Workspace, dir: string): string {
 async function firstRun(rows: number, job: string = STATE_JOB): Promise<{ ws: Workspace; runId: string; stdout: string }> {
   const ws = workspace();
   ws.write('customers.csv', customersCsv(rows));
-  ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job }));
+  ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job }));
   const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'first']);
   expect(run.exitCode).toBe(0);
   return { ws, runId: runIdOf(ws, 'first'), stdout: run.stdout };
@@ -66,7 +58,7 @@ async function firstRun(rows: number, job: string = STATE_JOB): Promise<{ ws: Wo
 
 /** The platform holds customers 1..n as the file has them, but with an old email. */
 function loadWithOldEmails(n: number): void {
-  emulator.loadContacts(
+  emulator().loadContacts(
     TOKEN,
     Array.from({ length: n }, (_unused, index) => {
       const { fields, tags } = expectedCustomer(index + 1);
@@ -79,12 +71,12 @@ describe('point 5: a run that wrote by the state store\'s knowledge', () => {
   it('is undone as unverified: nothing written, exit 1; --force puts the state\'s values back', async () => {
     const { ws } = await firstRun(3);
     // Between the runs an agent changes customer 2's plan and gives customer 1 the tag vip.
-    await editOnPlatform(emulator, 'PUT', `/v1/contact/${contactIdOf(emulator, 'C0002')}`, { custom_fields: [{ name: 'plan', value: 'agent-plan' }] });
-    await editOnPlatform(emulator, 'POST', `/v1/contact/${contactIdOf(emulator, 'C0001')}/tags`, { tags: ['vip'] });
+    await editOnPlatform(emulator(), 'PUT', `/v1/contact/${contactIdOf(emulator(), 'C0002')}`, { custom_fields: [{ name: 'plan', value: 'agent-plan' }] });
+    await editOnPlatform(emulator(), 'POST', `/v1/contact/${contactIdOf(emulator(), 'C0001')}/tags`, { tags: ['vip'] });
     // The next file: customer 2 on plan enterprise, customer 1 in segment vip. The run writes by
     // what the state knows (plan "pro", no vip), reading nothing.
     ws.write('customers.csv', customersCsv(3, (i, cells) => (i === 2 ? [...cells.slice(0, 4), 'enterprise', cells[5] ?? ''] : i === 1 ? [...cells.slice(0, 5), 'vip;newsletter'] : cells)));
-    emulator.resetCounters(TOKEN);
+    emulator().resetCounters(TOKEN);
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'nightly'])).exitCode).toBe(0);
     expect(calls()).toMatchObject({ getContact: 0, searchContacts: 0, updateContact: 1, addTags: 1 });
     const nightly = runIdOf(ws, 'nightly');
@@ -93,7 +85,7 @@ describe('point 5: a run that wrote by the state store\'s knowledge', () => {
 
     expect(undo.exitCode).toBe(1);
     // Nothing was claimed restored: the plan the run wrote stays, and so does the agent's vip.
-    const byKey = contactsByKey(emulator);
+    const byKey = contactsByKey(emulator());
     expect(byKey.get('C0002')?.[0]?.custom_fields.plan).toBe('enterprise');
     expect(byKey.get('C0001')?.[0]?.tags).toContain('vip');
     const lines = undoCsv(ws, 'undo');
@@ -119,7 +111,7 @@ describe('point 5: a run that wrote by the state store\'s knowledge', () => {
     const forced = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', nightly, '--force', '--report-dir', 'forced']);
 
     expect(forced.exitCode).toBe(0);
-    const after = contactsByKey(emulator);
+    const after = contactsByKey(emulator());
     expect(after.get('C0002')?.[0]?.custom_fields.plan).toBe('pro');
     expect(after.get('C0001')?.[0]?.tags).not.toContain('vip');
     expect(undoCsv(ws, 'forced').filter((line) => line.outcome === 'restored').map((line) => line.error_message)).toEqual([
@@ -136,7 +128,7 @@ describe('point 5: a run that wrote by the state store\'s knowledge', () => {
 
     expect(undo.exitCode).toBe(0);
     expect(undoJson(ws, 'undo').lines).toMatchObject({ restored: 2, unverified: 0 });
-    expect(contactsByKey(emulator).get('C0001')?.[0]?.custom_fields.email).toBe('old1@example.com');
+    expect(contactsByKey(emulator()).get('C0001')?.[0]?.custom_fields.email).toBe('old1@example.com');
   });
 });
 
@@ -144,8 +136,8 @@ describe('point 6 and 9: the contacts an undone migration created', () => {
   it('are tagged with one call each and no read; a run that takes them back removes the tag, one call each', async () => {
     const { ws, runId } = await firstRun(5);
     // Customer 5 was deleted on the platform since the migration.
-    expect(emulator.deleteContact(TOKEN, contactIdOf(emulator, 'C0005'))).toBe(true);
-    emulator.resetCounters(TOKEN);
+    expect(emulator().deleteContact(TOKEN, contactIdOf(emulator(), 'C0005'))).toBe(true);
+    emulator().resetCounters(TOKEN);
 
     const undo = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--report-dir', 'undo']);
 
@@ -155,15 +147,15 @@ describe('point 6 and 9: the contacts an undone migration created', () => {
       expect.arrayContaining([['C0001', 'tagged-for-deletion'], ['C0005', 'unchanged']]),
     );
     expect(undoJson(ws, 'undo').createdContacts).toHaveLength(4);
-    for (let i = 1; i <= 4; i++) expect(contactsByKey(emulator).get(customerKey(i))?.[0]?.tags).toContain(UNDONE);
+    for (let i = 1; i <= 4; i++) expect(contactsByKey(emulator()).get(customerKey(i))?.[0]?.tags).toContain(UNDONE);
 
     // The user fixes the file (customer 1 renamed) and runs again.
     ws.write('customers.csv', customersCsv(5, (i, cells) => (i === 1 ? [cells[0] ?? '', 'Fixed', ...cells.slice(2)] : cells)));
-    emulator.resetCounters(TOKEN);
+    emulator().resetCounters(TOKEN);
     const again = await ws.run(['run', 'jobs.yaml', '--report-dir', 'again']);
 
     expect(again.exitCode).toBe(0);
-    const byKey = contactsByKey(emulator);
+    const byKey = contactsByKey(emulator());
     for (let i = 1; i <= 4; i++) expect(byKey.get(customerKey(i))?.[0]?.tags).not.toContain(UNDONE);
     expect(byKey.get('C0001')?.[0]?.custom_fields.firstName).toBe('Fixed');
     // Customer 5 was deleted: created again. The tag goes in one remove call per contact taken back.
@@ -171,7 +163,7 @@ describe('point 6 and 9: the contacts an undone migration created', () => {
     expect(calls()).toMatchObject({ updateContact: 1, removeTags: 4, createContact: 1 });
 
     // A nightly re-run of the same file settles every row: no tag left to remove.
-    emulator.resetCounters(TOKEN);
+    emulator().resetCounters(TOKEN);
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'nightly'])).exitCode).toBe(0);
     expect(calls()).toMatchObject({ updateContact: 0, addTags: 0, removeTags: 0, createContact: 0 });
   });
@@ -179,7 +171,7 @@ describe('point 6 and 9: the contacts an undone migration created', () => {
   it('a second undo writes nothing: the state store knows they carry the tag', async () => {
     const { ws, runId } = await firstRun(3);
     expect((await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--report-dir', 'undo'])).exitCode).toBe(0);
-    emulator.resetCounters(TOKEN);
+    emulator().resetCounters(TOKEN);
 
     const again = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--report-dir', 'again']);
 
@@ -191,12 +183,12 @@ describe('point 6 and 9: the contacts an undone migration created', () => {
   it('under mode create, which skips existing contacts, a run taking them back still removes the tag', async () => {
     const { ws, runId } = await firstRun(3, `${STATE_JOB}\nmode: create`);
     expect((await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--report-dir', 'undo'])).exitCode).toBe(0);
-    emulator.resetCounters(TOKEN);
+    emulator().resetCounters(TOKEN);
 
     const again = await ws.run(['run', 'jobs.yaml', '--report-dir', 'again']);
 
     expect(again.exitCode).toBe(0);
-    for (let i = 1; i <= 3; i++) expect(contactsByKey(emulator).get(customerKey(i))?.[0]?.tags).not.toContain(UNDONE);
+    for (let i = 1; i <= 3; i++) expect(contactsByKey(emulator()).get(customerKey(i))?.[0]?.tags).not.toContain(UNDONE);
     expect(calls()).toMatchObject({ createContact: 0, updateContact: 0, removeTags: 3 });
   });
 });
@@ -206,18 +198,18 @@ describe('point 7: the state after an undo', () => {
     loadWithOldEmails(3);
     const { ws, runId } = await firstRun(3);
     // An agent changes customer 1's email after the migration: undo leaves it (a conflict).
-    await editOnPlatform(emulator, 'PUT', `/v1/contact/${contactIdOf(emulator, 'C0001')}`, { custom_fields: [{ name: 'email', value: 'agent1@example.com' }] });
+    await editOnPlatform(emulator(), 'PUT', `/v1/contact/${contactIdOf(emulator(), 'C0001')}`, { custom_fields: [{ name: 'email', value: 'agent1@example.com' }] });
     const undo = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--report-dir', 'undo']);
     expect(undo.exitCode).toBe(1);
     expect(undoJson(ws, 'undo').lines).toMatchObject({ conflict: 1, restored: 2 });
-    emulator.resetCounters(TOKEN);
+    emulator().resetCounters(TOKEN);
 
     const again = await ws.run(['run', 'jobs.yaml', '--report-dir', 'again']);
 
     expect(again.exitCode).toBe(0);
     // Every contact compared with the state undo left: the conflict's and the restored ones written.
     expect(calls()).toMatchObject({ updateContact: 3, searchContacts: 0, getContact: 0 });
-    const byKey = contactsByKey(emulator);
+    const byKey = contactsByKey(emulator());
     for (let i = 1; i <= 3; i++) expect(asExpected(byKey.get(customerKey(i))?.[0])).toEqual(expectedCustomer(i));
 
     const reconcile = await ws.run(['reconcile', 'jobs.yaml', '--report-dir', 'reconcile']);
@@ -235,13 +227,13 @@ describe('point 13: undo of a part, and the run id', () => {
     const refused = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--key', 'C0001', '--key', 'C9999', '--report-dir', 'refused']);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain(`--key: run ${runId} of job "import" changed no contact of "C9999"`);
-    expect(contactsByKey(emulator).get('C0001')?.[0]?.custom_fields.email).toBe('user1@example.com');
-    emulator.resetCounters(TOKEN);
+    expect(contactsByKey(emulator()).get('C0001')?.[0]?.custom_fields.email).toBe('user1@example.com');
+    emulator().resetCounters(TOKEN);
 
     const part = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--key', 'C0001', '--key', 'C0004', '--report-dir', 'part']);
 
     expect(part.exitCode).toBe(0);
-    const byKey = contactsByKey(emulator);
+    const byKey = contactsByKey(emulator());
     expect(byKey.get('C0001')?.[0]?.custom_fields.email).toBe('old1@example.com');
     expect(byKey.get('C0002')?.[0]?.custom_fields.email).toBe('user2@example.com');
     expect(byKey.get('C0004')?.[0]?.tags).toContain(UNDONE);
@@ -262,7 +254,7 @@ describe('point 13: undo of a part, and the run id', () => {
     const undo = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--keep-created', '--report-dir', 'undo']);
 
     expect(undo.exitCode).toBe(0);
-    const byKey = contactsByKey(emulator);
+    const byKey = contactsByKey(emulator());
     expect(byKey.get('C0001')?.[0]?.custom_fields.email).toBe('old1@example.com');
     for (const key of ['C0003', 'C0004']) expect(byKey.get(key)?.[0]?.tags).not.toContain(UNDONE);
     expect(undoJson(ws, 'undo')).toMatchObject({ keepCreated: true, contacts: { total: 2, keptCreated: 2 }, createdContacts: [] });
@@ -285,14 +277,14 @@ describe('point 8: a run whose journal is gone', () => {
     const raw = new Database(join(ws.dir, STATE_FILE));
     raw.exec('UPDATE runs SET pruned_at = NULL');
     raw.close();
-    emulator.resetCounters(TOKEN);
+    emulator().resetCounters(TOKEN);
 
     const undo = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--report-dir', 'undo']);
 
     expect(undo.exitCode).toBe(2);
     expect(undo.stderr).toContain(`run ${runId} created or updated 3 rows`);
     expect(undo.stderr).toContain('its change journal holds no line');
-    expect(emulator.counters(TOKEN).total.received).toBe(0);
+    expect(emulator().counters(TOKEN).total.received).toBe(0);
   });
 });
 
@@ -300,7 +292,7 @@ describe('history', () => {
   it('quotes each tag, so a tag with a comma reads as one', async () => {
     const ws = workspace();
     ws.write('customers.csv', customersCsv(1, (_i, cells) => [...cells.slice(0, 5), '"Wholesale, EU;vip"']));
-    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: STATE_JOB }));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: STATE_JOB }));
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
 
     const history = await ws.run(['history', 'jobs.yaml', '--job', 'import', '--key', 'C0001']);
