@@ -33,7 +33,7 @@ export const undoDefinition = (context: CommandContext) =>
       const runId = args.run;
       if (runId === undefined || runId === 0) throw new UsageError('--run: a run id is 1 or more; state show lists the runs of the job');
       const keys = args.key?.map(String);
-      if (keys?.some((key) => key.trim() === '') === true) throw new UsageError('--key: a key is not empty; name the key as the input has it (e.g. --key C0042)');
+      if (keys?.some((key) => key.trim() === '') === true) throw new UsageError('--key: an empty key was given; name each key as the input has it (e.g. --key C0042)');
       context.exit(
         await undoCommand(
           {
