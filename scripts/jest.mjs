@@ -4,13 +4,20 @@
  * JEST_JSON_OUTPUT set, the two JSON results are merged into that file, so `.ci/run` reads one.
  * With JEST_MAIN_ONLY=1 only the `main` project runs (`.ci/run`'s second Node.js).
  *
+ * A project whose tests have ended but whose jest does not exit (a test left a handle open: a server,
+ * a timer, a child process holding jest's pipes) is stopped a minute later and fails the run, so a
+ * leak never holds CI until its deadline; so is a project still running after PROJECT_DEADLINE_MS.
+ * Processes the tests started and left running are found by the TMPDIR they inherited, killed, and
+ * named: they fail the run too.
+ *
  * The tests get a temporary folder of their own (TMPDIR, which os.tmpdir() and every child process
  * read): whatever a test leaves in it is named at the end and fails the run, since every test must
  * remove what it makes; the folder itself is removed either way, so the machine's stays clean.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { clearInterval, setInterval } from 'node:timers';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,19 +33,62 @@ const cache = join(root, 'node_modules', '.cache', 'jest');
 const compileCache = join(root, 'node_modules', '.cache', 'node-compile-cache');
 mkdirSync(testTmp);
 
-function run(project, extra) {
+/** Far above a project's usual few minutes on a busy machine, far below CI's 90. */
+const PROJECT_DEADLINE_MS = 30 * 60_000;
+/** How long jest may take to exit once it has written its results. */
+const EXIT_GRACE_MS = 60_000;
+const problems = [];
+
+async function run(project, extra) {
   const json = join(scratch, `${project}.json`);
-  const result = spawnSync(
+  const child = spawn(
     process.execPath,
-    ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', jest, '--selectProjects', project, `--cacheDirectory=${cache}`, '--passWithNoTests', ...extra, ...(output ? ['--json', `--outputFile=${json}`] : []), ...args],
+    ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', jest, '--selectProjects', project, `--cacheDirectory=${cache}`, '--passWithNoTests', ...extra, '--json', `--outputFile=${json}`, ...args],
     { cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: testTmp, TMP: testTmp, TEMP: testTmp, NODE_COMPILE_CACHE: compileCache } },
   );
-  return { status: result.status ?? 1, json };
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  const started = Date.now();
+  let finishedAt;
+  let stopped;
+  const watch = setInterval(() => {
+    if (finishedAt === undefined && existsSync(json)) finishedAt = Date.now();
+    if (finishedAt !== undefined && Date.now() - finishedAt > EXIT_GRACE_MS) stopped = `its tests ended but jest did not exit within ${EXIT_GRACE_MS / 1000} s: a test left something open (see jest's note above)`;
+    else if (Date.now() - started > PROJECT_DEADLINE_MS) stopped = `it ran past ${PROJECT_DEADLINE_MS / 60_000} minutes`;
+    if (stopped !== undefined) {
+      clearInterval(watch);
+      child.kill('SIGKILL');
+    }
+  }, 1000);
+  const status = await exited;
+  clearInterval(watch);
+  if (stopped !== undefined) problems.push(`The ${project} jest project was stopped: ${stopped}.`);
+  const strays = killStrayProcesses();
+  if (strays.length > 0) problems.push(`The ${project} tests left ${strays.length} process(es) running (killed now): ${strays.join('; ')}. Every test must stop what it starts.`);
+  return { status: stopped !== undefined || strays.length > 0 ? status || 1 : status, json };
+}
+
+/** Processes that inherited the tests' TMPDIR and still run: started by a test, never stopped. */
+function killStrayProcesses() {
+  if (!existsSync('/proc/self/environ')) return [];
+  const marker = `TMPDIR=${testTmp}`;
+  const strays = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(marker)) continue;
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'latin1').split('\0').join(' ').trim().slice(0, 160);
+      process.kill(Number(entry), 'SIGKILL');
+      strays.push(`pid ${entry}: ${command}`);
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return strays;
 }
 
 const mainOnly = process.env.JEST_MAIN_ONLY === '1';
-const main = run('main', []);
-const timing = mainOnly ? undefined : run('timing', ['--runInBand']);
+const main = await run('main', []);
+const timing = mainOnly ? undefined : await run('timing', ['--runInBand']);
 const leftovers = readdirSync(testTmp);
 
 if (output) {
@@ -54,15 +104,16 @@ if (output) {
     numTotalTestSuites: sum('numTotalTestSuites'),
     numPassedTestSuites: sum('numPassedTestSuites'),
     numFailedTestSuites: sum('numFailedTestSuites'),
-    numRuntimeErrorTestSuites: sum('numRuntimeErrorTestSuites'),
-    // A project whose run wrote no JSON (it crashed) counts as a failed suite.
-    ...(parts.length < projects.length ? { numRuntimeErrorTestSuites: sum('numRuntimeErrorTestSuites') + projects.length - parts.length } : {}),
-    success: parts.length === projects.length && parts.every((part) => part.success),
+    // A project whose run wrote no JSON (it crashed), that had to be stopped, or that left processes
+    // running counts as a failed suite.
+    numRuntimeErrorTestSuites: sum('numRuntimeErrorTestSuites') + projects.length - parts.length + problems.length,
+    success: parts.length === projects.length && problems.length === 0 && parts.every((part) => part.success),
     testResults: parts.flatMap((part) => part.testResults ?? []),
   };
   writeFileSync(output, JSON.stringify(merged));
 }
 rmSync(scratch, { recursive: true, force: true });
+for (const problem of problems) console.error(problem);
 if (leftovers.length > 0) {
   console.error(`The tests left ${leftovers.length} temporary file(s) or folder(s) behind (removed now): ${leftovers.slice(0, 20).join(', ')}${leftovers.length > 20 ? ', ...' : ''}. Every test must remove what it makes.`);
 }

@@ -56,21 +56,29 @@ describe('job lock', () => {
 
   it('the lock of a holder killed with SIGKILL is free at once, and the next run knows whose it was', async () => {
     const id = identity();
-    // A process that takes the lock and waits to be killed.
+    // A process that takes the lock and waits to be killed. It keeps the lock referenced, as a run
+    // does: a lock nothing refers to is closed by the garbage collector, which frees it.
     const script = `
       const { acquireJobLock } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'src', 'lock', 'job-lock.js'))});
-      acquireJobLock(${JSON.stringify(id)}, { command: 'run (to be killed)' });
+      globalThis.held = acquireJobLock(${JSON.stringify(id)}, { command: 'run (to be killed)' });
       console.log('held');
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // Its stderr is piped, not inherited: a child left running must not hold jest's own streams.
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     const exited = new Promise((resolve) => child.on('exit', resolve));
-    await waitUntil(() => out.includes('held'), 'the child holds the lock', 15_000);
-    expect(runningHolder(id)?.pid).toBe(child.pid);
-    child.kill('SIGKILL');
-    await exited;
+    try {
+      await waitUntil(() => out.includes('held') || child.exitCode !== null, 'the child holds the lock', 15_000);
+      expect({ out, err }).toMatchObject({ out: 'held\n' });
+      expect(runningHolder(id)?.pid).toBe(child.pid);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
 
     const next = acquireJobLock(id, { command: 'run jobs.yaml' });
     expect(next.tookOverFrom).toMatchObject({ pid: child.pid, command: 'run (to be killed)' });
