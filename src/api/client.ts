@@ -12,6 +12,7 @@ import type Bottleneck from 'bottleneck';
 import { type AttachmentType, type ApiGroup } from '../limits.js';
 import { ApiCallStats } from './call-stats.js';
 import type { ContactsApi, SendOptions } from './contacts-api.js';
+import { V1_SURFACE } from './platform-surface.js';
 import {
   parseJsonBody,
   readContactEnvelope,
@@ -156,6 +157,7 @@ function isLimiter(value: unknown): value is Bottleneck {
 }
 
 export class ApiClient implements ContactsApi {
+  readonly surface = V1_SURFACE;
   readonly stats: ApiCallStats;
   readonly #token: string;
   readonly #redact: (text: string) => string;

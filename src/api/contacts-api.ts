@@ -1,9 +1,11 @@
 /**
- * What the pipeline needs of the platform: one method per operation of the spec. `ApiClient`
- * (client.ts) implements it over HTTP; the pipeline depends only on this interface.
+ * The platform port: what the pipeline needs of the platform, one method per operation, whichever
+ * surface answers. `ApiClient` (client.ts) implements it over v1's HTTP; the pipeline depends only
+ * on this interface and plans with its `surface` (platform-surface.ts).
  */
 import type { AttachmentType } from '../limits.js';
 import type { ApiOperation, Contact, ContactPage, WhatsappTemplate } from './wire-types.js';
+import type { PlatformSurface } from './platform-surface.js';
 
 export interface SendOptions {
   /** Cancel an active survey of the contact. @default false */
@@ -35,6 +37,8 @@ export interface CallStats {
 }
 
 export interface ContactsApi {
+  /** What one call of this surface finds and what an operation costs: what the planner reads. */
+  readonly surface: PlatformSurface;
   /** Operation 1, one page (1-based). */
   searchContactsPage(field: string, value: string, page?: number): Promise<ContactPage>;
   /**

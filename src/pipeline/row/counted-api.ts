@@ -12,6 +12,10 @@ export class CountedApi implements ContactsApi {
 
   constructor(private readonly api: ContactsApi) {}
 
+  get surface() {
+    return this.api.surface;
+  }
+
   get stats() {
     return this.api.stats;
   }

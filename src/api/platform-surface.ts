@@ -1,0 +1,61 @@
+/**
+ * What the pipeline plans against, whichever surface of the platform answers (v1 or v2): what one
+ * call finds and what an operation costs. The planner reads these numbers and capabilities; it never
+ * asks which surface it has. Each adapter (`ApiClient` for v1, the v2 client) states its own.
+ */
+import { SEARCH_PAGE_SIZE, V2_MAX_PAGE_SIZE } from '../limits.js';
+
+export type SurfaceName = 'v1' | 'v2';
+
+export interface PlatformSurface {
+  /** For reports, `check` and the state store's record of where a contact id came from: never for branching. */
+  readonly name: SurfaceName;
+  /** Contacts one page of `listContacts` holds (`match.prefetch`, reconcile, the departed step, verification). */
+  readonly listPageSize: number;
+  /** Contacts one page of a key's search holds. */
+  readonly searchPageSize: number;
+  /** Tags one tag call adds or removes. */
+  readonly tagsPerCall: number;
+  /**
+   * Whether a key held in this field is found by one direct read, without a search (v2's
+   * `email:`/`phone:` identifiers): the search of such a key is one call whatever it finds.
+   */
+  directLookup(keyField: string): boolean;
+  /**
+   * Whether a contact is created or updated by one call naming its key (v2's create_or_update),
+   * where nothing is known of the key: no search is needed before the write.
+   */
+  upsertBy(keyField: string): boolean;
+  /** Whether a send whose answer was lost can be settled by reading the contact's messages (exactly once). */
+  readonly sendsReadable: boolean;
+}
+
+/** The Contacts and Messaging API v1: search 10 a page, tags 10 a call, no direct read by key, sends at most once. */
+export const V1_SURFACE: PlatformSurface = {
+  name: 'v1',
+  listPageSize: SEARCH_PAGE_SIZE,
+  searchPageSize: SEARCH_PAGE_SIZE,
+  tagsPerCall: 10,
+  directLookup: () => false,
+  upsertBy: () => false,
+  sendsReadable: false,
+};
+
+/** v2's identifiers: a contact is named by `email:` or `phone:` in the path. */
+const V2_IDENTIFIER_FIELDS = new Set(['email', 'phone']);
+
+/** The Developer API v2: lists 100 a page, a key in email or phone read and upserted directly, sends readable. */
+export const V2_SURFACE: PlatformSurface = {
+  name: 'v2',
+  listPageSize: V2_MAX_PAGE_SIZE,
+  searchPageSize: V2_MAX_PAGE_SIZE,
+  tagsPerCall: 10,
+  directLookup: (keyField) => V2_IDENTIFIER_FIELDS.has(keyField),
+  upsertBy: (keyField) => V2_IDENTIFIER_FIELDS.has(keyField),
+  sendsReadable: true,
+};
+
+/** The pages `contacts` listed contacts take on `surface`, and one call to learn there are none. */
+export function listPagesFor(surface: PlatformSurface, contacts: number): number {
+  return Math.max(1, Math.ceil(contacts / surface.listPageSize));
+}
