@@ -87,7 +87,7 @@ function describeProblem(error: unknown, connection: string): string {
 /** What was checked, on which surface, how long the call took and the limits learnt, or what is wrong. */
 export function formatCheck(check: ConnectionCheck): string {
   const connection = `connection ${check.connection} (${check.baseUrl})`;
-  if (check.problem !== undefined) return `${connection}: FAILED (API ${check.surface}): ${check.problem}`;
+  if (check.problem !== undefined) return `${connection}: FAILED: ${check.problem} (asked through API ${check.surface})`;
   const learnt = check.learntLimits === undefined || check.learntLimits.length === 0 ? '' : `; limits learnt: ${check.learntLimits.map(formatLearntLimit).join(', ')}`;
   return `${connection}: ok: API ${check.surface} answers, token accepted, not throttled, ${check.latencyMs} ms${learnt}`;
 }
