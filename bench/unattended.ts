@@ -103,7 +103,7 @@ export async function runZeroCallRerun(
       const mapped = mapRow(record, job);
       if (!mapped.ok) continue;
       const { draft } = mapped;
-      store.recordConfirmed(draft.key, { contactId: String(id++), fields: { [draft.keyField]: draft.key, ...draft.fields }, tagsAdded: draft.tagsToAdd, tagsRemoved: [], draftHash: draftHash(draft) });
+      store.recordConfirmed(draft.key, { contactId: String(id++), surface: 'v1', fields: { [draft.keyField]: draft.key, ...draft.fields }, tagsAdded: draft.tagsToAdd, tagsRemoved: [], draftHash: draftHash(draft) });
     }
   } finally {
     store.close();

@@ -2,13 +2,18 @@
  * `contact-sync check <jobs.yaml>` (and `run --check` before the first row): one search call per
  * connection the jobs use, through its limiter, without retries, so a long run does not start
  * against a base URL that does not answer, a revoked token or a channel that is throttled now.
- * A `--limit 5` run of unchanged rows makes no call and would not notice any of these.
+ * A `--limit 5` run of unchanged rows makes no call and would not notice any of these. It says
+ * which surface of the platform answered (API v1 or v2) and, for a client that learns its limits
+ * from the answers (v2's), the limits it learnt.
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { ApiError, InvalidTokenError, RateLimitedError } from '../api/errors.js';
 import { LimiterRegistry } from '../api/limiter.js';
+import type { ContactsApi } from '../api/contacts-api.js';
+import type { SurfaceName } from '../api/platform-surface.js';
 import { stripUrlAuth } from '../api/strip-url-auth.js';
+import type { LearntLimit } from '../api/v2/endpoint-limits.js';
 import type { Job } from '../config/job-types.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
@@ -21,6 +26,10 @@ const PROBE_VALUE = 'contact-sync-connection-check';
 export interface ConnectionCheck {
   connection: string;
   baseUrl: string;
+  /** The surface of the platform the connection's client speaks, which answered (or failed to). */
+  surface: SurfaceName;
+  /** The limits the client learnt from the answers, per endpoint; undefined for a client that learns none (v1's are configured). */
+  learntLimits: readonly LearntLimit[] | undefined;
   /** What is wrong, with the fix; undefined when the connection is fit to run. */
   problem: string | undefined;
   latencyMs: number;
@@ -40,9 +49,29 @@ export async function checkConnections(jobs: readonly Job[], limiters: LimiterRe
       () => undefined,
       (error: unknown) => describeProblem(error, connection.name),
     );
-    checks.push({ connection: connection.name, baseUrl: stripUrlAuth(connection.baseUrl), problem, latencyMs: Math.round(now() - started) });
+    checks.push({
+      connection: connection.name,
+      baseUrl: stripUrlAuth(connection.baseUrl),
+      surface: api.surface.name,
+      learntLimits: learntLimitsOf(api),
+      problem,
+      latencyMs: Math.round(now() - started),
+    });
   }
   return checks;
+}
+
+/**
+ * The hook of a client that learns its limits from the answers (the v2 client): `learntLimits()`,
+ * what its limiter learnt so far (`EndpointLimits.learnt`). A client without it learns none.
+ */
+export interface LearnsLimits {
+  learntLimits(): readonly LearntLimit[];
+}
+
+/** What `api` learnt of its limits, when it is a client that learns them. */
+export function learntLimitsOf(api: ContactsApi | (ContactsApi & LearnsLimits)): readonly LearntLimit[] | undefined {
+  return 'learntLimits' in api && typeof api.learntLimits === 'function' ? api.learntLimits() : undefined;
 }
 
 function describeProblem(error: unknown, connection: string): string {
@@ -55,11 +84,18 @@ function describeProblem(error: unknown, connection: string): string {
   throw error;
 }
 
-/** What was checked and how long the call took, or what is wrong. */
+/** What was checked, on which surface, how long the call took and the limits learnt, or what is wrong. */
 export function formatCheck(check: ConnectionCheck): string {
-  return check.problem === undefined
-    ? `connection ${check.connection} (${check.baseUrl}): ok: answers, token accepted, not throttled, ${check.latencyMs} ms`
-    : `connection ${check.connection} (${check.baseUrl}): FAILED: ${check.problem}`;
+  const connection = `connection ${check.connection} (${check.baseUrl})`;
+  if (check.problem !== undefined) return `${connection}: FAILED: ${check.problem} (asked through API ${check.surface})`;
+  const learnt = check.learntLimits === undefined || check.learntLimits.length === 0 ? '' : `; limits learnt: ${check.learntLimits.map(formatLearntLimit).join(', ')}`;
+  return `${connection}: ok: API ${check.surface} answers, token accepted, not throttled, ${check.latencyMs} ms${learnt}`;
+}
+
+/** `POST /contact/list 60 per 60 s`. */
+function formatLearntLimit(limit: LearntLimit): string {
+  const seconds = limit.windowMs / 1000;
+  return `${limit.endpoint} ${limit.limit} per ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
 export async function checkCommand(args: { jobsFile: string; job: string[] }, io: CliIo, logger: Logger): Promise<number> {

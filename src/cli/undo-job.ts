@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { runUndo } from '../pipeline/undo/run-undo.js';
+import { undoSurfaceRefusal } from '../pipeline/undo/undo-plan.js';
 import type { UndoSummary } from '../pipeline/report/undo-report.js';
 import { StateStore } from '../state/state-store.js';
 import type { JobScope } from './run-session.js';
@@ -43,6 +44,9 @@ export async function undoJob(run: JobScope, args: UndoArgs): Promise<number> {
         `what it changed is no longer known, so it cannot be undone (\`state show\` still lists the run); nothing was done`,
     );
   }
+  // Exit 2: the ids the journal names are the undone run's surface's, never written to on another.
+  const refusal = undoSurfaceRefusal(undone, run.api.surface.name);
+  if (refusal !== undefined) throw new UsageError(`${args.jobsFile}: job "${job.name}": ${refusal}; nothing was done`);
   // The run's record says it wrote, its journal holds nothing: saying "nothing to undo" would
   // hide what it did (a run from before the journal, or pruned by an earlier contact-sync).
   const wrote = (undone.rows?.created ?? 0) + (undone.rows?.updated ?? 0);

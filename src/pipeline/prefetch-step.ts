@@ -5,6 +5,7 @@
  * then the pure choice (`row/prefetch-choice.ts`) decides, and the step pages or not.
  */
 import type { ContactsApi } from '../api/contacts-api.js';
+import type { SurfaceName } from '../api/platform-surface.js';
 import { PageLimitError } from '../api/errors.js';
 import type { Job } from '../config/job-types.js';
 import type { StateStore } from '../state/state-store.js';
@@ -28,15 +29,17 @@ export class PrefetchStep {
   /** The step of a job with `match.prefetch`; undefined without one. */
   static of(
     job: Job,
-    run: { readonly state?: PrefetchStore; readonly full: boolean; readonly mine: (key: string) => boolean; readonly freshReads?: FreshReads },
+    run: { readonly state?: PrefetchStore; readonly surface: SurfaceName; readonly full: boolean; readonly mine: (key: string) => boolean; readonly freshReads?: FreshReads },
   ): PrefetchStep | undefined {
-    return job.match.prefetch === undefined ? undefined : new PrefetchStep(job.match.prefetch, job.key.field, run.state, run.full, run.mine, run.freshReads);
+    return job.match.prefetch === undefined ? undefined : new PrefetchStep(job.match.prefetch, job.key.field, run.state, run.surface, run.full, run.mine, run.freshReads);
   }
 
   private constructor(
     private readonly marker: { field: string; value: string },
     private readonly keyField: string,
     private readonly state: PrefetchStore | undefined,
+    /** The run's surface: a key whose id came from another is searched, as an unknown one. */
+    private readonly surface: SurfaceName,
     private readonly full: boolean,
     private readonly mine: (key: string) => boolean,
     private readonly freshReads: FreshReads | undefined,
@@ -53,7 +56,7 @@ export class PrefetchStep {
     this.#counted = true;
     if (this.state === undefined || this.full || this.#unknown > this.#limit || !this.mine(key)) return;
     // A key the reconcile right before this run read absent needs no search either (row/fresh-read.ts).
-    if (this.state.knows(key) || (this.freshReads !== undefined && isFresh(this.state.absentRead(key), this.freshReads))) return;
+    if (this.state.knows(key, this.surface) || (this.freshReads !== undefined && isFresh(this.state.absentRead(key), this.freshReads))) return;
     this.#unknown++;
   };
 

@@ -142,7 +142,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const freshReads = shape.readsEveryKey || options.state === undefined ? undefined : freshReadsAfter(options.state.lastRun(), startedAt.getTime());
   // Before any call: match.prefetch's choice counts the unknown keys in onDuplicateRows' first
   // read of the input, which finds the keys on several rows.
-  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}) });
+  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), surface: api.surface.name, full, mine, ...(freshReads ? { freshReads } : {}) });
   const { duplicates, source } = await openFileInput(job, prefetch?.see, options.state?.lastHeader());
   // Before the reports are opened or the run journalled: a night a guard refuses does nothing.
   // Shards of one job often share a report folder: each writes its own files. The reports are
@@ -175,7 +175,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   });
   // A dry run journals nothing. A reconcile reads every key, but is no `--full` run: `state show` names it by its command.
   const state = options.dryRun ? undefined : options.state;
-  const started = state === undefined ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? '', full: options.full === true }, job, shape.writes ? source.header : undefined);
+  const started = state === undefined ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? '', full: options.full === true, surface: api.surface.name }, job, shape.writes ? source.header : undefined);
   const runId = started?.runId;
   // Nothing done yet: no row is taken, the reports say why.
   policy.abortWith(started?.abort);
@@ -210,6 +210,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const ahead = new RowLookahead({
     job,
     state: context.state,
+    surface: api.surface.name,
     mine,
     busy: (key) => dispatcher.busy(key),
     ...(options.dryRun ? {} : { fingerprint: mappingFingerprint(job, source.header, options.productVersion ?? '') }),

@@ -16,10 +16,10 @@
 import type Database from 'better-sqlite3';
 import type { Departure } from './departed-keys.js';
 import { parseFields, parseTags } from './json-columns.js';
-import type { KnownContact, StoredContact } from './known-contact.js';
+import type { IdSurface, KnownContact, StoredContact } from './known-contact.js';
 
 /** The store's brief row of a key, as `readAhead` reads it: enough to settle a row by its row hash. */
-export interface StoredContactBrief extends Pick<StoredContact, 'key' | 'draftHash' | 'rowHash'> {
+export interface StoredContactBrief extends Pick<StoredContact, 'key' | 'surface' | 'draftHash' | 'rowHash'> {
   /** The id of the key's contact (read without its fields and tags). */
   readonly contactId: string;
   /** `onMissing` acted on the key (it is in the departed journal). */
@@ -36,6 +36,8 @@ export interface StoredContactBrief extends Pick<StoredContact, 'key' | 'draftHa
 export interface ConfirmedWrite {
   /** The contact written. The id a create returned; never the id an update answered. */
   readonly contactId: string;
+  /** The surface of the api that confirmed the write (`api.surface.name`): where `contactId` is valid. */
+  readonly surface: IdSurface;
   /** Fields just written; merged over the fields known for this contact. @default {} */
   readonly fields?: Readonly<Record<string, string>>;
   /** Tags just added. @default [] */
@@ -54,6 +56,8 @@ export interface ConfirmedWrite {
 /** A contact as just read from the platform (with our confirmed writes applied). */
 export interface ObservedContact {
   readonly contactId: string;
+  /** The surface of the api that read the contact (`api.surface.name`): where `contactId` is valid. */
+  readonly surface: IdSurface;
   /** Every custom field of the contact; replaces the known fields. */
   readonly fields: Readonly<Record<string, string>>;
   /** Every tag of the contact; replaces the known tags. */
@@ -69,7 +73,7 @@ export interface ObservedContact {
 }
 
 /** One known key, as `scanKeys` visits it: its record's contact, and whether it departed. */
-export interface ScannedKey extends Pick<StoredContact, 'key' | 'contact'> {
+export interface ScannedKey extends Pick<StoredContact, 'key' | 'surface' | 'contact'> {
   /** `onMissing` acted on it already (it is in the departed journal). */
   readonly departed: boolean;
 }
@@ -83,6 +87,7 @@ interface ContactRow {
   updated_at: number;
   job_tags_json: string | null;
   row_hash: string | null;
+  surface: IdSurface;
 }
 
 type ContactParams = [
@@ -94,9 +99,10 @@ type ContactParams = [
   updatedAt: number,
   jobTagsJson: string | null,
   rowHash: string | null,
+  surface: IdSurface,
 ];
 
-type BriefRow = [key: string, contactId: string, draftHash: string | null, rowHash: string | null, departed: number];
+type BriefRow = [key: string, contactId: string, surface: IdSurface, draftHash: string | null, rowHash: string | null, departed: number];
 
 /** Row hash notes held before they are written in one transaction. */
 const ROW_HASH_NOTES = 512;
@@ -113,6 +119,7 @@ export class ContactsTable {
   readonly #listContacts: Database.Statement<[number], ContactRow>;
   readonly #scanContacts: Database.Statement<[], ContactRow & { departed: number }>;
   readonly #knows: Database.Statement<[string], { one: number }>;
+  readonly #knowsOn: Database.Statement<[string, IdSurface], { one: number }>;
   readonly #countContacts: Database.Statement<[], { n: number }>;
   readonly #markPending: Database.Statement<[string, number, number | null]>;
   readonly #clearPending: Database.Statement<[string]>;
@@ -136,16 +143,17 @@ export class ContactsTable {
     this.#now = now;
     this.#getContact = db.prepare('SELECT * FROM contacts WHERE key = ?');
     this.#upsertContact = db.prepare(
-      `INSERT INTO contacts (key, contact_id, fields_json, tags_json, draft_hash, updated_at, job_tags_json, row_hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO contacts (key, contact_id, fields_json, tags_json, draft_hash, updated_at, job_tags_json, row_hash, surface)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET contact_id = excluded.contact_id, fields_json = excluded.fields_json,
          tags_json = excluded.tags_json, draft_hash = excluded.draft_hash, updated_at = excluded.updated_at,
-         job_tags_json = excluded.job_tags_json, row_hash = excluded.row_hash`,
+         job_tags_json = excluded.job_tags_json, row_hash = excluded.row_hash, surface = excluded.surface`,
     );
     this.#deleteContact = db.prepare('DELETE FROM contacts WHERE key = ?');
     this.#listContacts = db.prepare('SELECT * FROM contacts ORDER BY key LIMIT ?');
     this.#scanContacts = db.prepare('SELECT c.*, d.key IS NOT NULL AS departed FROM contacts c LEFT JOIN departed d ON d.key = c.key ORDER BY c.key');
     this.#knows = db.prepare('SELECT 1 AS one FROM contacts WHERE key = ?');
+    this.#knowsOn = db.prepare('SELECT 1 AS one FROM contacts WHERE key = ? AND surface = ?');
     this.#countContacts = db.prepare('SELECT count(*) AS n FROM contacts');
     this.#markPending = db.prepare(
       'INSERT INTO pending_creates (key, marked_at, run_id) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET marked_at = excluded.marked_at, run_id = excluded.run_id',
@@ -160,15 +168,15 @@ export class ContactsTable {
 
     const recordConfirmed = db.transaction((key: string, write: ConfirmedWrite): void => {
       const known = this.#getContact.get(key);
-      // Values known for another contact (the key's contact was deleted and created anew) say
-      // nothing about this one.
-      const sameContact = known !== undefined && known.contact_id === write.contactId;
+      // Values known for another contact (the key's contact was deleted and created anew, or an
+      // id of another surface, which names nothing here) say nothing about this one.
+      const sameContact = known !== undefined && known.contact_id === write.contactId && known.surface === write.surface;
       const fields = { ...(sameContact ? parseFields(known.fields_json) : {}), ...write.fields };
       const tags = new Set(sameContact ? parseTags(known.tags_json) : []);
       for (const tag of write.tagsAdded ?? []) tags.add(tag);
       for (const tag of write.tagsRemoved ?? []) tags.delete(tag);
       const jobTags = nextJobTags(sameContact ? known.job_tags_json : null, write.tagsAdded, write.tagsRemoved);
-      this.#upsertContact.run(key, write.contactId, JSON.stringify(fields), JSON.stringify([...tags].sort()), write.draftHash, this.#now(), jobTags, rowHashOf(write));
+      this.#upsertContact.run(key, write.contactId, JSON.stringify(fields), JSON.stringify([...tags].sort()), write.draftHash, this.#now(), jobTags, rowHashOf(write), write.surface);
       // A confirmed id settles a create that was pending for the key.
       this.#clearPending.run(key);
     });
@@ -179,10 +187,11 @@ export class ContactsTable {
       const known = this.#getContact.get(key);
       // The job's tags the contact no longer has (removed by hand) are no longer the job's.
       const present = new Set(tags);
-      const earlier = known !== undefined && known.contact_id === observed.contactId && known.job_tags_json !== null ? parseTags(known.job_tags_json) : null;
+      const earlier =
+        known !== undefined && known.contact_id === observed.contactId && known.surface === observed.surface && known.job_tags_json !== null ? parseTags(known.job_tags_json) : null;
       const kept = earlier === null ? null : JSON.stringify(earlier.filter((tag) => present.has(tag)));
       const jobTags = nextJobTags(kept, observed.tagsAdded, observed.tagsRemoved);
-      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, this.#now(), jobTags, rowHashOf(observed));
+      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, this.#now(), jobTags, rowHashOf(observed), observed.surface);
       this.#clearPending.run(key);
     });
     this.#recordObserved = (key, observed) => recordObserved.immediate(key, observed);
@@ -196,8 +205,8 @@ export class ContactsTable {
       const rows = new Map<string, ContactRow>();
       const briefs = new Map<string, StoredContactBrief>();
       for (const some of chunks(keys, READ_AHEAD_KEYS)) {
-        for (const [key, contactId, draftHash, rowHash, departed] of this.#readAheadStatement('brief', some.length).all(...some) as BriefRow[]) {
-          briefs.set(key, storedContactBrief(key, contactId, draftHash, rowHash, departed === 1, rows));
+        for (const [key, contactId, surface, draftHash, rowHash, departed] of this.#readAheadStatement('brief', some.length).all(...some) as BriefRow[]) {
+          briefs.set(key, storedContactBrief({ key, contactId, surface, draftHash, rowHash, departed: departed === 1 }, rows));
         }
       }
       for (const some of chunks([...briefs.values()].filter(whole).map((brief) => brief.key), READ_AHEAD_KEYS)) {
@@ -212,9 +221,9 @@ export class ContactsTable {
     return row === undefined ? undefined : toStoredContact(row);
   }
 
-  /** Whether the table holds a contact for `key`. */
-  knows(key: string): boolean {
-    return this.#knows.get(key) !== undefined;
+  /** Whether the table holds a contact for `key` (whose id came from `surface`, when given). */
+  knows(key: string, surface?: IdSurface): boolean {
+    return (surface === undefined ? this.#knows.get(key) : this.#knowsOn.get(key, surface)) !== undefined;
   }
 
   /** Keys with a known contact. */
@@ -237,7 +246,7 @@ export class ContactsTable {
   /** Visits every known key in key order, from one snapshot, with whether it is in the departed journal. */
   scan(visit: (key: ScannedKey) => void): void {
     for (const row of this.#scanContacts.iterate()) {
-      visit({ key: row.key, contact: contactOf(row), departed: row.departed === 1 });
+      visit({ key: row.key, surface: row.surface, contact: contactOf(row), departed: row.departed === 1 });
     }
   }
 
@@ -262,7 +271,7 @@ export class ContactsTable {
    */
   applyDeparture(key: string, departure: Departure): void {
     const known = this.#getContact.get(key);
-    if (known !== undefined && known.contact_id === departure.contactId) {
+    if (known !== undefined && known.contact_id === departure.contactId && known.surface === departure.surface) {
       const fields = { ...parseFields(known.fields_json), ...departure.fields };
       const tags = new Set(parseTags(known.tags_json));
       for (const tag of departure.tagsAdded ?? []) tags.add(tag);
@@ -270,7 +279,7 @@ export class ContactsTable {
       // The departure's tags are not the row's: they are not the job's for prune. A null hash
       // makes the key's row, if it comes back, compared with what the contact holds now.
       const jobTags = nextJobTags(known.job_tags_json, [], departure.tagsRemoved);
-      this.#upsertContact.run(key, known.contact_id, JSON.stringify(fields), JSON.stringify([...tags].sort()), null, this.#now(), jobTags, null);
+      this.#upsertContact.run(key, known.contact_id, JSON.stringify(fields), JSON.stringify([...tags].sort()), null, this.#now(), jobTags, null, known.surface);
     }
   }
 
@@ -339,7 +348,7 @@ export class ContactsTable {
         what === 'brief'
           ? // Raw rows (arrays): a third faster than objects for the million rows of a re-run.
             this.#db
-              .prepare<string[]>(`SELECT c.key, c.contact_id, c.draft_hash, c.row_hash, EXISTS (SELECT 1 FROM departed d WHERE d.key = c.key) FROM contacts c WHERE c.key IN ${keys}`)
+              .prepare<string[]>(`SELECT c.key, c.contact_id, c.surface, c.draft_hash, c.row_hash, EXISTS (SELECT 1 FROM departed d WHERE d.key = c.key) FROM contacts c WHERE c.key IN ${keys}`)
               .raw(true)
           : this.#db.prepare<string[]>(`SELECT * FROM contacts WHERE key IN ${keys}`);
       this.#readAheadStatements.set(name, statement);
@@ -364,6 +373,7 @@ function contactOf(row: ContactRow): KnownContact {
 function toStoredContact(row: ContactRow): StoredContact {
   return {
     key: row.key,
+    surface: row.surface,
     contact: contactOf(row),
     jobTags: row.job_tags_json === null ? null : parseTags(row.job_tags_json),
     draftHash: row.draft_hash,
@@ -373,21 +383,16 @@ function toStoredContact(row: ContactRow): StoredContact {
 }
 
 /** A brief whose whole record is the one `rows` holds for its key, once read. */
-function storedContactBrief(
-  key: string,
-  contactId: string,
-  draftHash: string | null,
-  rowHash: string | null,
-  departed: boolean,
-  rows: ReadonlyMap<string, ContactRow>,
-): StoredContactBrief {
+function storedContactBrief(brief: Omit<StoredContactBrief, 'record'>, rows: ReadonlyMap<string, ContactRow>): StoredContactBrief {
+  const { key } = brief;
   let record: StoredContact | undefined;
   return {
     key,
-    contactId,
-    draftHash,
-    rowHash,
-    departed,
+    contactId: brief.contactId,
+    surface: brief.surface,
+    draftHash: brief.draftHash,
+    rowHash: brief.rowHash,
+    departed: brief.departed,
     record: () => {
       if (record === undefined) {
         const row = rows.get(key);

@@ -20,9 +20,18 @@ export interface KnownContact {
   created_at?: number;
 }
 
+/**
+ * The surface of the platform whose answer gave a contact id: `PlatformSurface.name` of the api
+ * that produced it (src/api/platform-surface.ts `SurfaceName`, which the state store may not
+ * import: the same two names). An id is trusted only on the surface it came from.
+ */
+export type IdSurface = 'v1' | 'v2';
+
 /** The store's full record of a key: what the platform confirmed for its contact, and what this job last wrote to it. */
 export interface StoredContact {
   readonly key: string;
+  /** The surface `contact.id` came from ('v1' for every key recorded before schema version 10). */
+  readonly surface: IdSurface;
   /**
    * The key's contact as confirmed: its fields are those last confirmed written, merged over every
    * write to it; its tags, those confirmed present (added and not removed since), sorted. No

@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { parseCounts } from './json-columns.js';
+import type { IdSurface } from './known-contact.js';
 
 /** Counts of rows by outcome (and `total`), as in summary.json. */
 export type RunRowCounts = Readonly<Record<string, number>>;
@@ -17,6 +18,8 @@ export interface RunStart {
   readonly argv: string;
   /** `--full`: hashes ignored, every row compared with the platform. */
   readonly full: boolean;
+  /** The surface of the run's api (`api.surface.name`): the ids its change lines name are valid there only. */
+  readonly surface: IdSurface;
 }
 
 /** How a run ended, as summary.json's `status` says it. */
@@ -37,6 +40,8 @@ export interface RunRecord {
   readonly startedAt: number;
   readonly argv: string;
   readonly full: boolean;
+  /** The surface the run spoke: its change lines' ids came from it ('v1' for runs before schema version 10). */
+  readonly surface: IdSurface;
   /** False for a run still going, or killed before `finishRun`. */
   readonly finished: boolean;
   readonly finishedAt: number | null;
@@ -59,11 +64,12 @@ interface RunRow {
   exit_code: number | null;
   status: string | null;
   pruned_at: number | null;
+  surface: IdSurface;
 }
 
 export class RunJournal {
   readonly #now: () => number;
-  readonly #insert: Database.Statement<[string, number, string, number]>;
+  readonly #insert: Database.Statement<[string, number, string, number, IdSurface]>;
   readonly #finish: Database.Statement<[number, string, number, string, number]>;
   readonly #byId: Database.Statement<[number], RunRow>;
   readonly #last: Database.Statement<[number], RunRow>;
@@ -75,7 +81,7 @@ export class RunJournal {
 
   constructor(db: Database.Database, now: () => number) {
     this.#now = now;
-    this.#insert = db.prepare('INSERT INTO runs (job, started_at, argv, full) VALUES (?, ?, ?, ?)');
+    this.#insert = db.prepare('INSERT INTO runs (job, started_at, argv, full, surface) VALUES (?, ?, ?, ?, ?)');
     this.#finish = db.prepare('UPDATE runs SET finished_at = ?, rows_json = ?, exit_code = ?, status = ? WHERE id = ?');
     this.#byId = db.prepare('SELECT * FROM runs WHERE id = ?');
     this.#last = db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT ?');
@@ -93,7 +99,7 @@ export class RunJournal {
 
   /** Journals the start of a run; returns its id. */
   start(start: RunStart): number {
-    const result = this.#insert.run(start.job, start.startedAt ?? this.#now(), start.argv, start.full ? 1 : 0);
+    const result = this.#insert.run(start.job, start.startedAt ?? this.#now(), start.argv, start.full ? 1 : 0, start.surface);
     return Number(result.lastInsertRowid);
   }
 
@@ -143,6 +149,7 @@ function toRunRecord(row: RunRow): RunRecord {
     startedAt: row.started_at,
     argv: row.argv,
     full: row.full === 1,
+    surface: row.surface,
     finished: row.finished_at !== null,
     finishedAt: row.finished_at,
     rows: row.rows_json === null ? null : parseCounts(row.rows_json),

@@ -177,6 +177,24 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 10,
+    description: 'the surface of each contact id',
+    sql: `
+      -- The surface of the platform (API v1 or v2: \`connections.<name>.api\`) whose answer gave
+      -- the id (docs/reliability.md, "Moving a connection from v1 to v2"): an id is trusted only by
+      -- a run on the same surface; a run on the other one matches the key again by its key field.
+      -- Every id recorded before this column came from v1, the only surface there was.
+      ALTER TABLE contacts ADD COLUMN surface TEXT NOT NULL DEFAULT 'v1' CHECK (surface IN ('v1', 'v2'));
+
+      -- The surface the run spoke: the ids of its change lines (and of the contacts its undo
+      -- would write to) came from it. Runs before this column spoke v1.
+      ALTER TABLE runs ADD COLUMN surface TEXT NOT NULL DEFAULT 'v1' CHECK (surface IN ('v1', 'v2'));
+
+      -- The surface of the departed contact's id.
+      ALTER TABLE departed ADD COLUMN surface TEXT NOT NULL DEFAULT 'v1' CHECK (surface IN ('v1', 'v2'));
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

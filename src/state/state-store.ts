@@ -36,7 +36,7 @@ import {
   type ScannedKey,
   type StoredContactBrief,
 } from './contacts-table.js';
-import type { StoredContact } from './known-contact.js';
+import type { IdSurface, StoredContact } from './known-contact.js';
 import { DepartedKeys, type DepartedRecord, type Departure } from './departed-keys.js';
 import { MessageJournal, type MessageStatus } from './message-journal.js';
 import { RunJournal, type RunFinish, type RunRecord, type RunStart } from './run-journal.js';
@@ -99,7 +99,7 @@ export class StateStore {
   readonly #recordDeparture: (key: string, departure: Departure) => void;
   readonly #forgetAllButMessages: () => void;
   readonly #pruneChanges: (keepRuns: number, includeCreating: boolean) => PrunedChanges;
-  readonly #settle: (key: string, contactId: string, fields: Readonly<Record<string, string>>, record: () => void) => void;
+  readonly #settle: (key: string, contact: { readonly contactId: string; readonly surface: IdSurface }, fields: Readonly<Record<string, string>>, record: () => void) => void;
   /** The run this store started last (`startRun`): the run `journalChange` files its lines under. */
   #runId: number | undefined;
 
@@ -159,19 +159,22 @@ export class StateStore {
     // A contact that settles a pending create is the contact that create made: journalled as a
     // create of the run that sent it, in the transaction that clears the mark, so no instant
     // leaves it neither pending nor journalled (docs/undo.md, "Creates whose answer was lost").
-    const settle = db.transaction((key: string, contactId: string, fields: Readonly<Record<string, string>>, record: () => void): void => {
+    const settle = db.transaction((key: string, contact: { readonly contactId: string; readonly surface: IdSurface }, fields: Readonly<Record<string, string>>, record: () => void): void => {
+      const { contactId } = contact;
       const pending = this.#contacts.pendingCreate(key);
       record();
       if (pending === undefined) return;
-      // A mark from before schema version 7 names no run: the run settling it owns the create.
-      const runId = pending.runId ?? this.#runId;
+      // A mark from before schema version 7 names no run: the run settling it owns the create. So
+      // does a mark of a run on another surface: that run's undo never writes to this id.
+      const sender = pending.runId === null ? undefined : this.#runs.get(pending.runId);
+      const runId = sender !== undefined && sender.surface !== contact.surface ? this.#runId : (pending.runId ?? this.#runId);
       // The run that sent the create journalled it itself when it learnt the answer.
       if (runId === undefined || this.#changes.hasCreate(key, contactId)) return;
       const written = Object.fromEntries(Object.entries(fields).map(([name, value]): [string, FieldChange] => [name, [null, value]]));
       // A create had no value before: nothing unread to vouch for.
       this.#changes.record(runId, key, contactId, { operation: 'create', fields: written, beforeRead: true }, this.#now());
     });
-    this.#settle = (key, contactId, fields, record) => settle.immediate(key, contactId, fields, record);
+    this.#settle = (key, contact, fields, record) => settle.immediate(key, contact, fields, record);
   }
 
   /**
@@ -269,7 +272,7 @@ export class StateStore {
    * tags removed leave it, and a create pending for the key is settled (see `recordObserved`).
    */
   recordConfirmed(key: string, write: ConfirmedWrite): void {
-    this.#settle(key, write.contactId, write.fields ?? {}, () => this.#contacts.recordConfirmed(key, write));
+    this.#settle(key, write, write.fields ?? {}, () => this.#contacts.recordConfirmed(key, write));
   }
 
   /**
@@ -279,7 +282,7 @@ export class StateStore {
    * sent it (of this run, for a mark that names none) unless that run journalled it already.
    */
   recordObserved(key: string, observed: ObservedContact): void {
-    this.#settle(key, observed.contactId, observed.fields, () => this.#contacts.recordObserved(key, observed));
+    this.#settle(key, observed, observed.fields, () => this.#contacts.recordObserved(key, observed));
   }
 
   /**
@@ -296,9 +299,13 @@ export class StateStore {
     this.#contacts.clearPending(key);
   }
 
-  /** Whether the store holds a contact for `key` (a run matches it without a search). */
-  knows(key: string): boolean {
-    return this.#contacts.knows(key);
+  /**
+   * Whether the store holds a contact for `key`; with `surface`, one whose id came from that
+   * surface (a run on it matches the key without a search; an id of another surface is matched
+   * again by its key field).
+   */
+  knows(key: string, surface?: IdSurface): boolean {
+    return this.#contacts.knows(key, surface);
   }
 
   isCreatePending(key: string): boolean {

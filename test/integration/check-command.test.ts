@@ -17,7 +17,7 @@ describe('contact-sync check', () => {
     const run = await ws.run(['check', 'jobs.yaml']);
 
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toMatch(/^connection main \(http:\/\/127\.0\.0\.1:\d+\/api\): ok: answers, token accepted, not throttled, \d+ ms\n$/);
+    expect(run.stdout).toMatch(/^connection main \(http:\/\/127\.0\.0\.1:\d+\/api\): ok: API v1 answers, token accepted, not throttled, \d+ ms\n$/);
     expect(emulator.counters(TOKEN).total.received).toBe(1);
   });
 
@@ -97,7 +97,7 @@ describe('contact-sync check', () => {
     const run = await ws.run(['run', 'jobs.yaml', '--check', '--report-dir', 'reports']);
 
     expect(run.exitCode).toBe(0);
-    expect(run.stderr).toContain('ok: answers, token accepted, not throttled');
+    expect(run.stderr).toContain('ok: API v1 answers, token accepted, not throttled');
     expect(ws.summary('import').rows.created).toBe(5);
   });
 });

@@ -73,7 +73,7 @@ describe('state show | reset <jobs.yaml> --job NAME', () => {
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
     // What a killed run leaves: a started run never finished, and a create journalled as pending.
     const store = StateStore.open(join(ws.dir, STATE_FILE), { job: 'import', keyField: 'customerid' });
-    store.startRun({ job: 'import', argv: 'run jobs.yaml', full: false });
+    store.startRun({ job: 'import', argv: 'run jobs.yaml', full: false, surface: 'v1' });
     store.markCreatePending('C0009');
     store.close();
 

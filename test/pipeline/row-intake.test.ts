@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContactsApi } from '../../src/api/contacts-api.js';
+import { V1_SURFACE } from '../../src/api/platform-surface.js';
 import { DuplicateRowsStage } from '../../src/pipeline/duplicate-rows-stage.js';
 import { KeySighting } from '../../src/pipeline/key-sighting.js';
 import { mapRow } from '../../src/pipeline/map/map.js';
@@ -21,7 +22,9 @@ import { makeStateTestDir, type StateTestDir } from '../state/state-test-dir.js'
 
 /** Any call fails the test: the intake decides with what is known, it never asks the platform. */
 const noCalls = new Proxy({} as ContactsApi, {
+  // Its surface is read (the ids the store holds are trusted on it), never called.
   get: (_target, name) => {
+    if (name === 'surface') return V1_SURFACE;
     throw new Error(`the intake called the API (${String(name)})`);
   },
 });
@@ -49,11 +52,11 @@ describe('RowIntake', () => {
     // C1 was written by an earlier run with this very row.
     const earlier = mapRow({ kind: 'row', line: 2, values: { customer_id: 'C1', first_name: 'Ann' }, cells: ['C1', 'Ann'] }, job);
     if (!earlier.ok) throw new Error('the row did not map');
-    store.recordConfirmed('C1', { contactId: '101', fields: { customerid: 'C1', firstName: 'Ann' }, tagsAdded: [], draftHash: draftHash(earlier.draft) });
+    store.recordConfirmed('C1', { contactId: '101', surface: 'v1', fields: { customerid: 'C1', firstName: 'Ann' }, tagsAdded: [], draftHash: draftHash(earlier.draft) });
     const mine = options.mine ?? (() => true);
     const duplicates = await DuplicateRowsStage.open(job);
     const source = await openCheckedSource(job);
-    const ahead = new RowLookahead({ job, state: store, mine, busy: () => false });
+    const ahead = new RowLookahead({ job, state: store, surface: 'v1', mine, busy: () => false });
     const seen = new KeySighting();
     const context = { api: noCalls, job, dryRun: false, state: store };
     const intake = new RowIntake({ job, ahead, duplicates, context, mine, seen, header: source.header, ...(options.settles === undefined ? {} : { settles: options.settles }) });

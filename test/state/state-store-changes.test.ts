@@ -34,7 +34,7 @@ describe('the change journal', () => {
 
   test('a store journals under the run it started, not under a run another store started on the file', () => {
     const runner = open();
-    const runId = runner.startRun({ job: 'crm', argv: 'run', full: false });
+    const runId = runner.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     const other = open();
     expect(other.currentRunId).toBeUndefined();
     other.journalChange('C-1', '100', created);
@@ -47,7 +47,7 @@ describe('the change journal', () => {
 
   test('lines come back in the order their calls were confirmed, with the values before and after', () => {
     const store = open();
-    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     expect(store.currentRunId).toBe(runId);
     store.journalChange('C-1', '100', created);
     clock += 10;
@@ -75,10 +75,10 @@ describe('the change journal', () => {
 
   test("a key's lines span its runs, oldest first; the current run is the one started last and stays after it finished", () => {
     const store = open();
-    const first = store.startRun({ job: 'crm', argv: 'run', full: false });
+    const first = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     store.journalChange('C-1', '100', created);
     store.finishRun(first, { rows: { total: 1, created: 1 }, exitCode: 0, status: 'completed' });
-    const second = store.startRun({ job: 'crm', argv: 'run --full', full: true });
+    const second = store.startRun({ job: 'crm', argv: 'run --full', full: true, surface: 'v1' });
     expect(store.currentRunId).toBe(second);
     store.journalChange('C-1', '100', updated);
     store.finishRun(second, { rows: { total: 1, updated: 1 }, exitCode: 0, status: 'completed' });
@@ -98,15 +98,16 @@ describe('the change journal', () => {
 
   test('run() finds one run by its id, finished or not', () => {
     const store = open();
-    const done = store.startRun({ job: 'crm', startedAt: 1000, argv: 'run', full: false });
+    const done = store.startRun({ job: 'crm', startedAt: 1000, argv: 'run', full: false, surface: 'v1' });
     store.finishRun(done, { finishedAt: 2000, rows: { total: 2, updated: 2 }, exitCode: 0, status: 'completed' });
-    const going = store.startRun({ job: 'crm', startedAt: 3000, argv: 'run --full', full: true });
+    const going = store.startRun({ job: 'crm', startedAt: 3000, argv: 'run --full', full: true, surface: 'v1' });
     expect(store.run(done)).toEqual({
       id: done,
       job: 'crm',
       startedAt: 1000,
       argv: 'run',
       full: false,
+      surface: 'v1',
       finished: true,
       finishedAt: 2000,
       rows: { total: 2, updated: 2 },
@@ -124,7 +125,7 @@ describe('the change journal', () => {
     // Four runs: 2 lines, 3 lines, none (a nightly run that wrote nothing), 1 line.
     const runs: number[] = [];
     for (const lines of [2, 3, 0, 1]) {
-      const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+      const runId = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
       runs.push(runId);
       for (let index = 0; index < lines; index++) store.journalChange(`C-${index}`, `${index}`, updated);
     }
@@ -157,12 +158,12 @@ describe('the change journal', () => {
 
   test('pruneChanges keeps the lines of a run that created contacts unless asked, and says which it kept', () => {
     const store = open();
-    const migration = store.startRun({ job: 'crm', argv: 'run', full: false });
+    const migration = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     store.journalChange('C-1', '100', created);
     store.journalChange('C-1', '100', tagged);
-    const nightly = store.startRun({ job: 'crm', argv: 'run', full: false });
+    const nightly = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     store.journalChange('C-2', '200', updated);
-    store.startRun({ job: 'crm', argv: 'run', full: false });
+    store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
 
     expect(store.pruneChanges(1)).toEqual({ runs: 1, lines: 1, keptCreating: [migration] });
     expect(store.changesOfRun(migration)).toHaveLength(2);
@@ -178,7 +179,7 @@ describe('the change journal', () => {
 
   test('runChangedKey says whether a run journalled a change of a key', () => {
     const store = open();
-    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     store.journalChange('C-1', '100', updated);
     expect(store.runChangedKey(runId, 'C-1')).toBe(true);
     expect(store.runChangedKey(runId, 'C-2')).toBe(false);
@@ -196,7 +197,7 @@ describe('the change journal', () => {
 
   test('the lines are on disk: a store reopened after close has them, and so does one opened beside a store never closed', () => {
     const first = open();
-    const runId = first.startRun({ job: 'crm', argv: 'run', full: false });
+    const runId = first.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     first.journalChange('C-1', '100', created);
     first.journalChange('C-1', '100', untagged);
     const journalled = first.changesOfRun(runId);
@@ -212,7 +213,7 @@ describe('the change journal', () => {
 
     // No close: what a kill leaves.
     const killed = open();
-    const killedRun = killed.startRun({ job: 'crm', argv: 'run', full: false });
+    const killedRun = killed.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     killed.journalChange('C-2', '200', created);
     const after = open();
     expect(after.changesOfRun(killedRun).map((line) => [line.key, line.operation])).toEqual([['C-2', 'create']]);
@@ -222,8 +223,8 @@ describe('the change journal', () => {
 
   test('forgetAllButMessages drops the change lines with the runs they are filed under, and keeps the messages', () => {
     const store = open();
-    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
-    store.recordConfirmed('C-1', { contactId: '100', fields: { plan: 'pro' }, draftHash: 'h1' });
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
+    store.recordConfirmed('C-1', { contactId: '100', surface: 'v1', fields: { plan: 'pro' }, draftHash: 'h1' });
     store.journalChange('C-1', '100', created);
     store.recordMessage('100', 'm1', 'sent');
     expect(store.forgetAllButMessages()).toEqual({ keys: 1 });
@@ -238,16 +239,16 @@ describe('a create whose answer was lost (issue 33)', () => {
   test('the run that settles the pending create journals the contact as a create of the run that sent it, once', () => {
     // Run 1 marks the create and is killed before the answer: no line of its own.
     const killed = open();
-    const sender = killed.startRun({ job: 'crm', argv: 'run', full: false });
+    const sender = killed.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     killed.markCreatePending('C-1');
     killed.close();
 
     const store = open();
-    const adopter = store.startRun({ job: 'crm', argv: 'run', full: false });
+    const adopter = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     // The adopting run finishes the contact: its own writes are its own.
     store.journalChange('C-1', '100', tagged);
     clock += 10;
-    store.recordObserved('C-1', { contactId: '100', fields: { customerid: 'C-1', plan: 'pro' }, tags: ['vip', 'eu'], tagsAdded: ['vip', 'eu'], draftHash: 'h1' });
+    store.recordObserved('C-1', { contactId: '100', surface: 'v1', fields: { customerid: 'C-1', plan: 'pro' }, tags: ['vip', 'eu'], tagsAdded: ['vip', 'eu'], draftHash: 'h1' });
 
     expect(store.isCreatePending('C-1')).toBe(false);
     expect(store.changesOfRun(sender).map(({ id: _id, ...line }) => line)).toEqual([
@@ -255,29 +256,29 @@ describe('a create whose answer was lost (issue 33)', () => {
     ]);
     expect(store.changesOfRun(adopter).map((line) => line.operation)).toEqual(['add-tags']);
     // Settled again (a later row of the key, a reconcile): no second create.
-    store.recordObserved('C-1', { contactId: '100', fields: { plan: 'team' }, tags: [], draftHash: null });
-    store.recordConfirmed('C-1', { contactId: '100', fields: { plan: 'team' }, draftHash: null });
+    store.recordObserved('C-1', { contactId: '100', surface: 'v1', fields: { plan: 'team' }, tags: [], draftHash: null });
+    store.recordConfirmed('C-1', { contactId: '100', surface: 'v1', fields: { plan: 'team' }, draftHash: null });
     expect(store.changesOfKey('C-1').filter((line) => line.operation === 'create')).toHaveLength(1);
     store.close();
   });
 
   test('a create the run journalled itself is not journalled again when its contact settles the mark', () => {
     const store = open();
-    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     store.markCreatePending('C-1');
     store.journalChange('C-1', '100', created);
-    store.recordObserved('C-1', { contactId: '100', fields: { customerid: 'C-1', plan: 'pro' }, tags: [], draftHash: 'h1' });
+    store.recordObserved('C-1', { contactId: '100', surface: 'v1', fields: { customerid: 'C-1', plan: 'pro' }, tags: [], draftHash: 'h1' });
     expect(store.changesOfRun(runId).map((line) => line.operation)).toEqual(['create']);
     store.close();
   });
 
   test('a mark a later run sends again names that run: its create is its own', () => {
     const store = open();
-    const first = store.startRun({ job: 'crm', argv: 'run', full: false });
+    const first = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     store.markCreatePending('C-1');
-    const second = store.startRun({ job: 'crm', argv: 'run', full: false });
+    const second = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     store.markCreatePending('C-1');
-    store.recordObserved('C-1', { contactId: '100', fields: {}, tags: [], draftHash: null });
+    store.recordObserved('C-1', { contactId: '100', surface: 'v1', fields: {}, tags: [], draftHash: null });
     expect(store.changesOfRun(first)).toEqual([]);
     expect(store.changesOfRun(second).map((line) => [line.contactId, line.operation])).toEqual([['100', 'create']]);
     store.close();
@@ -285,9 +286,9 @@ describe('a create whose answer was lost (issue 33)', () => {
 
   test('a key with no pending create journals nothing when its contact is recorded', () => {
     const store = open();
-    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
-    store.recordObserved('C-1', { contactId: '100', fields: { plan: 'pro' }, tags: [], draftHash: null });
-    store.recordConfirmed('C-2', { contactId: '200', fields: { plan: 'pro' }, draftHash: 'h2' });
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
+    store.recordObserved('C-1', { contactId: '100', surface: 'v1', fields: { plan: 'pro' }, tags: [], draftHash: null });
+    store.recordConfirmed('C-2', { contactId: '200', surface: 'v1', fields: { plan: 'pro' }, draftHash: 'h2' });
     expect(store.changesOfRun(runId)).toEqual([]);
     store.close();
   });

@@ -28,17 +28,18 @@ import { writeSync } from 'node:fs';
 import { StateStore } from './state/state-store.js';
 const [path, keys, max] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
 const store = StateStore.open(path, ${JSON.stringify(identity)});
-store.startRun({ job: 'crash', argv: 'child', full: false });
+store.startRun({ job: 'crash', argv: 'child', full: false, surface: 'v1' });
 writeSync(1, 'open\\n');
 for (let i = 0; i < max; i++) {
   const key = 'k' + (i % keys);
   const round = Math.floor(i / keys);
   if (round === 0) {
     store.markCreatePending(key);
-    store.recordConfirmed(key, { contactId: 'id-' + key, fields: { round: '0', f0: '0' }, tagsAdded: ['t0'], draftHash: 'h0' });
+    store.recordConfirmed(key, { contactId: 'id-' + key, surface: 'v1', fields: { round: '0', f0: '0' }, tagsAdded: ['t0'], draftHash: 'h0' });
   } else {
     store.recordConfirmed(key, {
       contactId: 'id-' + key,
+      surface: 'v1',
       fields: { round: String(round), ['f' + (round % 3)]: String(round) },
       tagsAdded: ['t' + round],
       tagsRemoved: ['t' + (round - 1)],
@@ -147,7 +148,7 @@ describe('crash consistency', () => {
     const path = temp.statePath();
     const writer = StateStore.open(path, identity);
     for (let i = 0; i < 1000; i++) {
-      writer.recordConfirmed(`k${i}`, { contactId: `id-${i}`, fields: { n: String(i) }, tagsAdded: [`t${i % 7}`], draftHash: `h${i}` });
+      writer.recordConfirmed(`k${i}`, { contactId: `id-${i}`, surface: 'v1', fields: { n: String(i) }, tagsAdded: [`t${i % 7}`], draftHash: `h${i}` });
     }
     writer.markCreatePending('k-pending');
     const reader = StateStore.open(path, identity);
@@ -183,7 +184,7 @@ describe('crash consistency', () => {
       expect(store.lastRun()).toMatchObject({ finished: false, argv: 'child' });
 
       // The store goes on after the crash.
-      store.recordConfirmed('k0', { contactId: 'id-k0', fields: { after: 'crash' }, draftHash: null });
+      store.recordConfirmed('k0', { contactId: 'id-k0', surface: 'v1', fields: { after: 'crash' }, draftHash: null });
       expect(store.get('k0')?.contact.custom_fields.after).toBe('crash');
       store.close();
     }

@@ -30,7 +30,7 @@ describe('the state file', () => {
   test('is created with its parent directories, and keeps its data across close and reopen', () => {
     const path = temp.statePath();
     const store = StateStore.open(path, identity);
-    store.recordConfirmed('C-1', { contactId: '100', fields: { email: 'a@example.com' }, tagsAdded: ['crm'], draftHash: 'h1' });
+    store.recordConfirmed('C-1', { contactId: '100', surface: 'v1', fields: { email: 'a@example.com' }, tagsAdded: ['crm'], draftHash: 'h1' });
     store.markCreatePending('C-2');
     store.close();
     store.close();
@@ -45,7 +45,7 @@ describe('the state file', () => {
   test('is readable and writable by its owner only, and so are its -wal and -shm files', () => {
     const path = temp.statePath();
     const store = StateStore.open(path, identity);
-    store.recordConfirmed('C-1', { contactId: '100', draftHash: null });
+    store.recordConfirmed('C-1', { contactId: '100', surface: 'v1', draftHash: null });
     expect(mode(path)).toBe(0o600);
     expect(mode(`${path}-wal`)).toBe(0o600);
     expect(mode(`${path}-shm`)).toBe(0o600);
@@ -75,7 +75,7 @@ describe('the state file', () => {
   test('opened under a new job name keeps its data and shows the new name', () => {
     const path = temp.statePath();
     const first = StateStore.open(path, identity);
-    first.recordConfirmed('C-1', { contactId: '100', draftHash: null });
+    first.recordConfirmed('C-1', { contactId: '100', surface: 'v1', draftHash: null });
     first.close();
     const renamed = StateStore.open(path, { job: 'crm-renamed', keyField: 'customerid' });
     expect(renamed.summary().job).toBe('crm-renamed');
@@ -107,7 +107,7 @@ describe('the state file', () => {
   test('reset deletes the file with its -wal and -shm, and a reopened store is empty', () => {
     const path = temp.statePath();
     const store = StateStore.open(path, identity);
-    store.recordConfirmed('C-1', { contactId: '100', draftHash: null });
+    store.recordConfirmed('C-1', { contactId: '100', surface: 'v1', draftHash: null });
     store.close();
     expect(StateStore.reset(path)).toContain(path);
     expect(existsSync(path)).toBe(false);
@@ -128,11 +128,11 @@ describe('a state file of an earlier version', () => {
   test('of version 4 gains row hashes: its keys keep their draft hashes, with no row hash yet', () => {
     const path = temp.statePath();
     const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
-    store.recordConfirmed('C-1', { contactId: '100', fields: { plan: 'pro' }, draftHash: 'h1', rowHash: 'r1' });
+    store.recordConfirmed('C-1', { contactId: '100', surface: 'v1', fields: { plan: 'pro' }, draftHash: 'h1', rowHash: 'r1' });
     store.close();
     // What version 4 left: no row_hash column, no change journal, no absent reads, no migration 5 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
+    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -144,11 +144,11 @@ describe('a state file of an earlier version', () => {
   test('of version 5 gains an empty change journal, and its runs keep their ids', () => {
     const path = temp.statePath();
     const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
-    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     store.close();
     // What version 5 left: no changes table, no absent reads, no migration 6 or later.
     const raw = new Database(path);
-    raw.exec('DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
+    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -165,13 +165,13 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 6 left: pending creates with no run, no migration 7 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
+    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     expect(migrated.summary()).toMatchObject({ schemaVersion: SCHEMA_VERSION, pendingCreates: 1 });
-    const runId = migrated.startRun({ job: 'crm', argv: 'run', full: false });
-    migrated.recordObserved('C-1', { contactId: '100', fields: { plan: 'pro' }, tags: [], draftHash: null });
+    const runId = migrated.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
+    migrated.recordObserved('C-1', { contactId: '100', surface: 'v1', fields: { plan: 'pro' }, tags: [], draftHash: null });
     expect(migrated.changesOfRun(runId)).toMatchObject([{ key: 'C-1', contactId: '100', operation: 'create', fields: { plan: [null, 'pro'] } }]);
     migrated.close();
   });
@@ -179,12 +179,12 @@ describe('a state file of an earlier version', () => {
   test('of version 7 keeps its journal lines, read as unverified, and its runs as not pruned', () => {
     const path = temp.statePath();
     const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
-    const runId = store.startRun({ job: 'crm', argv: 'run', full: false });
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
     store.journalChange('C-1', '100', { operation: 'update', fields: { plan: ['basic', 'pro'] }, beforeRead: true });
     store.close();
     // What version 7 left: no before_read, no pruned_at, no migration 8.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 8;');
+    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 8;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -198,17 +198,47 @@ describe('a state file of an earlier version', () => {
   test('of version 8 gains the absent reads, empty: no key counts as read absent by a reconcile', () => {
     const path = temp.statePath();
     const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
-    store.startRun({ job: 'crm', argv: 'reconcile jobs.yaml', full: false });
+    store.startRun({ job: 'crm', argv: 'reconcile jobs.yaml', full: false, surface: 'v1' });
     store.recordReconcileRead('C-9', true);
     store.close();
     // What version 8 left: no absent_reads table, no migration 9.
     const raw = new Database(path);
-    raw.exec('DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 9;');
+    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 9;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
     expect(migrated.absentRead('C-9')).toBeUndefined();
+    migrated.close();
+  });
+
+  test('of version 9 opens as version 10: every contact id, run and departure it holds came from API v1', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    const runId = store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
+    store.recordConfirmed('C-1', { contactId: '100', surface: 'v1', fields: { plan: 'pro' }, draftHash: 'h1', rowHash: 'r1' });
+    store.recordConfirmed('C-2', { contactId: '200', surface: 'v1', draftHash: 'h2' });
+    store.recordDeparture('C-2', { contactId: '200', surface: 'v1', action: 'tag', tagsAdded: ['left'] });
+    store.close();
+    // What version 9 left: no surface anywhere, no migration 10.
+    const raw = new Database(path);
+    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DELETE FROM schema_version WHERE version >= 10;');
+    expect(raw.prepare('SELECT max(version) AS version FROM schema_version').get()).toEqual({ version: 9 });
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(SCHEMA_VERSION).toBe(10);
+    expect(migrated.summary().schemaVersion).toBe(10);
+    expect(migrated.listKeys(Infinity).map((known) => [known.key, known.contact.id, known.surface])).toEqual([
+      ['C-1', '100', 'v1'],
+      ['C-2', '200', 'v1'],
+    ]);
+    // The rest of each record is as it was: a v1 run still settles C-1 by its hashes.
+    expect(migrated.get('C-1')).toMatchObject({ surface: 'v1', contact: { custom_fields: { plan: 'pro' } }, draftHash: 'h1', rowHash: 'r1' });
+    expect(migrated.run(runId)).toMatchObject({ id: runId, surface: 'v1' });
+    expect(migrated.departedRecord('C-2')).toMatchObject({ contactId: '200', surface: 'v1' });
+    expect(migrated.knows('C-1', 'v1')).toBe(true);
+    expect(migrated.knows('C-1', 'v2')).toBe(false);
     migrated.close();
   });
 });

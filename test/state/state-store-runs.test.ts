@@ -12,7 +12,7 @@ const identity = { job: 'crm', keyField: 'customerid' };
 describe('the runs journal', () => {
   test('a finished run is recorded with its counts and exit code', () => {
     const store = StateStore.open(temp.statePath(), identity);
-    const id = store.startRun({ job: 'crm', startedAt: 1000, argv: 'run jobs.yaml --job crm', full: true });
+    const id = store.startRun({ job: 'crm', startedAt: 1000, argv: 'run jobs.yaml --job crm', full: true, surface: 'v1' });
     store.finishRun(id, { finishedAt: 5000, rows: { total: 3, created: 1, unchanged: 2 }, exitCode: 0, status: 'completed' });
     expect(store.lastRun()).toEqual({
       id,
@@ -20,6 +20,7 @@ describe('the runs journal', () => {
       startedAt: 1000,
       argv: 'run jobs.yaml --job crm',
       full: true,
+      surface: 'v1',
       finished: true,
       finishedAt: 5000,
       rows: { total: 3, created: 1, unchanged: 2 },
@@ -32,9 +33,9 @@ describe('the runs journal', () => {
 
   test('a run killed before it finished shows as unfinished after a reopen, after the last finished one', () => {
     const first = StateStore.open(temp.statePath(), identity);
-    const done = first.startRun({ job: 'crm', startedAt: 1000, argv: 'run', full: false });
+    const done = first.startRun({ job: 'crm', startedAt: 1000, argv: 'run', full: false, surface: 'v1' });
     first.finishRun(done, { finishedAt: 2000, rows: { total: 1, updated: 1 }, exitCode: 0, status: 'completed' });
-    const killed = first.startRun({ job: 'crm', startedAt: 3000, argv: 'run', full: false });
+    const killed = first.startRun({ job: 'crm', startedAt: 3000, argv: 'run', full: false, surface: 'v1' });
     // No finishRun and no close: what a kill leaves.
     const after = StateStore.open(temp.statePath(), identity);
     const summary = after.summary();
@@ -53,11 +54,11 @@ describe('the runs journal', () => {
 
   test('an interrupted run is journalled as what it was, with its real exit code; the last runs come newest first', () => {
     const store = StateStore.open(temp.statePath(), identity);
-    const one = store.startRun({ job: 'crm', startedAt: 1000, argv: 'run', full: false });
+    const one = store.startRun({ job: 'crm', startedAt: 1000, argv: 'run', full: false, surface: 'v1' });
     store.finishRun(one, { finishedAt: 2000, rows: { total: 5 }, exitCode: 130, status: 'interrupted' });
-    const two = store.startRun({ job: 'crm', startedAt: 3000, argv: 'run --max-duration 6h', full: false });
+    const two = store.startRun({ job: 'crm', startedAt: 3000, argv: 'run --max-duration 6h', full: false, surface: 'v1' });
     store.finishRun(two, { finishedAt: 4000, rows: { total: 7 }, exitCode: 4, status: 'deadline' });
-    const three = store.startRun({ job: 'crm', startedAt: 5000, argv: 'run', full: false });
+    const three = store.startRun({ job: 'crm', startedAt: 5000, argv: 'run', full: false, surface: 'v1' });
     expect(store.lastRuns(5).map((run) => [run.id, run.status, run.exitCode])).toEqual([
       [three, null, null],
       [two, 'deadline', 4],

@@ -8,7 +8,7 @@
 import type { OnMissingSpec } from '../../config/job-types.js';
 import { describeShare } from '../../config/missing-share.js';
 import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
-import type { KnownContact } from '../../state/known-contact.js';
+import type { IdSurface, KnownContact } from '../../state/known-contact.js';
 import { chunk, type Operation } from '../row/plan.js';
 import { counted } from '../report/counted.js';
 
@@ -96,4 +96,34 @@ export function planDeparture(contact: KnownContact, spec: OnMissingSpec): Depar
       return { operations, tagsAdded: [], tagsRemoved: [], fields };
     }
   }
+}
+
+/** The contact a departed key's action goes to, or what keeps it from going to one. */
+export type DepartedContact =
+  /** Act on this contact; `read`: it was just found by a search (its values were read), not the store's. */
+  | { readonly kind: 'act'; readonly contact: KnownContact; readonly read: boolean }
+  /** The store's id came from another surface: search the key by its key field first. */
+  | { readonly kind: 'search' }
+  /** Nothing to act on (no contact holds the key now): the store forgets the key; `reason` for departed.csv. */
+  | { readonly kind: 'gone'; readonly reason: string }
+  /** Several contacts hold the key: not acted on (the next complete run tries again); `reason` for departed.csv. */
+  | { readonly kind: 'several'; readonly reason: string };
+
+/**
+ * Which contact the action on a departed key goes to, for a run whose api speaks `surface`: the
+ * store's, when its id came from that surface; else the key is matched again by its key field (an
+ * id is never trusted across surfaces: docs/reliability.md, "Moving a connection from v1 to v2"),
+ * and `found` is what that search returned: one contact is acted on (and recorded with its id and
+ * surface), none means nothing to act on, several are left for a person or `onDuplicate`.
+ */
+export function departedContact(key: { readonly surface: IdSurface; readonly contact: KnownContact }, surface: IdSurface, found?: readonly KnownContact[]): DepartedContact {
+  if (key.surface === surface) return { kind: 'act', contact: key.contact, read: false };
+  if (found === undefined) return { kind: 'search' };
+  const [only] = found;
+  if (only === undefined) return { kind: 'gone', reason: `no contact holds the key on API ${surface} (its id was API ${key.surface}'s); the state store forgot the key` };
+  if (found.length === 1) return { kind: 'act', contact: only, read: true };
+  return {
+    kind: 'several',
+    reason: `not acted on: ${found.length} contacts hold the key on API ${surface} (its id was API ${key.surface}'s, never used on ${surface}); the next complete run tries again`,
+  };
 }

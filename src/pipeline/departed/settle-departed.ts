@@ -26,12 +26,13 @@ import { DepartedReport, type DepartedOutcome, type DepartedRow } from '../repor
 import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
 import type { Operation } from '../row/plan.js';
+import { findContactsByKey } from '../row/match.js';
 import { writeKnownContact, type ChangeJournal } from '../row/write.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
-import { missingShare, planDeparture, refusalReason, type DeparturePlan } from './departure-plan.js';
+import { departedContact, missingShare, planDeparture, refusalReason } from './departure-plan.js';
 
 /** The part of the state store the departed step uses: the known keys, and what acting on one leaves known (its calls journalled). */
-export type DepartedStore = Pick<StateStore, 'scanKeys' | 'recordDeparture' | 'forget'> & ChangeJournal;
+export type DepartedStore = Pick<StateStore, 'scanKeys' | 'recordDeparture' | 'recordObserved' | 'forget'> & ChangeJournal;
 
 export interface DepartedStepOptions {
   readonly api: ContactsApi;
@@ -143,7 +144,7 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
   const departed: RunKind<ScannedKey, SettledKey, DepartedStep> = {
     units: missing,
     work: {
-      callsAtMost: (key) => (summary.refused ? 0 : planDeparture(key.contact, spec).operations.length),
+      callsAtMost: (key) => (summary.refused ? 0 : departedCallsAtMost(key, options)),
       intake: (key) => (summary.refused ? { kind: 'ended', done: { ...refusedRow(key, spec, summary.message ?? ''), calls: 0 } } : keyIntake(key, options)),
       finish: (row) => {
         if (row.writes !== undefined) writes.push(...row.writes);
@@ -178,6 +179,7 @@ function keyIntake(key: ScannedKey, options: DepartedStepOptions): UnitIntake<Se
   const spec = options.job.onMissing;
   if (spec.action === 'keep') return { kind: 'ended', done: { ...departedRow(key, spec, 'unchanged', 0, '', 'kept: onMissing.action is keep'), calls: 0 } };
   const { action } = spec;
+  // A dry run plans from the store's knowledge, even of an id of another surface (it reads nothing).
   const plan = planDeparture(key.contact, spec);
   const changes = plan.operations.length > 0;
   if (options.dryRun) {
@@ -187,9 +189,9 @@ function keyIntake(key: ScannedKey, options: DepartedStepOptions): UnitIntake<Se
   return {
     kind: 'dispatch',
     key: key.key,
-    callsAtMost: plan.operations.length,
+    callsAtMost: departedCallsAtMost(key, options),
     run: async () => {
-      const row = await settleKey(key, plan, action, options);
+      const row = await settleKey(key, action, options);
       return { ...row, calls: row.apiCalls };
     },
     // Queued when the run aborted: left for the next complete run, as the keys after it.
@@ -205,22 +207,47 @@ function departedRow(key: ScannedKey, spec: OnMissingSpec, outcome: DepartedOutc
   return { key: key.key, contactId: key.contact.id, action: spec.action, outcome, apiCalls, errorCode, errorMessage };
 }
 
-/** Applies the action to one departed key's contact and journals it; a failure is the key's row. */
-async function settleKey(key: ScannedKey, plan: DeparturePlan, action: DepartedAction, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] }> {
+/** The calls a departed key may make: its action's, and one search first for an id of another surface (a page of it: a rough bound). */
+function departedCallsAtMost(key: ScannedKey, options: DepartedStepOptions): number {
+  const search = departedContact(key, options.api.surface.name).kind === 'search' ? 1 : 0;
+  return search + planDeparture(key.contact, options.job.onMissing).operations.length;
+}
+
+/**
+ * Applies the action to one departed key's contact and journals it; a failure is the key's row. A
+ * key whose id came from another surface is searched by its key field first (`departedContact`):
+ * the contact found is recorded with this surface's id, and acted on.
+ */
+async function settleKey(key: ScannedKey, action: DepartedAction, options: DepartedStepOptions): Promise<DepartedRow & { abort?: JobAbortError; writes?: readonly Operation[] }> {
   const { job, state } = options;
   const spec = job.onMissing;
-  const row = (outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow => departedRow(key, spec, outcome, apiCalls, errorCode, errorMessage);
-  const changes = plan.operations.length > 0;
   const api = new CountedApi(options.api);
+  const surface = api.surface.name;
+  let contactId = key.contact.id;
+  const row = (outcome: DepartedOutcome, apiCalls: number, errorCode = '', errorMessage = ''): DepartedRow => ({ ...departedRow(key, spec, outcome, apiCalls, errorCode, errorMessage), contactId });
   try {
-    if (changes) {
-      // Before is the state's knowledge of the departed contact, not read: undo will not vouch for it.
-      const before = Object.fromEntries(Object.keys(plan.fields).map((name) => [name, key.contact.custom_fields[name] ?? null]));
-      const write = { action: 'update' as const, contactId: key.contact.id, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved], before, beforeRead: false };
-      // Each call is journalled: undo takes a departure back too.
-      await writeKnownContact(api, write, key.key, key.contact.id, state);
+    let target = departedContact(key, surface);
+    if (target.kind === 'search') target = departedContact(key, surface, await findContactsByKey(api, job.key.field, key.key));
+    if (target.kind === 'gone') {
+      state.forget(key.key);
+      return row('skipped', api.calls, '', target.reason);
     }
-    state.recordDeparture(key.key, { contactId: key.contact.id, action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
+    if (target.kind !== 'act') return row('skipped', api.calls, '', target.kind === 'several' ? target.reason : '');
+    const { contact } = target;
+    contactId = contact.id;
+    // Found by the search: the store knows it now by this surface's id (no hash: the key's row, if it comes back, is compared).
+    if (target.read) state.recordObserved(key.key, { contactId, surface, fields: contact.custom_fields, tags: contact.tags, draftHash: null, rowHash: null });
+    const plan = planDeparture(contact, spec);
+    const changes = plan.operations.length > 0;
+    if (changes) {
+      // Before is the state's knowledge of the departed contact, unread (undo will not vouch for
+      // it), or what the search just read.
+      const before = Object.fromEntries(Object.keys(plan.fields).map((name) => [name, contact.custom_fields[name] ?? null]));
+      const write = { action: 'update' as const, contactId, operations: [...plan.operations], fieldsChanged: Object.keys(plan.fields), tagsAdded: [...plan.tagsAdded], tagsRemoved: [...plan.tagsRemoved], before, beforeRead: target.read };
+      // Each call is journalled: undo takes a departure back too.
+      await writeKnownContact(api, write, key.key, contactId, state);
+    }
+    state.recordDeparture(key.key, { contactId, surface, action, tagsAdded: plan.tagsAdded, tagsRemoved: plan.tagsRemoved, fields: plan.fields });
     return { ...row(changes ? 'updated' : 'unchanged', api.calls), writes: plan.operations };
   } catch (error) {
     if (error instanceof NoSuchContactError) {

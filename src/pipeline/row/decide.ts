@@ -29,7 +29,11 @@ export type KeyState =
   | ({ readonly kind: 'known' } & Pick<StoredContact, 'contact' | 'draftHash' | 'jobTags'> & Partial<Pick<StoredContact, 'rowHash'>>)
   /** A create was sent for the key and its answer never confirmed: the contact may exist. */
   | { readonly kind: 'create-pending' }
-  /** The store knew the key, but the platform says its contact no longer exists. */
+  /**
+   * The store knew the key, but its id cannot be used: the platform says its contact no longer
+   * exists, or the id came from another surface of the platform (`keyStateOf`), where it names
+   * nothing this run may write to.
+   */
   | { readonly kind: 'stale' }
   /**
    * The store has no record of the key, and the reconcile right before this run read it on the

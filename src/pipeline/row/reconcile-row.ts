@@ -53,6 +53,8 @@ function refreshState(draft: ContactDraft, comparison: KeyComparison, contacts: 
   const same = comparison.status === 'same';
   state.recordObserved(draft.key, {
     contactId: contact.id,
+    // The contacts were read through this run's api: their ids are its surface's.
+    surface: context.api.surface.name,
     fields: contact.custom_fields,
     tags: contact.tags,
     draftHash: same ? draftHash(draft) : null,

@@ -17,6 +17,7 @@
  * the loop takes after the read: no row of the key can have written in between. A later row of the
  * same key finds no answer and reads the store itself, as every row did before.
  */
+import type { SurfaceName } from '../../api/platform-surface.js';
 import type { Job } from '../../config/job-types.js';
 import type { StoredContactBrief } from '../../state/contacts-table.js';
 import type { StoredContact } from '../../state/known-contact.js';
@@ -35,10 +36,11 @@ class KeyStateAhead {
   constructor(
     private readonly record: StoredContact | undefined,
     private readonly pending: boolean,
+    private readonly surface: SurfaceName,
   ) {}
 
   get state(): KeyState {
-    return keyStateOf(this.pending, this.record);
+    return keyStateOf(this.pending, this.record, this.surface);
   }
 }
 
@@ -55,6 +57,8 @@ export interface RowLookaheadOptions {
   readonly job: Job;
   /** The job's state store, the part read ahead (read only here); undefined with `state: false`. */
   readonly state: LookaheadStore | undefined;
+  /** The surface of the run's api (`api.surface.name`): a key whose id came from another is never settled by its row hash. */
+  readonly surface: SurfaceName;
   /** Whether the key belongs to this run (its shard): other keys are not read. */
   readonly mine: (key: string) => boolean;
   /** Whether a row of the key is running or waiting: its answer could change before it is taken. */
@@ -178,16 +182,19 @@ export class RowLookahead {
     if (brief === undefined) return undefined;
     this.#known.delete(key);
     if (this.#options.state === undefined) return NO_STORE;
-    if (brief === null) return new KeyStateAhead(undefined, this.#pending.has(key));
+    if (brief === null) return new KeyStateAhead(undefined, this.#pending.has(key), this.#options.surface);
     const record = brief.record();
     // Only the brief was read (its row was one for `quick` to settle): no half answer.
-    return record === undefined ? undefined : new KeyStateAhead(record, this.#pending.has(key));
+    return record === undefined ? undefined : new KeyStateAhead(record, this.#pending.has(key), this.#options.surface);
   }
 
   /** Whether the row that `prepared` is, first of its key in the batch, is settled by its row hash. */
   #settles(prepared: KeyedRow, brief: StoredContactBrief, pending: boolean): boolean {
-    const { quick, alone } = this.#options;
-    return quick === true && prepared.rowHash !== undefined && brief.rowHash === prepared.rowHash && !brief.departed && !pending && (alone?.(prepared.key) ?? true);
+    const { quick, alone, surface } = this.#options;
+    // An id of another surface is matched again by its key field: the row is decided in full.
+    return (
+      quick === true && prepared.rowHash !== undefined && brief.rowHash === prepared.rowHash && brief.surface === surface && !brief.departed && !pending && (alone?.(prepared.key) ?? true)
+    );
   }
 
   #rowHash(row: SourceRow): string | undefined {

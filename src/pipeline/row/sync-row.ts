@@ -12,6 +12,7 @@
  */
 import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
+import type { SurfaceName } from '../../api/platform-surface.js';
 import type { Job } from '../../config/job-types.js';
 import { draftHash } from '../../state/draft-hash.js';
 import type { StateStore } from '../../state/state-store.js';
@@ -108,7 +109,7 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
       break;
     }
     const contactIds = plan.contacts.map((target) => resolve(target, progress.contactId));
-    recordState(plan, draft.key, contactIds[0] ?? '', context.state);
+    recordState(plan, draft.key, contactIds[0] ?? '', context.state, api.surface.name);
     if (plan.simulate !== undefined) context.dryRunContacts?.set(draft.key, plan.simulate);
     countWithheld(plan, context.withheld);
     const result: RowResult = { ...row, ...planResult(plan), contactId: contactIds.join(';') };
@@ -149,7 +150,7 @@ export function settleWithoutCalls(draft: ContactDraft, cells: string[], context
   try {
     if (plan.matchedBy === 'index') context.index?.recordHit();
     const contactIds = plan.contacts.map((target) => resolve(target, ''));
-    recordState(plan, draft.key, contactIds[0] ?? '', context.state);
+    recordState(plan, draft.key, contactIds[0] ?? '', context.state, context.api.surface.name);
     if (plan.simulate !== undefined) context.dryRunContacts?.set(draft.key, plan.simulate);
     countWithheld(plan, context.withheld);
     return { result: { ...row, ...planResult(plan), contactId: contactIds.join(';'), apiCalls: 0 } };
@@ -180,7 +181,11 @@ export function failedSync(
 }
 
 /** `state`: what the store knows of the key, read now unless given (read ahead). */
-export function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : keyState(context.state, draft.key, context.freshReads)): RowFacts {
+export function initialFacts(
+  draft: ContactDraft,
+  context: RowSyncContext,
+  state = context.state === undefined ? undefined : keyState(context.state, draft.key, context.freshReads, context.api.surface.name),
+): RowFacts {
   const { job } = context;
   const simulated = context.dryRun ? context.dryRunContacts?.get(draft.key) : undefined;
   const indexed = context.index?.lookup(draft.key);
@@ -208,17 +213,23 @@ function departedFacts(context: RowSyncContext, key: string): Pick<RowFacts, 'de
   return record === undefined ? {} : { departed: { undoTags: record.action === 'tag' ? record.tags : [] } };
 }
 
-function keyState(state: RowStore, key: string, freshReads: FreshReads | undefined): KeyState {
+function keyState(state: RowStore, key: string, freshReads: FreshReads | undefined, surface: SurfaceName): KeyState {
   if (state.isCreatePending(key)) return { kind: 'create-pending' };
-  const known = keyStateOf(false, state.get(key));
+  const known = keyStateOf(false, state.get(key), surface);
   // A key the store does not know: the reconcile right before this run may have read it absent.
   return known.kind === 'unknown' && freshReads !== undefined && isFresh(state.absentRead(key), freshReads) ? { kind: 'absent' } : known;
 }
 
-/** The fact the decision gets from what the store holds of a key: a pending create, its record, or nothing. */
-export function keyStateOf(pending: boolean, known: StoredContact | undefined): KeyState {
+/**
+ * The fact the decision gets from what the store holds of a key, for a run on `surface`: a pending
+ * create, its record, or nothing. A record whose id came from another surface is `stale`: the id
+ * is never trusted across surfaces, so the key is matched again by its key field, once (the row
+ * then records the id and surface it found). docs/reliability.md, "Moving a connection from v1 to v2".
+ */
+export function keyStateOf(pending: boolean, known: StoredContact | undefined, surface: SurfaceName): KeyState {
   if (pending) return { kind: 'create-pending' };
   if (known === undefined) return { kind: 'unknown' };
+  if (known.surface !== surface) return { kind: 'stale' };
   return { kind: 'known', contact: known.contact, draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash };
 }
 
@@ -246,16 +257,17 @@ function resolve(target: ContactTarget, created: string): string {
   return target === 'created' ? created : target.id;
 }
 
-function recordState(plan: RowPlan, key: string, contactId: string, state: RowStore | undefined): void {
+/** `surface`: the surface of the api whose answers gave the ids recorded. */
+function recordState(plan: RowPlan, key: string, contactId: string, state: RowStore | undefined, surface: SurfaceName): void {
   if (plan.clearDeparted) state?.clearDeparted(key);
   if (plan.noteRowHash !== undefined) state?.noteRowHash(key, plan.noteRowHash.draftHash, plan.noteRowHash.rowHash);
   const { record } = plan;
   if (record === undefined || state === undefined) return;
   const { tagsAdded, tagsRemoved, rowHash } = record;
   if (record.kind === 'confirmed') {
-    state.recordConfirmed(key, { contactId: record.contactId, fields: record.fields, tagsAdded, tagsRemoved, draftHash: record.draftHash, rowHash });
+    state.recordConfirmed(key, { contactId: record.contactId, surface, fields: record.fields, tagsAdded, tagsRemoved, draftHash: record.draftHash, rowHash });
   } else {
     const id = record.contact === 'created' ? contactId : record.contact.id;
-    state.recordObserved(key, { contactId: id, fields: record.fields, tags: record.tags, tagsAdded, tagsRemoved, draftHash: record.draftHash, rowHash });
+    state.recordObserved(key, { contactId: id, surface, fields: record.fields, tags: record.tags, tagsAdded, tagsRemoved, draftHash: record.draftHash, rowHash });
   }
 }

@@ -23,7 +23,7 @@ import { runEngine, type RunKind } from '../run/run-engine.js';
 import { startJournal, type RunJournalStore } from '../run/run-journal-lines.js';
 import { StopPolicy } from '../run/stop-policy.js';
 import { CountedApi } from '../row/counted-api.js';
-import type { KnownContact } from '../../state/known-contact.js';
+import type { IdSurface, KnownContact, StoredContact } from '../../state/known-contact.js';
 import type { Operation } from '../row/plan.js';
 import { writeKnownContact, type ChangeJournal } from '../row/write.js';
 import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, undoCallsAtMost, UNDONE_TAG, type RunChange } from './undo-plan.js';
@@ -80,7 +80,7 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   const { contacts: contactRate } = job.connection.rateLimits;
   const policy = new StopPolicy({ signal: options.signal, deadline: options.deadline, now, spacingMs: contactRate.periodMs / contactRate.limit });
   // The undo is a run of its own: its writes are journalled under its id, so it can be undone.
-  const started = dryRun ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false }, job);
+  const started = dryRun ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false, surface: options.api.surface.name }, job);
   const undoRunId = started?.runId;
   policy.abortWith(started?.abort);
   let summaryWritten = true;
@@ -154,19 +154,21 @@ async function undoContact(change: RunChange, options: RunUndoOptions, dryRun: b
  */
 async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOptions, dryRun: boolean): Promise<UndoContactResult & { abort?: JobAbortError }> {
   let lines: UndoContactResult['lines'] = [];
+  // The surface of the ids the journal names (the command checked it is the undone run's).
+  const surface = api.surface.name;
   try {
     if (change.created) {
-      const undo = planTagForDeletion(change, { alreadyTagged: knownTagged(options.state, change) });
+      const undo = planTagForDeletion(change, { alreadyTagged: knownTagged(options.state, change, surface) });
       lines = undo.lines;
       if (dryRun) return { key: change.key, contactId: change.contactId, lines };
       try {
         await writeKnownContact(api, undo.plan, change.key, change.contactId, options.state);
       } catch (error) {
         if (!(error instanceof NoSuchContactError)) throw error;
-        forgetIfKnown(options.state, change);
+        forgetIfKnown(options.state, change, surface);
         return { key: change.key, contactId: change.contactId, lines: [DELETED_SINCE_LINE] };
       }
-      recordTagged(options.state, change);
+      recordTagged(options.state, change, surface);
       return { key: change.key, contactId: change.contactId, lines };
     }
     let current: KnownContact | undefined;
@@ -180,7 +182,7 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
     if (dryRun) return { key: change.key, contactId: change.contactId, lines };
     if (current === undefined) {
       // Deleted on the platform: what the store knows of it is gone too.
-      forgetIfKnown(options.state, change);
+      forgetIfKnown(options.state, change, surface);
       return { key: change.key, contactId: change.contactId, lines };
     }
     const confirmed: Operation[] = [];
@@ -188,7 +190,7 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
       await writeKnownContact(api, undo.plan, change.key, change.contactId, options.state, confirmed);
     } finally {
       // What was read, then what was confirmed written, even when a later call failed.
-      recordRead(options.state, change, current, confirmed);
+      recordRead(options.state, change, current, confirmed, surface);
     }
     return { key: change.key, contactId: change.contactId, lines };
   } catch (error) {
@@ -198,19 +200,26 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
   }
 }
 
-/** The state store knows the key's contact is this one. */
-function knownAs(state: UndoStore, change: RunChange): ReturnType<StateStore['get']> {
+/**
+ * The state store knows the key's contact is this one: the same id, learnt on the surface of the
+ * undone run (the command refuses a run of another surface: `undoSurfaceRefusal`).
+ */
+function knownAs(state: UndoStore, change: RunChange, surface: IdSurface): ReturnType<StateStore['get']> {
   const known = state.get(change.key);
-  return known !== undefined && known.contact.id === change.contactId ? known : undefined;
+  return known !== undefined && sameContact(known, change, surface) ? known : undefined;
+}
+
+function sameContact(known: StoredContact, change: RunChange, surface: IdSurface): boolean {
+  return known.contact.id === change.contactId && known.surface === surface;
 }
 
 /** An earlier undo recorded the tag for deletion on this contact (what makes undoing twice write nothing). */
-function knownTagged(state: UndoStore, change: RunChange): boolean {
-  return knownAs(state, change)?.contact.tags.includes(UNDONE_TAG) === true;
+function knownTagged(state: UndoStore, change: RunChange, surface: IdSurface): boolean {
+  return knownAs(state, change, surface)?.contact.tags.includes(UNDONE_TAG) === true;
 }
 
-function forgetIfKnown(state: UndoStore, change: RunChange): void {
-  if (knownAs(state, change) !== undefined) state.forget(change.key);
+function forgetIfKnown(state: UndoStore, change: RunChange, surface: IdSurface): void {
+  if (knownAs(state, change, surface) !== undefined) state.forget(change.key);
 }
 
 /**
@@ -218,11 +227,11 @@ function forgetIfKnown(state: UndoStore, change: RunChange): void {
  * contact, not create another) with the tag, and no hashes: a run whose row takes the contact back
  * compares with it and removes the tag (docs/undo.md).
  */
-function recordTagged(state: UndoStore, change: RunChange): void {
+function recordTagged(state: UndoStore, change: RunChange, surface: IdSurface): void {
   const known = state.get(change.key);
-  if (known !== undefined && known.contact.id !== change.contactId) return;
+  if (known !== undefined && !sameContact(known, change, surface)) return;
   const tags = [...new Set([...(known?.contact.tags ?? []), UNDONE_TAG])];
-  state.recordObserved(change.key, { contactId: change.contactId, fields: known?.contact.custom_fields ?? {}, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null });
+  state.recordObserved(change.key, { contactId: change.contactId, surface, fields: known?.contact.custom_fields ?? {}, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null });
 }
 
 /**
@@ -230,9 +239,9 @@ function recordTagged(state: UndoStore, change: RunChange): void {
  * the next run compares its file with what the platform holds (a conflict left by undo included)
  * and writes the file's values again where they differ (docs/undo.md).
  */
-function recordRead(state: UndoStore, change: RunChange, current: KnownContact, confirmed: readonly Operation[]): void {
+function recordRead(state: UndoStore, change: RunChange, current: KnownContact, confirmed: readonly Operation[], surface: IdSurface): void {
   const known = state.get(change.key);
-  if (known !== undefined && known.contact.id !== change.contactId) return;
+  if (known !== undefined && !sameContact(known, change, surface)) return;
   const fields: Record<string, string> = { ...current.custom_fields };
   const tags = new Set(current.tags);
   // Tags put back were the contact's before the run, not the job's; tags taken away leave the job's.
@@ -245,7 +254,7 @@ function recordRead(state: UndoStore, change: RunChange, current: KnownContact, 
       removed.push(...operation.tags);
     }
   }
-  state.recordObserved(change.key, { contactId: change.contactId, fields, tags: [...tags], tagsRemoved: removed, draftHash: null, rowHash: null });
+  state.recordObserved(change.key, { contactId: change.contactId, surface, fields, tags: [...tags], tagsRemoved: removed, draftHash: null, rowHash: null });
 }
 
 function reportFailed(error: ReportWriteError): JobAbortError {

@@ -25,11 +25,26 @@
  * is made: undo is resumable and undoing twice writes nothing.
  */
 import type { ChangeLine } from '../../state/change-journal.js';
-import type { KnownContact } from '../../state/known-contact.js';
+import type { IdSurface, KnownContact } from '../../state/known-contact.js';
 import { fieldChunks, tagOperations, type ContactPlan, type Operation } from '../row/plan.js';
 import { UNDONE_TAG } from '../row/undone-tag.js';
 
 export { UNDONE_TAG };
+
+/**
+ * Why run `undone` cannot be undone through an api on `surface`, or undefined when it can: the ids
+ * its change journal names came from the surface it spoke, and an id is never written to on
+ * another surface (docs/reliability.md, "Moving a connection from v1 to v2"). Undo does not match
+ * the keys again instead: the journal's values are those of the contacts it wrote, and a contact
+ * found by key now is not known to be the one the run changed.
+ */
+export function undoSurfaceRefusal(undone: { readonly id: number; readonly surface: IdSurface }, surface: IdSurface): string | undefined {
+  if (undone.surface === surface) return undefined;
+  return (
+    `run ${undone.id} wrote through API ${undone.surface}, and this job's connection now speaks API ${surface}: the contact ids in its journal are ` +
+    `${undone.surface}'s and are never written to through ${surface}; undo it with the connection's \`api: ${undone.surface}\` (as when the run was made)`
+  );
+}
 
 /** What one run did to one contact: the first "before" and the last "after" of each field over its journal lines. */
 export interface RunChange {

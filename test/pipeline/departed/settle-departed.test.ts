@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContactsApi } from '../../../src/api/contacts-api.js';
+import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import type { OnMissingSpec } from '../../../src/config/job-types.js';
 import { settleDeparted } from '../../../src/pipeline/departed/settle-departed.js';
 import { KeySighting } from '../../../src/pipeline/key-sighting.js';
@@ -16,7 +17,9 @@ import { makeJob } from '../../helpers/job-factory.js';
 import { makeStateTestDir, type StateTestDir } from '../../state/state-test-dir.js';
 
 const noCalls = new Proxy({} as ContactsApi, {
+  // Its surface is read (the ids the store holds are trusted on it), never called.
   get: (_target, name) => {
+    if (name === 'surface') return V1_SURFACE;
     throw new Error(`the departed step called the API (${String(name)})`);
   },
 });
@@ -29,7 +32,7 @@ describe('settleDeparted', () => {
   beforeEach(() => {
     dir = makeStateTestDir();
     state = StateStore.open(dir.statePath(), { job: job.name, keyField: job.key.field });
-    for (const key of ['K1', 'K2', 'K3', 'K4']) state.recordConfirmed(key, { contactId: `id-${key}`, fields: {}, tagsAdded: [], draftHash: 'h' });
+    for (const key of ['K1', 'K2', 'K3', 'K4']) state.recordConfirmed(key, { contactId: `id-${key}`, surface: 'v1', fields: {}, tagsAdded: [], draftHash: 'h' });
   });
 
   afterEach(() => {

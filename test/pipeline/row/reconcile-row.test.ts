@@ -65,7 +65,7 @@ describe('reconcileRow', () => {
   });
 
   it('no contact holds the key: missing, noted absent under the reconcile\'s run, and not created', async () => {
-    state.startRun({ job: job.name, argv: 'reconcile', full: false });
+    state.startRun({ job: job.name, argv: 'reconcile', full: false, surface: 'v1' });
     const { sync } = await reconcile(draftOf('C3', 'Cy'));
     expect([sync.comparison?.status, sync.result.outcome, sync.result.contactId]).toEqual(['missing', 'unchanged', '']);
     expect([state.get('C3'), state.absentRead('C3') !== undefined, emulator.contacts(TOKEN)]).toEqual([undefined, true, []]);

@@ -21,7 +21,7 @@ describe('RowLookahead', () => {
   beforeEach(() => {
     dir = makeStateTestDir();
     store = StateStore.open(dir.statePath(), { job: job.name, keyField: job.key.field });
-    store.recordConfirmed('K1', { contactId: '101', fields: { firstName: 'Ann' }, tagsAdded: ['vip'], draftHash: 'h1' });
+    store.recordConfirmed('K1', { contactId: '101', surface: 'v1', fields: { firstName: 'Ann' }, tagsAdded: ['vip'], draftHash: 'h1' });
     store.markCreatePending('K3');
   });
 
@@ -33,7 +33,7 @@ describe('RowLookahead', () => {
   it('gives each record in order, mapped ahead, and the store answer once to the first row of a key', async () => {
     const malformed: SourceRecord = { kind: 'malformed', line: 6, code: 'CSV_MALFORMED', message: 'x', cells: [] };
     const records = [row('K1', 2), row('K2', 3), row('K1', 4), row('K3', 5), malformed];
-    const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, rows: 3 });
+    const ahead = new RowLookahead({ job, state: store, surface: 'v1', mine: () => true, busy: () => false, rows: 3 });
     const seen: Array<[number, unknown]> = [];
     for await (const record of ahead.records(source(records))) {
       if (record.kind !== 'row') {
@@ -56,7 +56,7 @@ describe('RowLookahead', () => {
   });
 
   it('reads no key that has a row running or waiting, nor another shard\'s', async () => {
-    const ahead = new RowLookahead({ job, state: store, mine: (key) => key !== 'K2', busy: (key) => key === 'K1' });
+    const ahead = new RowLookahead({ job, state: store, surface: 'v1', mine: (key) => key !== 'K2', busy: (key) => key === 'K1' });
     const answers: unknown[] = [];
     for await (const record of ahead.records(source([row('K1', 2), row('K2', 3), row('K4', 4)]))) {
       const mapped = ahead.mapped(record as SourceRow);
@@ -66,7 +66,7 @@ describe('RowLookahead', () => {
   });
 
   it('answers with no state for a job without a store, and nothing when the store cannot be read', async () => {
-    const without = new RowLookahead({ job, state: undefined, mine: () => true, busy: () => false });
+    const without = new RowLookahead({ job, state: undefined, surface: 'v1', mine: () => true, busy: () => false });
     const answers: unknown[] = [];
     for await (const record of without.records(source([row('K1', 2)]))) {
       const known = without.take((record as SourceRow).values.customer_id!);
@@ -75,7 +75,7 @@ describe('RowLookahead', () => {
     // One answer, with no state in it (the loop ran: an empty list would fail here).
     expect(answers).toEqual([[true, undefined]]);
     store.close();
-    const closed = new RowLookahead({ job, state: store, mine: () => true, busy: () => false });
+    const closed = new RowLookahead({ job, state: store, surface: 'v1', mine: () => true, busy: () => false });
     const unread: unknown[] = [];
     for await (const record of closed.records(source([row('K1', 2)]))) unread.push(closed.take((record as SourceRow).values.customer_id!));
     expect(unread).toEqual([undefined]);
@@ -90,19 +90,19 @@ describe('RowLookahead', () => {
         closed = true;
       }
     }
-    const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, rows: 4 });
+    const ahead = new RowLookahead({ job, state: store, surface: 'v1', mine: () => true, busy: () => false, rows: 4 });
     for await (const record of ahead.records(input())) if (record.line === 3) break;
     expect(closed).toBe(true);
   });
 
   it('settles a row by its row hash once, for the first row of its key, only when asked to and the key is alone', async () => {
     const fingerprint = mappingFingerprint(job, ['customer_id'], '1.0.0');
-    store.recordConfirmed('K5', { contactId: '105', draftHash: 'h5', rowHash: rowHash(fingerprint, ['K5']) });
-    store.recordConfirmed('K6', { contactId: '106', draftHash: 'h6', rowHash: rowHash(fingerprint, ['K6-old']) });
-    store.recordConfirmed('K7', { contactId: '107', draftHash: 'h7', rowHash: rowHash(fingerprint, ['K7']) });
+    store.recordConfirmed('K5', { contactId: '105', surface: 'v1', draftHash: 'h5', rowHash: rowHash(fingerprint, ['K5']) });
+    store.recordConfirmed('K6', { contactId: '106', surface: 'v1', draftHash: 'h6', rowHash: rowHash(fingerprint, ['K6-old']) });
+    store.recordConfirmed('K7', { contactId: '107', surface: 'v1', draftHash: 'h7', rowHash: rowHash(fingerprint, ['K7']) });
     const records = [row('K5', 2), row('K5', 3), row('K6', 4), row('K7', 5)];
     const settled = async (quick: boolean, alone: (key: string) => boolean): Promise<unknown[]> => {
-      const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, fingerprint, quick, alone });
+      const ahead = new RowLookahead({ job, state: store, surface: 'v1', mine: () => true, busy: () => false, fingerprint, quick, alone });
       const answers: unknown[] = [];
       for await (const record of ahead.records(source(records))) answers.push(ahead.quick(record as SourceRow) ?? ahead.mapped(record as SourceRow).ok);
       return answers;
@@ -113,7 +113,7 @@ describe('RowLookahead', () => {
     expect(await settled(false, () => true)).toEqual([true, true, true, true]);
 
     // Only the brief of a key to settle was read: `take` hands no half answer out, the row reads for itself.
-    const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, fingerprint, quick: true });
+    const ahead = new RowLookahead({ job, state: store, surface: 'v1', mine: () => true, busy: () => false, fingerprint, quick: true });
     const taken: unknown[] = [];
     for await (const record of ahead.records(source([row('K7', 2), row('K6', 3)]))) taken.push(ahead.take((record as SourceRow).values.customer_id!)?.state?.kind);
     expect(taken).toEqual([undefined, 'known']);
@@ -123,7 +123,7 @@ describe('RowLookahead', () => {
     const fingerprint = mappingFingerprint(job, ['customer_id'], '1.0.0');
     const hashes: unknown[] = [];
     for (const options of [{ fingerprint }, {}]) {
-      const ahead = new RowLookahead({ job, state: store, mine: () => true, busy: () => false, ...options });
+      const ahead = new RowLookahead({ job, state: store, surface: 'v1', mine: () => true, busy: () => false, ...options });
       for await (const record of ahead.records(source([row('K9', 2)]))) {
         const mapped = ahead.mapped(record as SourceRow);
         hashes.push(mapped.ok ? mapped.draft.rowHash : 'unmapped');

@@ -139,7 +139,7 @@ describe('the run engine', () => {
     const job = makeJob();
     const state = StateStore.open(dir.statePath(), { job: job.name, keyField: job.key.field });
     try {
-      const runId = state.startRun({ job: job.name, argv: 'test', full: false });
+      const runId = state.startRun({ job: job.name, argv: 'test', full: false, surface: 'v1' });
       const seen: Seen = { finished: [], afterUnits: 0, closed: 0 };
       const policy = new StopPolicy({ now: () => new Date(0), spacingMs: 600, limit: 1 });
       await runEngine(testKind([{ key: 'A', calls: 1, fails: true }, { key: 'B' }], seen), { policy, dispatcher: new RowDispatcher(1), journal: { state, runId, job } });
