@@ -5,14 +5,13 @@
  * the starts of the requests per window. Real time: slots are held a window after each answer.
  */
 import { performance } from 'node:perf_hooks';
-import { LimiterRegistry, V2_REDIS_ID_PREFIX } from '../../src/api/limiter.js';
+import { LimiterRegistry } from '../../src/api/limiter.js';
 import { parseRetryAfter } from '../../src/api/retry-after.js';
 import type { EndpointAnswer } from '../../src/api/v2/endpoint-limits.js';
 import type { LearntLimits } from '../../src/api/v2/learnt-limits.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import type { Rate } from '../../src/limits.js';
-import { Redis } from 'ioredis';
-import { describeWithRedis } from '../helpers/redis-support.js';
+import { deleteV2LimitKeys, describeWithRedis } from '../helpers/redis-support.js';
 
 const TOKEN = 'ws-token-learnt-limits';
 const RATE: Rate = { limit: 10, periodMs: 1_000 };
@@ -125,14 +124,7 @@ describeWithRedis('learnt limits shared through Redis against the emulator', (re
   afterEach(async () => {
     await Promise.all(registries.splice(0).map((registry) => registry.stop()));
     await emulator.close();
-    const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-    try {
-      const host = new URL(emulator.v2Url).host;
-      const keys = [...(await client.keys(`b_${V2_REDIS_ID_PREFIX}|${host}|*`)), ...(await client.keys(`${V2_REDIS_ID_PREFIX}|${host}|*`))];
-      if (keys.length > 0) await client.del(...keys);
-    } finally {
-      client.disconnect();
-    }
+    await deleteV2LimitKeys(redisUrl, new URL(emulator.v2Url).host);
   });
 
   it('two registries (as two processes) of one organisation: 60 requests, no 429, never more than the limit in a window, at least 0.9 of it used', async () => {

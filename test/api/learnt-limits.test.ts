@@ -10,7 +10,7 @@ import { slotsOf } from '../../src/api/limiter-slots.js';
 import { RateLimiterUnavailableError } from '../../src/api/rate-limiter-unavailable-error.js';
 import type { EndpointAnswer } from '../../src/api/v2/endpoint-limits.js';
 import type { LearntLimits } from '../../src/api/v2/learnt-limits.js';
-import { describeWithRedis } from '../helpers/redis-support.js';
+import { deleteV2LimitKeys, describeWithRedis } from '../helpers/redis-support.js';
 
 /** Slots held ten minutes: only the test frees them (`releaseAll`, or the registry's stop). */
 const WINDOW = 600_000;
@@ -239,13 +239,7 @@ describeWithRedis('learnt limits of v2 shared through Redis', (redisUrl) => {
   const registries: LimiterRegistry[] = [];
   afterEach(async () => {
     await Promise.all(registries.splice(0).map((each) => each.stop({ dropWaitingJobs: true })));
-    const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-    try {
-      const keys = [...(await client.keys(`b_${V2_REDIS_ID_PREFIX}|${host}|*`)), ...(await client.keys(`${V2_REDIS_ID_PREFIX}|${host}|*`))];
-      if (keys.length > 0) await client.del(...keys);
-    } finally {
-      client.disconnect();
-    }
+    await deleteV2LimitKeys(redisUrl, host);
   });
 
   const sharedLimits = (): LearntLimits => {
