@@ -10,7 +10,7 @@ import { slotsOf } from '../../src/api/limiter-slots.js';
 import { RateLimiterUnavailableError } from '../../src/api/rate-limiter-unavailable-error.js';
 import type { EndpointAnswer } from '../../src/api/v2/endpoint-limits.js';
 import type { LearntLimits } from '../../src/api/v2/learnt-limits.js';
-import { deleteV2LimitKeys, describeWithRedis } from '../helpers/redis-support.js';
+import { deleteV2LimitKeys, describeWithRedis, hasRedisServer, startPrivateRedis } from '../helpers/redis-support.js';
 
 /** Slots held ten minutes: only the test frees them (`releaseAll`, or the registry's stop). */
 const WINDOW = 600_000;
@@ -285,5 +285,34 @@ describeWithRedis('learnt limits of v2 shared through Redis', (redisUrl) => {
     }
     // others[2] (d) is dropped when the registries stop.
     others[2]!.catch(() => undefined);
+  });
+});
+
+describe('learnt limits of v2 whose Redis goes away', () => {
+  (hasRedisServer() ? it : it.skip)('refuse the next request with RateLimiterUnavailableError (lost), the answered one kept (needs redis-server on the PATH)', async () => {
+    // A Redis of this test alone, to kill.
+    const redis = await startPrivateRedis();
+    const registry = new LimiterRegistry({ reconnectAttempts: 1 });
+    try {
+      const v2 = registry.getV2('http://lost.test/v2', 'acme', { redis: redis.url, windowMs: 50 });
+      await registry.ready();
+      let sent = 0;
+      const attempt = (): Promise<{ value: number; answer: EndpointAnswer }> => {
+        sent += 1;
+        return Promise.resolve({ value: sent, answer: { status: 200, limit: 5, remaining: 4 } });
+      };
+      await expect(v2.schedule(GET, attempt)).resolves.toBe(1);
+      await redis.kill();
+      const error = await v2.schedule(GET, attempt).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error).toBeInstanceOf(RateLimiterUnavailableError);
+      expect((error as RateLimiterUnavailableError).phase).toBe('lost');
+      expect(sent).toBe(1);
+    } finally {
+      await registry.stop();
+      await redis.kill();
+    }
   });
 });

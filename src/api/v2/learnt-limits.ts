@@ -124,7 +124,9 @@ export class LearntLimits implements EndpointLimits {
     return this.#inSlot(state.learnt, async () => {
       await this.#waitOutPause(state.name);
       const { value, answer } = state.ceiling === undefined ? await attempt() : await this.#inSlot(state.ceiling, attempt);
-      await this.#learn(state, answer);
+      // The request was answered: its value is the caller's even if the learning fails (a Redis
+      // that went away mid-run refuses the next request, as on v1).
+      await this.#learn(state, answer).catch(() => undefined);
       return value;
     });
   }
