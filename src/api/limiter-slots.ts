@@ -14,6 +14,24 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import Bottleneck from 'bottleneck';
+import type { Rate } from '../limits.js';
+
+/**
+ * The spacing of calls for a rate once a process's first window is spaced (see `rampUntil`), in
+ * milliseconds: 3/4 of window / limit, rounded down to a whole millisecond.
+ * A call takes its turn before it asks for a slot, never while it holds one (`LimiterSlots.turn`):
+ * the spacing only spreads calls that find slots free (no burst of N after a lull), and a slot
+ * that comes back goes at once to a call that waited for it. The limit itself is kept by the
+ * slots. The quarter of slack lets turns run ahead of the slots, so that calls are waiting when
+ * slots come back (as unevenly as the answers came). See docs/decisions.md ("A limiter the
+ * network cannot push over the window").
+ */
+export function paceFor(rate: Rate): number {
+  return Math.floor((rate.periodMs / rate.limit) * PACE_FRACTION);
+}
+
+/** The part of window / limit that calls are spaced by (see `paceFor`). */
+export const PACE_FRACTION = 0.75;
 
 /** Added to the Redis expiry of a held slot, for Redis's and this process's clocks and timers. */
 const EXPIRY_MARGIN_MS = 1_000;
@@ -162,10 +180,11 @@ export class LimiterSlots {
    * Resolves `holdMs` after now on this process's monotonic clock (checked after each timer, see
    * `sleepUntil`). The timers keep the process alive: a call waiting for a slot has nothing else
    * to wake it (Node ends a process whose pending await has no timer left, with code 13).
-   * `LimiterRegistry.stop()` frees or abandons them.
+   * `LimiterRegistry.stop()` frees or abandons them. `holdMs` other than the window: a slot taken
+   * for calls the server counted that this process did not make (v2's learnt limits).
    */
-  hold(): Promise<void> {
-    const deadline = this.now() + this.holdMs;
+  hold(holdMs: number = this.holdMs): Promise<void> {
+    const deadline = this.now() + holdMs;
     return new Promise<void>((resolve) => {
       const hold: Hold = { release: () => undefined, timer: new AbortController() };
       hold.release = () => {

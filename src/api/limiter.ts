@@ -9,34 +9,24 @@
  * budget, so an unreachable Redis fails the start and a lost one stops the job.
  */
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import type { ApiGroup, Rate } from '../limits.js';
 import { RateLimiterUnavailableError, type RateLimiterPhase } from './rate-limiter-unavailable-error.js';
-import { attachSlots, LimiterSlots } from './limiter-slots.js';
+import { attachSlots, LimiterSlots, paceFor } from './limiter-slots.js';
+
+export { PACE_FRACTION, paceFor } from './limiter-slots.js';
 import { stripUrlAuth } from './strip-url-auth.js';
-
-/**
- * The spacing of calls for a rate once a process's first window is spaced (see `rampUntil` in
- * limiter-slots.ts), in milliseconds: 3/4 of window / limit, rounded down to a whole millisecond.
- * A call takes its turn before it asks for a slot, never while it holds one (`LimiterSlots.turn`):
- * the spacing only spreads calls that find slots free (no burst of N after a lull), and a slot
- * that comes back goes at once to a call that waited for it. The limit itself is kept by the
- * slots. The quarter of slack lets turns run ahead of the slots, so that calls are waiting when
- * slots come back (as unevenly as the answers came). See docs/decisions.md ("A limiter the
- * network cannot push over the window").
- */
-export function paceFor(rate: Rate): number {
-  return Math.floor((rate.periodMs / rate.limit) * PACE_FRACTION);
-}
-
-/** The part of window / limit that calls are spaced by (see `paceFor`). */
-export const PACE_FRACTION = 0.75;
+import { LocalPauses, RedisPauses } from './v2/endpoint-pauses.js';
+import { LearntLimits, type LearntLimitsOptions, type SlotSet, type SlotSource } from './v2/learnt-limits.js';
 
 /** Idle time after which Redis forgets a shared limiter's keys, in milliseconds. */
 export const REDIS_KEY_IDLE_MS = 10 * 60_000;
 /** The Bottleneck id (and Redis key) prefix of shared limiters. */
 export const REDIS_ID_PREFIX = 'contact-sync';
+/** The prefix of v2's shared learnt limits: `contact-sync-v2|<host>|<organisation>|...`. */
+export const V2_REDIS_ID_PREFIX = 'contact-sync-v2';
 /** Bound of one TCP connect to Redis, in milliseconds. */
 const REDIS_CONNECT_TIMEOUT_MS = 5_000;
 /** Bound of stopping one shared limiter whose Redis does not answer, in milliseconds. */
@@ -62,7 +52,12 @@ export interface LimiterRegistryOptions {
    * about 3 s goes unnoticed. @default 5
    */
   readonly reconnectAttempts?: number;
+  /** The monotonic clock the slots are held on, in milliseconds (tests). @default performance.now */
+  readonly now?: () => number;
 }
+
+/** How v2's learnt limits of one organisation are kept: `LimiterRegistry.getV2`. */
+export interface V2LimitsOptions extends LimiterOptions, LearntLimitsOptions {}
 
 function checkRate(rate: Rate, group: ApiGroup): void {
   const { limit, periodMs } = rate;
@@ -98,6 +93,8 @@ class RedisLink {
   readonly connection: Bottleneck.IORedisConnection;
   /** Resolves when the client gave up reconnecting (or was closed). */
   readonly ended: Promise<void>;
+  /** Rejects with `lost` when the client gave up (never when the registry closed it). */
+  readonly failed: Promise<never>;
   lastError: unknown;
   everReady = false;
   stopping = false;
@@ -120,12 +117,16 @@ class RedisLink {
       this.lastError = error;
     });
     this.ended = new Promise((resolve) => this.client.once('end', () => resolve()));
-    void this.ended.then(() => {
-      if (this.everReady && !this.stopping) {
-        this.lost = this.failure('lost', this.lastError ?? new Error('the connection was closed'));
-        onLost(this);
-      }
+    this.failed = this.ended.then(() => {
+      if (this.stopping) return new Promise<never>(() => undefined);
+      // Lost before it was ever ready too: a request waiting for it is refused (v2's limiters are made on use).
+      const lost = this.failure(this.everReady ? 'lost' : 'start', this.lastError ?? new Error('the connection was closed'));
+      this.lost = lost;
+      onLost(this);
+      throw lost;
     });
+    // Awaited by the requests that race it; none may be.
+    this.failed.catch(() => undefined);
   }
 
   failure(phase: RateLimiterPhase, cause: unknown): RateLimiterUnavailableError {
@@ -213,6 +214,13 @@ interface Entry {
   /** Bottleneck id, the stem of its Redis keys. */
   id: string;
   stopped: boolean;
+  /** v2's learnt slots: their number is what the server said, never lowered to `rate`. */
+  learnt?: boolean;
+}
+
+interface V2Entry {
+  limits: LearntLimits;
+  link: RedisLink | undefined;
 }
 
 export class LimiterRegistry {
@@ -220,10 +228,13 @@ export class LimiterRegistry {
   readonly #links = new Map<string, RedisLink>();
   readonly #readyTimeoutMs: number;
   readonly #reconnectAttempts: number;
+  readonly #now: () => number;
+  readonly #v2 = new Map<string, V2Entry>();
 
   constructor(options: LimiterRegistryOptions = {}) {
     this.#readyTimeoutMs = options.readyTimeoutMs ?? 10_000;
     this.#reconnectAttempts = options.reconnectAttempts ?? 5;
+    this.#now = options.now ?? (() => performance.now());
   }
 
   /**
@@ -259,32 +270,89 @@ export class LimiterRegistry {
       }
       return existing.limiter;
     }
-    const strictest = { limit: rate.limit, periodMs: rate.periodMs };
-    // Bottleneck keeps the slots only; the spacing is the calls' turns, before they ask for one.
-    const settings = { maxConcurrent: rate.limit, minTime: 0 };
     if (options.redis === undefined) {
-      const limiter = new Bottleneck({ ...settings, id: group });
-      const slots = attachSlots(limiter, new LimiterSlots(rate.periodMs, paceFor(rate), false));
+      const entry = this.#newEntry(key, group, rate, undefined);
       // A process's first window is spaced exactly window / limit: this process cannot know what
       // the server counted of a process that ran just before it on the token (the old spacing's
       // rate). Its slots keep the limit from there on, and the spacing loosens (see `paceFor`).
-      slots.rampUntil(rate.limit, rate.periodMs / rate.limit);
-      this.#entries.set(key, { limiter, slots, rate: strictest, id: group, stopped: false });
-      return limiter;
+      entry.slots.rampUntil(rate.limit, rate.periodMs / rate.limit);
+      return entry.limiter;
     }
-    const link = this.#link(options.redis, options.redisWhere);
-    const id = `${REDIS_ID_PREFIX}|${key}`;
-    const limiter = new Bottleneck({ ...settings, id, datastore: 'ioredis', connection: link.connection, timeout: REDIS_KEY_IDLE_MS });
-    limiter.on('error', (error: unknown) => {
-      link.lastError = error;
-    });
-    // ready() answers for it; a rejection nobody awaited would end the process.
-    limiter.ready().catch(() => undefined);
-    clusteredLinks.set(limiter, link);
     // Each process spaces its own calls; the slots, in Redis, keep the limit of them all.
-    const slots = attachSlots(limiter, new LimiterSlots(rate.periodMs, paceFor(rate), true));
-    this.#entries.set(key, { limiter, slots, rate: strictest, link, id, stopped: false });
-    return limiter;
+    return this.#newEntry(key, `${REDIS_ID_PREFIX}|${key}`, rate, this.#link(options.redis, options.redisWhere)).limiter;
+  }
+
+  /**
+   * A limiter of `rate.limit` slots held `rate.periodMs` each, calls spaced by `paceFor(rate)`,
+   * registered under `key`; shared through `link` when given (the Bottleneck `id` is then the
+   * stem of its Redis keys).
+   */
+  #newEntry(key: string, id: string, rate: Rate, link: RedisLink | undefined, learnt = false): Entry {
+    // Bottleneck keeps the slots only; the spacing is the calls' turns, before they ask for one.
+    const settings = { maxConcurrent: rate.limit, minTime: 0, id };
+    let limiter: Bottleneck;
+    if (link === undefined) limiter = new Bottleneck(settings);
+    else {
+      limiter = new Bottleneck({ ...settings, datastore: 'ioredis', connection: link.connection, timeout: REDIS_KEY_IDLE_MS });
+      limiter.on('error', (error: unknown) => {
+        link.lastError = error;
+      });
+      // ready() answers for it; a rejection nobody awaited would end the process.
+      limiter.ready().catch(() => undefined);
+      clusteredLinks.set(limiter, link);
+    }
+    const slots = attachSlots(limiter, new LimiterSlots(rate.periodMs, learnt ? 0 : paceFor(rate), link !== undefined, this.#now));
+    const entry: Entry = { limiter, slots, rate: { limit: rate.limit, periodMs: rate.periodMs }, id, stopped: false, learnt, ...(link === undefined ? {} : { link }) };
+    this.#entries.set(key, entry);
+    return entry;
+  }
+
+  /**
+   * The learnt limits of v2 for one base URL host and organisation, created on first use: every
+   * connection and job of the organisation in this process shares them, and with `options.redis`
+   * every process (call `ready()` before using them). The Redis keys hold the host and the
+   * organisation's name, never a token. The window, ceiling and request bound are the first
+   * caller's.
+   */
+  getV2(baseUrl: string, organisation: string, options: V2LimitsOptions = {}): LearntLimits {
+    const key = LimiterRegistry.v2Key(baseUrl, organisation);
+    const existing = this.#v2.get(key);
+    if (existing !== undefined) {
+      if (existing.link?.url !== options.redis) {
+        const was = existing.link === undefined ? 'paced by this process alone' : `shared through Redis at ${existing.link.shown}`;
+        throw new Error(
+          `${options.redisWhere === undefined ? '' : `${options.redisWhere}: `}the v2 limits of organisation ${organisation} at ${new URL(baseUrl).host} are already ${was}; ` +
+            'give every connection of one organisation the same rateLimits.redis',
+        );
+      }
+      return existing.limits;
+    }
+    const link = options.redis === undefined ? undefined : this.#link(options.redis, options.redisWhere);
+    const prefix = `${V2_REDIS_ID_PREFIX}|${key}`;
+    const source: SlotSource = {
+      now: this.#now,
+      pauses:
+        link === undefined
+          ? new LocalPauses(this.#now)
+          : new RedisPauses(link.client, prefix, (error) => link.lost ?? link.failure(link.everReady ? 'lost' : 'start', error)),
+      failure: (set: SlotSet, error: unknown) => limiterFailure(set.limiter, error),
+      ...(link === undefined ? {} : { unavailable: link.failed }),
+      slotSet: (name, maxConcurrent, holdMs, kind) => {
+        if (link?.lost !== undefined) throw link.lost;
+        const entry = this.#newEntry(`${prefix}|${name}`, `${prefix}|${name}`, { limit: maxConcurrent, periodMs: holdMs }, link, kind === 'learnt');
+        // A ceiling made after ready() lowers the shared slots as get()'s do.
+        if (link?.everReady === true) void this.#raiseSharedSettings(entry).catch(() => undefined);
+        return entry;
+      },
+    };
+    const limits = new LearntLimits(source, options);
+    this.#v2.set(key, { limits, link });
+    return limits;
+  }
+
+  /** The key of v2's limits: the base URL's host and the organisation, which holds no token. */
+  static v2Key(baseUrl: string, organisation: string): string {
+    return `${new URL(baseUrl).host}|${encodeURIComponent(organisation)}`;
   }
 
   /**
@@ -323,6 +391,7 @@ export class LimiterRegistry {
     const entries = [...this.#entries.values()];
     const links = [...this.#links.values()];
     this.#entries.clear();
+    this.#v2.clear();
     this.#links.clear();
     for (const link of links) link.stopping = true;
     const dropWaitingJobs = options.dropWaitingJobs ?? false;
@@ -381,12 +450,14 @@ export class LimiterRegistry {
   async #linkReady(link: RedisLink): Promise<void> {
     if (link.lost !== undefined) throw link.lost;
     const entries = [...this.#entries.values()].filter((entry) => entry.link === link);
-    const connected = Promise.all(
-      entries.map(async (entry) => {
+    const connected = Promise.all([
+      // v2's limiters are made on their first request: the link answers for them.
+      link.client.ping(),
+      ...entries.map(async (entry) => {
         await entry.limiter.ready();
         await this.#raiseSharedSettings(entry);
       }),
-    );
+    ]);
     const ended = link.ended.then(() => Promise.reject(new Error('the connection was closed')));
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_resolve, reject) => {
@@ -411,7 +482,7 @@ export class LimiterRegistry {
    * spaces its own calls; give every process the same rate.
    */
   async #raiseSharedSettings(entry: Entry): Promise<void> {
-    if (entry.link === undefined) return;
+    if (entry.link === undefined || entry.learnt === true) return;
     const [maxConcurrent] = await entry.link.client.hmget(`b_${entry.id}_settings`, 'maxConcurrent');
     const stored = maxConcurrent === null || maxConcurrent === '' ? Number.POSITIVE_INFINITY : Number(maxConcurrent);
     if (!(stored <= entry.rate.limit)) {

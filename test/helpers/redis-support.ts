@@ -6,7 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
-import { REDIS_ID_PREFIX } from '../../src/api/limiter.js';
+import { REDIS_ID_PREFIX, V2_REDIS_ID_PREFIX } from '../../src/api/limiter.js';
 
 const SKIP_REASON = 'REDIS_URL is not set (set it to a Redis server, e.g. REDIS_URL=redis://127.0.0.1:6379; .ci/run does when one answers there)';
 
@@ -41,6 +41,18 @@ export async function deleteLimiterKeys(redisUrl: string, baseUrl: string): Prom
       if (cursor === '0') break;
     }
     return deleted;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Deletes v2's learnt-limit keys of one host (every organisation): its Bottlenecks' and its pauses. */
+export async function deleteV2LimitKeys(redisUrl: string, host: string): Promise<void> {
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    const stem = `${V2_REDIS_ID_PREFIX}|${host}|`.replace(/[[\]?\\*]/g, '\\$&');
+    const keys = [...(await client.keys(`b_${stem}*`)), ...(await client.keys(`${stem}*`))];
+    if (keys.length > 0) await client.del(...keys);
   } finally {
     client.disconnect();
   }

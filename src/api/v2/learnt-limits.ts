@@ -1,0 +1,260 @@
+/**
+ * The learnt limiter of the v2 surface (issue 36): one per base URL host and organisation, shared
+ * by every client and job of the organisation in the process (`LimiterRegistry.getV2`) and, with
+ * a Redis URL, by every process (Bottleneck's clustering, as `rateLimits.redis` on v1).
+ *
+ * Each endpoint (method and path template) has its own slots, the v1 mechanism of
+ * limiter-slots.ts: a request takes one of N slots when it starts and gives it back one window
+ * after its answer, so a strict sliding window at the server never sees N + 1 of them, whatever
+ * the network does. What v2 adds is where N comes from:
+ * - before an endpoint's first answer it has one slot: one request at a time;
+ * - an answer's `X-RateLimit-Limit` sets N (in Redis for every process when shared);
+ * - its `X-RateLimit-Remaining` says how many requests the server counted in its window: those
+ *   this limiter does not hold a slot for (made by a process that ran just before, or one that
+ *   does not share the limits) take a slot each until one window after that answer;
+ * - a 429's `Retry-After` pauses the endpoint: no request of it leaves before the pause passes;
+ * - a configured ceiling (`rateLimits`) is a second set of slots each request also takes.
+ * docs/decisions.md ("Limits learnt from the answers") says why.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type Bottleneck from 'bottleneck';
+import type { Rate } from '../../limits.js';
+import { paceFor, runInSlot, type LimiterSlots } from '../limiter-slots.js';
+import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
+import type { EndpointPauses } from './endpoint-pauses.js';
+
+/** The window a learnt limit counts over until an answer says otherwise (api-v2-notes.md). */
+export const DEFAULT_V2_WINDOW_MS = 1_000;
+/** The bound of one request assumed for the Redis expiry of its slot. */
+export const DEFAULT_V2_REQUEST_TIMEOUT_MS = 30_000;
+/** Priority of the slots taken for requests the server counted elsewhere: before any waiting request. */
+const COUNTED_ELSEWHERE_PRIORITY = 0;
+
+export interface LearntLimitsOptions {
+  /**
+   * The window of every learnt limit, in milliseconds (the platform does not say it).
+   * @default 1000
+   */
+  readonly windowMs?: number;
+  /**
+   * The configured ceiling of an endpoint (`rateLimits` on the connection): never exceeded,
+   * whatever is learnt; undefined for none.
+   * @default no ceiling
+   */
+  readonly ceiling?: (endpoint: string) => Rate | undefined;
+  /** The bound of one request, in milliseconds: a shared slot's Redis expiry. @default 30000 */
+  readonly requestTimeoutMs?: number;
+  /** Waits `ms` milliseconds (tests inject one that moves their clock). @default a timer */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** One set of slots: a Bottleneck whose `maxConcurrent` is the slots, and their holds. */
+export interface SlotSet {
+  readonly limiter: Bottleneck;
+  readonly slots: LimiterSlots;
+}
+
+/** What the registry gives a learnt limiter: its slot sets, pauses and clock. */
+export interface SlotSource {
+  /**
+   * The slot set `name` (`learnt|<endpoint>` or `ceiling|<endpoint>`), `maxConcurrent` slots held
+   * `holdMs` each; a set shared through Redis keeps what Redis already holds for it.
+   * @throws RateLimiterUnavailableError when its Redis went away
+   */
+  slotSet(name: string, maxConcurrent: number, holdMs: number, kind: 'learnt' | 'ceiling'): SlotSet;
+  readonly pauses: EndpointPauses;
+  /** What a failure of the set itself (the request never left) means: see `limiterFailure`. */
+  failure(set: SlotSet, error: unknown): unknown;
+  /** The monotonic clock of the slots, in milliseconds. */
+  readonly now: () => number;
+  /** Shared: rejects when Redis is gone for good (a request waiting for a slot is then refused). */
+  readonly unavailable?: Promise<never>;
+}
+
+interface Endpoint {
+  readonly name: string;
+  readonly learnt: SlotSet;
+  readonly ceiling: SlotSet | undefined;
+  /** The limit the last answer said; undefined before one did. */
+  limit: number | undefined;
+  /** A successful answer said no limit: no slots but the ceiling's. */
+  unlimited: boolean;
+  /** Slots asked for requests counted elsewhere, not yet taken. */
+  pendingElsewhere: number;
+}
+
+function isCount(value: number | undefined, least: number): value is number {
+  return value !== undefined && Number.isInteger(value) && value >= least;
+}
+
+/** Sets the slots of a set; shared, the write reaches Redis (and every process) before this resolves. */
+async function setSlots(limiter: Bottleneck, maxConcurrent: number | null): Promise<void> {
+  // Typed as returning the limiter; it is a promise of the write.
+  await (limiter.updateSettings({ maxConcurrent }) as unknown as Promise<Bottleneck>);
+}
+
+function checkPositive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`Learnt limits: \`${name}\` must be a positive number of milliseconds, got \`${String(value)}\``);
+  return value;
+}
+
+export class LearntLimits implements EndpointLimits {
+  readonly #source: SlotSource;
+  readonly #windowMs: number;
+  readonly #ceiling: (endpoint: string) => Rate | undefined;
+  readonly #requestTimeoutMs: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #endpoints = new Map<string, Endpoint>();
+  #elsewhereSequence = 0;
+
+  constructor(source: SlotSource, options: LearntLimitsOptions = {}) {
+    this.#source = source;
+    this.#windowMs = checkPositive('windowMs', options.windowMs ?? DEFAULT_V2_WINDOW_MS);
+    this.#requestTimeoutMs = checkPositive('requestTimeoutMs', options.requestTimeoutMs ?? DEFAULT_V2_REQUEST_TIMEOUT_MS);
+    this.#ceiling = options.ceiling ?? (() => undefined);
+    this.#sleep = options.sleep ?? ((ms) => delay(ms));
+  }
+
+  get windowMs(): number {
+    return this.#windowMs;
+  }
+
+  async schedule<T>(endpoint: string, attempt: () => Promise<{ value: T; answer: EndpointAnswer }>): Promise<T> {
+    const state = this.#endpoint(endpoint);
+    return this.#inSlot(state.learnt, async () => {
+      await this.#waitOutPause(state.name);
+      const { value, answer } = state.ceiling === undefined ? await attempt() : await this.#inSlot(state.ceiling, attempt);
+      // The request was answered: its value is the caller's even if the learning fails (a Redis
+      // that went away mid-run refuses the next request, as on v1).
+      await this.#learn(state, answer).catch(() => undefined);
+      return value;
+    });
+  }
+
+  learnt(): LearntLimit[] {
+    return [...this.#endpoints.values()]
+      .filter((state) => state.limit !== undefined)
+      .map((state) => ({ endpoint: state.name, limit: state.limit!, windowMs: this.#windowMs }))
+      .sort((a, b) => a.endpoint.localeCompare(b.endpoint));
+  }
+
+  /** The Bottleneck of an endpoint's learnt slots, once it was scheduled (tests, metrics). */
+  limiterOf(endpoint: string): Bottleneck | undefined {
+    return this.#endpoints.get(endpoint)?.learnt.limiter;
+  }
+
+  #endpoint(name: string): Endpoint {
+    const existing = this.#endpoints.get(name);
+    if (existing !== undefined) return existing;
+    const rate = this.#ceiling(name);
+    if (rate !== undefined && (!Number.isInteger(rate.limit) || rate.limit < 1 || !Number.isFinite(rate.periodMs) || rate.periodMs <= 0)) {
+      throw new RangeError(`Ceiling of ${name}: give a whole number of calls from 1 up over a positive period, got ${String(rate.limit)} per ${String(rate.periodMs)} ms`);
+    }
+    // One slot before the first answer; the pace stays 0 until a limit is learnt.
+    const learnt = this.#source.slotSet(`learnt|${name}`, 1, this.#windowMs, 'learnt');
+    const ceiling = rate === undefined ? undefined : this.#source.slotSet(`ceiling|${name}`, rate.limit, rate.periodMs, 'ceiling');
+    if (ceiling !== undefined && rate !== undefined) ceiling.slots.paceMs = paceFor(rate);
+    const state: Endpoint = { name, learnt, ceiling, limit: undefined, unlimited: false, pendingElsewhere: 0 };
+    this.#endpoints.set(name, state);
+    return state;
+  }
+
+  /** Runs `run` in a slot of `set`; a failure before it ran is the set's own (see `SlotSource.failure`). */
+  async #inSlot<R>(set: SlotSet, run: () => Promise<R>): Promise<R> {
+    let started = false;
+    let markStarted: () => void = () => undefined;
+    const startedNow = new Promise<void>((resolve) => {
+      markStarted = resolve;
+    });
+    try {
+      const ran = runInSlot(
+        set.limiter,
+        () => {
+          started = true;
+          markStarted();
+          return run();
+        },
+        this.#requestTimeoutMs,
+      );
+      const { unavailable } = this.#source;
+      if (unavailable !== undefined) {
+        // A shared Bottleneck waits for ever for a Redis that never answers: a request not yet
+        // started is refused when Redis is gone; one that started keeps its own outcome.
+        ran.catch(() => undefined);
+        await Promise.race([startedNow, ran, unavailable]);
+      }
+      return await ran;
+    } catch (error) {
+      throw started ? error : this.#source.failure(set, error);
+    }
+  }
+
+  /** Waits until no pause of the endpoint is left; bounded: each round waits what is left. */
+  async #waitOutPause(name: string): Promise<void> {
+    for (let round = 0; round < 100; round += 1) {
+      const left = await this.#source.pauses.left(name);
+      if (left <= 0) return;
+      await this.#sleep(Math.ceil(left));
+    }
+  }
+
+  async #learn(state: Endpoint, answer: EndpointAnswer): Promise<void> {
+    const { status, limit, remaining, retryAfterMs } = answer;
+    if (status === 429 && retryAfterMs !== undefined && retryAfterMs > 0) await this.#source.pauses.pause(state.name, retryAfterMs);
+    const { limiter, slots } = state.learnt;
+    if (isCount(limit, 1)) {
+      // First the slots for what the server counted elsewhere, queued ahead of every waiting
+      // request; only then more slots, which the waiting requests would otherwise take first.
+      if (isCount(remaining, 0)) await this.#countElsewhere(state, limit, Math.min(remaining, limit));
+      if (state.limit !== limit || state.unlimited) {
+        state.limit = limit;
+        state.unlimited = false;
+        slots.holdMs = this.#windowMs;
+        slots.paceMs = paceFor({ limit, periodMs: this.#windowMs });
+        // Shared: written to Redis, where every process's Bottleneck reads it.
+        await setSlots(limiter, limit);
+      }
+    } else if (status >= 200 && status < 300 && state.limit === undefined && !state.unlimited) {
+      // A successful answer without a limit: the endpoint is not limited (the ceiling still is).
+      state.unlimited = true;
+      slots.holdMs = 0;
+      await setSlots(limiter, null);
+    }
+  }
+
+  /**
+   * The server counted `limit - remaining` requests in its window when this answer left it; the
+   * slots taken now (this request's included) are those it can know of this limiter. Each one more
+   * takes a slot, before any waiting request, until one window after this answer: the server
+   * counted it no later than that, so it leaves the server's window no later than the slot.
+   */
+  async #countElsewhere(state: Endpoint, limit: number, remaining: number): Promise<void> {
+    const { limiter, slots } = state.learnt;
+    const counted = limit - remaining;
+    if (counted <= 1) return;
+    const taken = (await limiter.running()) + state.pendingElsewhere;
+    const missing = counted - taken;
+    if (missing <= 0) return;
+    // The slot of this answer's own request is held a window from now: so are these.
+    const until = this.#source.now() + this.#windowMs;
+    const ids: string[] = [];
+    for (let index = 0; index < missing; index += 1) {
+      const id = `counted-elsewhere-${(this.#elsewhereSequence += 1)}`;
+      ids.push(id);
+      state.pendingElsewhere += 1;
+      const options: Bottleneck.JobOptions = { id, priority: COUNTED_ELSEWHERE_PRIORITY, ...(slots.clustered ? { expiration: slots.expiryFor(0) } : {}) };
+      limiter
+        .schedule(options, async () => {
+          state.pendingElsewhere -= 1;
+          const left = until - this.#source.now();
+          if (left > 0) await slots.hold(left);
+        })
+        // Dropped when the limiter stops: nothing waits for it.
+        .catch(() => undefined);
+    }
+    // Bottleneck queues a job a few event-loop turns after it is given: wait until these are.
+    for (let round = 0; round < 1_000 && ids.some((id) => [null, 'RECEIVED'].includes(limiter.jobStatus(id))); round += 1) {
+      await delay(0);
+    }
+  }
+}
