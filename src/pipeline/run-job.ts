@@ -234,6 +234,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
             rows: { ...rows, work: (draft, cells) => syncRow(draft, cells, context) },
             departed: seen === undefined || options.state === undefined ? undefined : { state: options.state, seen, reportPath: departedPath(options.reportDir, reportName), maxSharePercent: options.maxMissingPercent, knownBefore: knownKeysNow(options.state, mine) },
             departedWhyNot: partial ?? (options.state === undefined ? 'there is no state store yet (a first run, or a dry run before one): no key is known to have left' : undefined),
+            verify: job.verify === undefined || options.state === undefined ? undefined : { state: options.state },
           }),
           engine,
         )

@@ -113,6 +113,9 @@ export class ContactsTable {
   readonly #listContacts: Database.Statement<[number], ContactRow>;
   readonly #scanContacts: Database.Statement<[], ContactRow & { departed: number }>;
   readonly #knows: Database.Statement<[string], { one: number }>;
+  readonly #byVerified: Database.Statement<[], ContactRow & { departed: number }>;
+  readonly #markVerified: Database.Statement<[number, string, string]>;
+  readonly #markVerifiedAll: (keys: ReadonlyArray<readonly [key: string, contactId: string]>, at: number) => void;
   readonly #countContacts: Database.Statement<[], { n: number }>;
   readonly #markPending: Database.Statement<[string, number, number | null]>;
   readonly #clearPending: Database.Statement<[string]>;
@@ -146,6 +149,13 @@ export class ContactsTable {
     this.#listContacts = db.prepare('SELECT * FROM contacts ORDER BY key LIMIT ?');
     this.#scanContacts = db.prepare('SELECT c.*, d.key IS NOT NULL AS departed FROM contacts c LEFT JOIN departed d ON d.key = c.key ORDER BY c.key');
     this.#knows = db.prepare('SELECT 1 AS one FROM contacts WHERE key = ?');
+    // NULL first in SQLite's ascending order: a key never verified comes before any verified one.
+    this.#byVerified = db.prepare('SELECT c.*, EXISTS (SELECT 1 FROM departed d WHERE d.key = c.key) AS departed FROM contacts c ORDER BY c.verified_at, c.key');
+    this.#markVerified = db.prepare('UPDATE contacts SET verified_at = ? WHERE key = ? AND contact_id = ?');
+    const markVerifiedAll = db.transaction((keys: ReadonlyArray<readonly [string, string]>, at: number): void => {
+      for (const [key, contactId] of keys) this.#markVerified.run(at, key, contactId);
+    });
+    this.#markVerifiedAll = (keys, at) => markVerifiedAll.immediate(keys, at);
     this.#countContacts = db.prepare('SELECT count(*) AS n FROM contacts');
     this.#markPending = db.prepare(
       'INSERT INTO pending_creates (key, marked_at, run_id) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET marked_at = excluded.marked_at, run_id = excluded.run_id',
@@ -239,6 +249,22 @@ export class ContactsTable {
     for (const row of this.#scanContacts.iterate()) {
       visit({ key: row.key, contact: contactOf(row), departed: row.departed === 1 });
     }
+  }
+
+  /**
+   * Visits the known keys least recently verified first (never verified first, then by key), from
+   * one snapshot, with their whole records and whether they departed, until `visit` returns false.
+   */
+  scanByVerified(visit: (key: ScannedKey & { readonly record: StoredContact }) => boolean): void {
+    for (const row of this.#byVerified.iterate()) {
+      const record = toStoredContact(row);
+      if (!visit({ key: row.key, contact: record.contact, departed: row.departed === 1, record })) break;
+    }
+  }
+
+  /** The keys' contacts were read and found (or repaired to) what the table holds: verified at `at`, in one transaction. */
+  markVerified(keys: ReadonlyArray<readonly [key: string, contactId: string]>, at: number): void {
+    if (keys.length > 0) this.#markVerifiedAll(keys, at);
   }
 
   /**
