@@ -60,6 +60,8 @@ export function chooseVerifyReads(facts: VerifyFacts): VerifyReads {
   const { budget } = facts;
   if (facts.trustedKeys === 0) return { by: 'none', calls: 0, reason: 'the state trusts no key yet' };
   if (budget === 0) return { by: 'none', calls: 0, reason: `the share of ${facts.trustedKeys} trusted keys is less than one call` };
+  // Every trusted key written or read by this run's rows (a first import): nothing to re-read, whichever way.
+  if (facts.candidates === 0) return { by: 'none', calls: 0, reason: 'every trusted key was touched by this run' };
   const pages = facts.markerPages ?? Math.max(1, Math.ceil(facts.trustedKeys / facts.listPageSize));
   if (facts.marker && nights(pages, budget) <= nights(facts.trustedKeys, budget)) {
     const calls = Math.min(budget, pages);
@@ -70,7 +72,6 @@ export function chooseVerifyReads(facts: VerifyFacts): VerifyReads {
       reason: `the marker's ${pages} page(s) of ${facts.listPageSize} are read in ${nights(pages, budget)} run(s) at ${budget} call(s) a run, one GET a key in ${nights(facts.trustedKeys, budget)}`,
     };
   }
-  if (facts.candidates === 0) return { by: 'none', calls: 0, reason: 'every trusted key was touched by this run' };
   const calls = Math.min(budget, facts.candidates);
   const why = facts.marker ? `the marker's ${pages} pages take more runs than one GET a key` : 'no match.prefetch marker';
   return { by: 'contacts', calls, reason: `${why}: ${calls} of ${facts.trustedKeys} trusted keys, least recently verified first` };
