@@ -38,7 +38,7 @@ function stillEdited(): number[] {
   return EDITED.filter((i) => {
     const contact = emulator().contacts(TOKEN).find((each) => each.custom_fields.customerid === customerKey(i));
     const expected = expectedCustomer(i);
-    return contact?.custom_fields.firstName !== expected.fields.firstName || !contact.tags.includes('crm');
+    return contact?.custom_fields.firstName !== expected.fields.firstName || !(contact?.tags.includes('crm') ?? false);
   });
 }
 
