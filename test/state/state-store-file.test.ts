@@ -132,7 +132,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 4 left: no row_hash column, no change journal, no absent reads, no migration 5 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -148,7 +148,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 5 left: no changes table, no absent reads, no migration 6 or later.
     const raw = new Database(path);
-    raw.exec('DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -165,7 +165,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 6 left: pending creates with no run, no migration 7 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -184,7 +184,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 7 left: no before_read, no pruned_at, no migration 8.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 8;');
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 8;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -203,12 +203,31 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 8 left: no absent_reads table, no migration 9.
     const raw = new Database(path);
-    raw.exec('DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 9;');
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 9;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
     expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
     expect(migrated.absentRead('C-9')).toBeUndefined();
+    migrated.close();
+  });
+
+  test('of version 9 gains verified_at: every key counts as never verified, so verification starts with them in key order', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    for (const key of ['C-2', 'C-1']) store.recordConfirmed(key, { contactId: key, fields: { plan: 'pro' }, draftHash: 'h1' });
+    store.close();
+    // What version 9 left: no verified_at column, no migration 10.
+    const raw = new Database(path);
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; DELETE FROM schema_version WHERE version >= 10;');
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
+    const keys: string[] = [];
+    migrated.scanByVerified((key) => keys.push(key.key) > 0);
+    expect(keys).toEqual(['C-1', 'C-2']);
+    expect(migrated.get('C-1')).toMatchObject({ draftHash: 'h1', contact: { custom_fields: { plan: 'pro' } } });
     migrated.close();
   });
 });
