@@ -113,6 +113,7 @@ describe('verify: { share: 20% }, no marker: one GET a contact, least recently v
       { key: 'C0015', contact_id: contactIdOf(emulator(), 'C0015'), field: 'tags', platform_value: '', file_value: 'crm' },
     ]);
     const summary = ws.summary('import', 'night1');
+    expect(readFileSync(join(ws.dir, 'night1', 'import.report.html'), 'utf8')).toContain('<strong>2</strong> had drifted from what the job last wrote and were repaired');
     expect(summary.verification).toMatchObject({ sharePercent: 20, trustedKeys: 100, budget: 20, by: 'contacts', reads: 20, verified: 20, drift: 2, failed: 0 });
 
     // The repairs are journalled under night 1's run: undo puts the agents' values back.
