@@ -76,6 +76,7 @@ async function night(ws: Workspace, n: number, read: 'getContact' | 'searchConta
   const before = stillEdited();
   const run = await ws.run(['run', 'jobs.yaml', '--report-dir', `night${n}`]);
   expect(run.exitCode).toBe(0);
+  expect(run.stdout + run.stderr).toMatch(/verification: \d+ contacts re-read in \d+ calls \(share \d+% of 100 trusted keys\), \d+ drifted and repaired/);
   const summary = ws.summary('import', `night${n}`);
   const calls = callsByOperation(emulator());
   const result = { reads: calls[read], writes: writes(), verified: summary.verified as number, drift: summary.drift as number, repaired: before.filter((i) => !stillEdited().includes(i)) };
@@ -128,6 +129,7 @@ describe('verify: { share: 20% }, no marker: one GET a contact, least recently v
     const dry = await ws.run(['run', 'jobs.yaml', '--dry-run', '--report-dir', 'dry']);
     expect(dry.exitCode).toBe(0);
     expect(callsByOperation(emulator()).total).toBe(0);
+    expect(dry.stdout + dry.stderr).toContain('verification: a dry run reads nothing; the real run would re-read with 20 calls');
     const summary = ws.summary('import', 'dry');
     expect(summary).toMatchObject({ verified: 0, drift: 0, verification: { by: 'contacts', budget: 20, reads: 20, dryRun: true } });
     expect(summary.realRunEstimate).toMatchObject({ calls: { byOperation: { getContact: 20 } } });
