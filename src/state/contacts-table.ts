@@ -192,7 +192,10 @@ export class ContactsTable {
       const earlier = known !== undefined && known.contact_id === observed.contactId && known.job_tags_json !== null ? parseTags(known.job_tags_json) : null;
       const kept = earlier === null ? null : JSON.stringify(earlier.filter((tag) => present.has(tag)));
       const jobTags = nextJobTags(kept, observed.tagsAdded, observed.tagsRemoved);
-      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, this.#now(), jobTags, rowHashOf(observed));
+      const now = this.#now();
+      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, now, jobTags, rowHashOf(observed));
+      // Read from the platform just now (a search, a reconcile): as good as a verification.
+      this.#markVerified.run(now, key, observed.contactId);
       this.#clearPending.run(key);
     });
     this.#recordObserved = (key, observed) => recordObserved.immediate(key, observed);

@@ -52,6 +52,12 @@ describe('least recently verified first', () => {
     expect(order()).toContain('C-2 (departed)');
   });
 
+  test('a contact read from the platform (a search, a reconcile) counts as verified then', () => {
+    clock += 1000;
+    store.recordObserved('C-1', { contactId: 'id-C-1', fields: { firstName: 'C-1' }, tags: [], draftHash: 'h' });
+    expect(order()).toEqual(['C-2', 'C-3', 'C-4', 'C-1']);
+  });
+
   test('the records visited are whole', () => {
     store.scanByVerified((key) => {
       expect(key.record).toMatchObject({ key: key.key, contact: { id: `id-${key.key}`, custom_fields: { firstName: key.key } }, draftHash: 'h' });
