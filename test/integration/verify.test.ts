@@ -161,6 +161,23 @@ describe('verify with a match.prefetch marker: the marker\'s pages, round robin'
   });
 });
 
+describe('verify and a contact deleted on the platform', () => {
+  it('forgets the key (gone), and the next night\'s row creates the contact again', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(5));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: verifyJob('100%', false) }));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'import'])).exitCode).toBe(0);
+    expect(emulator().deleteContact(TOKEN, contactIdOf(emulator(), 'C0003'))).toBe(true);
+    emulator().resetCounters(TOKEN);
+
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'night1'])).exitCode).toBe(0);
+    expect(ws.summary('import', 'night1')).toMatchObject({ verified: 4, drift: 0, verification: { reads: 5, gone: 1, failed: 0 } });
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'night2'])).exitCode).toBe(0);
+    expect(ws.summary('import', 'night2').rows).toMatchObject({ created: 1, unchanged: 4 });
+    expect(contactIdOf(emulator(), 'C0003')).toBeDefined();
+  });
+});
+
 describe('verify in jobs.yaml', () => {
   it('without a state store is refused before any call, naming the YAML path and the fix (exit 2)', async () => {
     const ws = workspace();
