@@ -14,6 +14,7 @@ import type { JobSummary } from '../report/job-summary.js';
 import { ReportWriteError, type ReportWriter } from '../report/report.js';
 import { callsByOperation, rowsNeedLook } from '../run-tally.js';
 import type { RunKind } from '../run/run-engine.js';
+import type { StopPolicy } from '../run/stop-policy.js';
 import { lineEndName, type InputLayout } from '../source/input-layout.js';
 import type { SourceRecord } from '../types.js';
 import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowDone } from './file-rows.js';
@@ -33,8 +34,8 @@ export interface SyncKindOptions {
   readonly departed?: DepartedWiring | undefined;
   /** Why the departed step cannot run at all (a part of the export, no state store yet). */
   readonly departedWhyNot?: string | undefined;
-  /** Verification (`verify`), when the job has it and a state store: the store. */
-  readonly verify?: { readonly state: VerifyStore } | undefined;
+  /** Verification (`verify`), when the job has it and a state store: the store, and its stop policy (the run's signal and deadline). */
+  readonly verify?: { readonly state: VerifyStore; readonly policy: StopPolicy } | undefined;
 }
 
 export interface DepartedWiring {
@@ -149,12 +150,13 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
         dryRun: facts.dryRun,
         inScope: options.rows.mine,
         touchedSince: facts.startedAt.getTime(),
-        policy: options.rows.policy,
+        policy: wiring.policy,
         withheld,
         onRepair: (key, changes, writes) => report.addRepair(key, changes, writes),
       });
       verification = ran.summary;
-      return undefined;
+      // An abort met while verifying (a refused token, a lost limiter) is the run's.
+      return wiring.policy.abort;
     } catch (error) {
       if (error instanceof ReportWriteError) return reportWriteFailed(error);
       if (isSqliteError(error)) return stateWriteFailed(job.state === false ? '' : job.state, 'in verification', error);

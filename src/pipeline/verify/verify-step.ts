@@ -4,8 +4,8 @@
  * calls re-reading contacts the state trusts and this run did not touch, least recently verified
  * first (by the `match.prefetch` marker's pages, round robin, when they read everyone sooner), and
  * repairs what differs to what the state says the job last wrote. A kind of the run engine
- * (`run/run-engine.ts`): its units are the keys (or the pages) to read, under the run's own stop
- * policy; its row work a read, the pure `verify-plan.ts` verdict, and the repair through the one
+ * (`run/run-engine.ts`): its units are the keys (or the pages) to read, under a stop policy on the
+ * run's signal and deadline (cut short, the rest is the next night's; the run's status stays); its row work a read, the pure `verify-plan.ts` verdict, and the repair through the one
  * writer (`writeKnownContact`), each call journalled (undo takes a repair back); its report lines
  * go to changes.csv, its figures to summary.json `verified`, `drift` and `verification`.
  *
@@ -44,7 +44,7 @@ export interface VerifyStepOptions {
   readonly inScope: (key: string) => boolean;
   /** A key whose record was written at or after this time (ms, the state's clock) was touched by this run: not re-read. */
   readonly touchedSince: number;
-  /** The run's stop policy: keys it does not take are verified by a later run. */
+  /** Its stop policy, on the run's signal and deadline: keys it does not take are verified by a later run. */
   readonly policy: StopPolicy;
   /** Dry run: the reads it would make, for its estimate of the real run. */
   readonly withheld?: WithheldCalls | undefined;
