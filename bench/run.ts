@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md. See docs/benchmarks.md.
  *
- *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only] [--sqlite-only] [--reconcile-only] [--journal-only] [--short-job-only]
+ *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only] [--sqlite-only] [--reconcile-only] [--journal-only] [--short-job-only] [--verify-only]
  *
  * `--limiter-only` runs the limiter section alone and prints its figures; with `--out FILE` it
  * replaces that section of FILE (a RESULTS.md), saying when and under what load it was taken.
@@ -20,6 +20,8 @@
  * (or adds) that section of FILE.
  * `--short-job-only` runs the short job's section alone (issue 24: spawn to exit, and the start-up
  * figures) and prints it; with `--out FILE` it replaces (or adds) that section of FILE.
+ * `--verify-only` runs the season without reconcile, with `verify` (issue 38), alone and prints it;
+ * with `--out FILE` it replaces (or adds) that section of FILE.
  * `--quick` runs every section at a tenth of the size (a smoke test of the bench itself; its
  * figures are not the committed ones) and writes to a temporary file unless `--out` is given.
  */
@@ -40,6 +42,7 @@ import { renderResults } from './results-markdown.js';
 import { runChannels, runZeroCallRerun, unattendedMarkdown } from './unattended.js';
 import { replaceLimiterSection } from './limiter-markdown.js';
 import { MONTH_PREFETCH_SECTION, MONTH_SECTION, monthMarkdown, runMonthOfNights } from './month-of-nights.js';
+import { VERIFY_SEASON_SECTION, runVerifySeason, verifySeasonMarkdown } from './verify-season.js';
 import { runSqliteEngines, SQLITE_SECTION } from './sqlite-engines.js';
 import { RECONCILE_SECTION, reconcileMarkdown, runReconcileBench } from './reconcile.js';
 import { JOURNAL_SECTION, journalMarkdown, runJournalBench } from './change-journal.js';
@@ -149,6 +152,10 @@ async function main(argv: readonly string[]): Promise<void> {
     await sectionAlone('journal-only', JOURNAL_SECTION, (workDir) => runJournal(workDir, cli, quick, log), outFile);
     return;
   }
+  if (argv.includes('--verify-only')) {
+    await sectionAlone('verify-only', VERIFY_SEASON_SECTION, (workDir) => runSeason(workDir, cli, quick, log), outFile);
+    return;
+  }
   if (argv.includes('--short-job-only')) {
     await sectionAlone('short-job-only', SHORT_JOB_SECTION, (workDir) => runShortJobBench(workDir, cli, quick, log), outFile);
     return;
@@ -200,8 +207,10 @@ async function main(argv: readonly string[]): Promise<void> {
     const journal = await runJournal(workDir, cli, quick, log);
     log('a short job, spawn to exit (issue 24)');
     const shortJob = await runShortJobBench(workDir, cli, quick, log);
+    log('a season without reconcile, with verify (issue 38)');
+    const season = await runSeason(workDir, cli, quick, log);
     const totalMs = performance.now() - started;
-    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month.plain + '\n' + month.prefetch + '\n' + sqlite + '\n' + reconcile + '\n' + journal + '\n' + shortJob);
+    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month.plain + '\n' + month.prefetch + '\n' + sqlite + '\n' + reconcile + '\n' + journal + '\n' + shortJob + '\n' + season);
     log(`wrote ${out} (${(totalMs / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
@@ -251,6 +260,21 @@ async function runReconcile(workDir: string, cli: CliPaths, quick: boolean, log:
   const emulator = await startEmulator({ channels: [{ token }], rateLimits: { contacts: API_RATE, messages: false } });
   try {
     return reconcileMarkdown(await runReconcileBench({ emulator, token, rate: API_RATE, workDir, cli }, quick ? 200 : 2000, log));
+  } finally {
+    await emulator.close();
+  }
+}
+
+/**
+ * Issue 38's season of nights without a reconcile, with `verify`, on an emulator of its own fast
+ * enough that the calls, not the pace, are measured.
+ */
+async function runSeason(workDir: string, cli: CliPaths, quick: boolean, log: (line: string) => void): Promise<string> {
+  const token = 'bench-season';
+  const emulator = await startEmulator({ channels: [{ token }], rateLimits: { contacts: { limit: 60_000, periodMs: 60_000 }, messages: false } });
+  try {
+    const [rows, nights] = quick ? [200, 7] : [1000, 21];
+    return verifySeasonMarkdown(await runVerifySeason({ emulator, token, rate: '60000/min', workDir, cli }, rows, nights, 20, log));
   } finally {
     await emulator.close();
   }

@@ -50,6 +50,8 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
   if (summary.tagsDifferingInCase !== undefined) lines.push('', tagCaseLine(summary.tagsDifferingInCase));
   const departed = departedLine(summary);
   if (departed !== undefined) lines.push('', departed);
+  const verification = verificationLine(summary);
+  if (verification !== undefined) lines.push('', verification);
   if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
   if (summary.interrupted !== undefined) lines.push('', `Interrupted by ${summary.interrupted}: the rows taken were finished and reported.`);
   lines.push('', 'Reports:', ...reportFiles.map((file) => `  ${file}`));
@@ -79,6 +81,16 @@ export function tagCaseLine(found: { rows: number; firstLine: number; example: r
     `WARNING: ${counted(found.rows, 'row')} ${found.rows === 1 ? 'carries' : 'carry'} tags that differ only in case (line ${found.firstLine}: ${found.example.join(', ')}): the platform keeps each spelling as a tag of its own; ` +
     `set tags.case: lower to write them as one (${found.example[0]?.toLowerCase() ?? ''}), or fix the export`
   );
+}
+
+/** What verification (verify.share) re-read and repaired, or why it did not run. */
+function verificationLine(summary: JobSummary): string | undefined {
+  const verification = summary.verification;
+  if (verification === undefined) return undefined;
+  if (verification.applied === false) return `verification: not done: ${String(verification.reason)}`;
+  if (verification.dryRun === true) return `verification: a dry run reads nothing; the real run would re-read with ${counted(Number(verification.reads), 'call')} (${String(verification.reason)})`;
+  const failed = Number(verification.failed) > 0 ? `, ${Number(verification.failed)} failed (the next run tries again)` : '';
+  return `verification: ${counted(summary.verified ?? 0, 'contact')} re-read in ${counted(Number(verification.reads), 'call')} (share ${Number(verification.sharePercent)}% of ${Number(verification.trustedKeys)} trusted keys), ${summary.drift ?? 0} drifted and repaired${failed}`;
 }
 
 /** What the departed step (onMissing) did, or why it did not run. */

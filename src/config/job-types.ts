@@ -155,6 +155,12 @@ export interface GuardsSpec {
   maxChangePercent?: number;
 }
 
+/** `verify:`: verification within the budget (docs/configuration.md, "Verification"; docs/state.md). */
+export interface VerifySpec {
+  /** Percent of the keys the state trusts: the most contacts (calls) a run re-reads. */
+  sharePercent: number;
+}
+
 export interface MatchSpec {
   /** Page through this field = value once to build the key index instead of a search per row. */
   prefetch?: { field: string; value: string };
@@ -213,6 +219,8 @@ export interface Job {
   onMissing?: OnMissingSpec;
   /** `guards:`, checked before the first write and on dry runs. */
   guards?: GuardsSpec;
+  /** `verify:`: after the rows, re-read a share of the contacts the state trusts and repair drift. */
+  verify?: VerifySpec;
   /** State store path (resolved), or false. */
   state: string | false;
   /** Rows in flight at once. @default 8 */

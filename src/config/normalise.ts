@@ -4,7 +4,7 @@
  * passed the schema and the rules, so it does not fail; it may add warnings.
  */
 import { resolve } from 'node:path';
-import type { Connection, FieldSpec, GuardsSpec, Job, JobsFile, MessageSpec, MetricsSpec, NotifySpec, OnMissingSpec, Transform } from './job-types.js';
+import type { Connection, FieldSpec, GuardsSpec, Job, JobsFile, MessageSpec, MetricsSpec, NotifySpec, OnMissingSpec, Transform, VerifySpec } from './job-types.js';
 import { CONFIG_DEFAULTS, defaultStatePath } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
 import { parseRate } from './rate.js';
@@ -15,7 +15,7 @@ import type { YamlPath } from './yaml-path.js';
 import { parseDuration } from './duration.js';
 import { ATTACHMENT_TYPES } from '../limits.js';
 import { parseMaxErrors } from './max-errors.js';
-import { parseMissingShare } from './missing-share.js';
+import { parseMissingShare, parseVerifyShare } from './missing-share.js';
 
 export interface NormaliseContext {
   /** Absolute path of the jobs file. */
@@ -134,6 +134,7 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
   if (owned !== undefined) job.tags.owned = Array.isArray(owned) ? { kind: 'list', tags: unique(owned) } : { kind: 'prefix', prefix: owned.prefix };
   if (input.onMissing !== undefined) job.onMissing = normaliseOnMissing(input.onMissing);
   if (input.guards !== undefined) job.guards = normaliseGuards(input.guards);
+  if (input.verify !== undefined) job.verify = normaliseVerify(input.verify);
   if (input.match?.prefetch !== undefined) job.match.prefetch = { ...input.match.prefetch };
   if (message !== undefined) job.message = message;
   const maxErrors = normaliseMaxErrors(input.maxErrors);
@@ -213,6 +214,12 @@ function normaliseOnMissing(input: NonNullable<JobParsed['onMissing']>): OnMissi
     fields: { ...(input.fields ?? {}) },
     maxSharePercent: 'ok' in share ? share.ok : 0,
   };
+}
+
+function normaliseVerify(input: NonNullable<JobParsed['verify']>): VerifySpec {
+  // The schema has refused a share that does not parse.
+  const share = parseVerifyShare(input.share);
+  return { sharePercent: 'ok' in share ? share.ok : 0 };
 }
 
 function normaliseGuards(input: NonNullable<JobParsed['guards']>): GuardsSpec {

@@ -111,6 +111,16 @@ function jobRules(path: YamlPath, job: Loose | undefined, connections: Loose | u
   const onMissing = asRecord(job.onMissing);
   if (onMissing !== undefined) issues.push(...onMissingRules([...path, 'onMissing'], onMissing, job.state, mode, keyField));
   issues.push(...notifyRules([...path, 'notify'], asRecord(job.notify)));
+  const verify = asRecord(job.verify);
+  if (verify !== undefined && job.state === false) {
+    issues.push({
+      path: [...path, 'verify'],
+      message: 'needs a state store (this job has state: false): verification re-reads the contacts the state trusts and repairs them to what it last wrote; remove state: false, or remove verify',
+    });
+  }
+  if (verify !== undefined && mode === 'message') {
+    issues.push({ path: [...path, 'verify'], message: 'is used only when the job writes contacts (mode upsert, create or update); remove it' });
+  }
   const guards = asRecord(job.guards);
   if (guards?.maxChange !== undefined && job.state === false) {
     issues.push({

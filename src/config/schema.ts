@@ -16,7 +16,7 @@ import { MAX_QUICK_REPLIES, MAX_QUICK_REPLY_LENGTH } from '../limits.js';
 import { CONCURRENCY_RANGE, CONFIG_DEFAULTS } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
 import { parseMaxErrors } from './max-errors.js';
-import { parseMissingShare } from './missing-share.js';
+import { parseMissingShare, parseVerifyShare } from './missing-share.js';
 import { DURATION_FORMS, parseDuration } from './duration.js';
 import { parseRate, RATE_FORMS, RATE_PATTERN } from './rate.js';
 import { parseTemplate } from './template-placeholders.js';
@@ -329,6 +329,19 @@ const onMissing = z
   .meta({ description: 'what to do with keys an earlier complete run saw and this complete run lacks: {action, tags, fields, maxShare}' });
 
 
+/** `verify:` on a job: the share of the state's trusted keys a run re-reads (docs/configuration.md, "Verification"). */
+const verify = z
+  .strictObject({
+    share: z
+      .union([z.number(), z.string()])
+      .superRefine((value, ctx) => {
+        const parsed = parseVerifyShare(value);
+        if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: `${show(value)} ${parsed.problem}` });
+      })
+      .meta({ description: 'a share of the keys the state trusts, such as "20%" (or 20): each run re-reads at most that many contacts (calls), least recently verified first, and repairs what differs' }),
+  })
+  .meta({ description: 'verification within the budget: {share: "20%"}; needs a state store' });
+
 /** `guards:` on a job: what refuses a night before its first write (docs/configuration.md, "Guards"). */
 const guards = z
   .strictObject({
@@ -448,6 +461,7 @@ const job = z
     tags: tags.optional(),
     onMissing: onMissing.optional(),
     guards: guards.optional(),
+    verify: verify.optional(),
     match: match.optional(),
     message: message.optional(),
     state: z

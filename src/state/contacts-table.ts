@@ -120,6 +120,9 @@ export class ContactsTable {
   readonly #scanContacts: Database.Statement<[], ContactRow & { departed: number }>;
   readonly #knows: Database.Statement<[string], { one: number }>;
   readonly #knowsOn: Database.Statement<[string, IdSurface], { one: number }>;
+  readonly #byVerified: Database.Statement<[], ContactRow & { departed: number }>;
+  readonly #markVerified: Database.Statement<[number, string, string]>;
+  readonly #markVerifiedAll: (keys: ReadonlyArray<readonly [key: string, contactId: string]>, at: number) => void;
   readonly #countContacts: Database.Statement<[], { n: number }>;
   readonly #markPending: Database.Statement<[string, number, number | null]>;
   readonly #clearPending: Database.Statement<[string]>;
@@ -154,6 +157,13 @@ export class ContactsTable {
     this.#scanContacts = db.prepare('SELECT c.*, d.key IS NOT NULL AS departed FROM contacts c LEFT JOIN departed d ON d.key = c.key ORDER BY c.key');
     this.#knows = db.prepare('SELECT 1 AS one FROM contacts WHERE key = ?');
     this.#knowsOn = db.prepare('SELECT 1 AS one FROM contacts WHERE key = ? AND surface = ?');
+    // NULL first in SQLite's ascending order: a key never verified comes before any verified one.
+    this.#byVerified = db.prepare('SELECT c.*, EXISTS (SELECT 1 FROM departed d WHERE d.key = c.key) AS departed FROM contacts c ORDER BY c.verified_at, c.key');
+    this.#markVerified = db.prepare('UPDATE contacts SET verified_at = ? WHERE key = ? AND contact_id = ?');
+    const markVerifiedAll = db.transaction((keys: ReadonlyArray<readonly [string, string]>, at: number): void => {
+      for (const [key, contactId] of keys) this.#markVerified.run(at, key, contactId);
+    });
+    this.#markVerifiedAll = (keys, at) => markVerifiedAll.immediate(keys, at);
     this.#countContacts = db.prepare('SELECT count(*) AS n FROM contacts');
     this.#markPending = db.prepare(
       'INSERT INTO pending_creates (key, marked_at, run_id) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET marked_at = excluded.marked_at, run_id = excluded.run_id',
@@ -191,7 +201,10 @@ export class ContactsTable {
         known !== undefined && known.contact_id === observed.contactId && known.surface === observed.surface && known.job_tags_json !== null ? parseTags(known.job_tags_json) : null;
       const kept = earlier === null ? null : JSON.stringify(earlier.filter((tag) => present.has(tag)));
       const jobTags = nextJobTags(kept, observed.tagsAdded, observed.tagsRemoved);
-      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, this.#now(), jobTags, rowHashOf(observed), observed.surface);
+      const now = this.#now();
+      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, now, jobTags, rowHashOf(observed), observed.surface);
+      // Read from the platform just now (a search, a reconcile): as good as a verification.
+      this.#markVerified.run(now, key, observed.contactId);
       this.#clearPending.run(key);
     });
     this.#recordObserved = (key, observed) => recordObserved.immediate(key, observed);
@@ -248,6 +261,22 @@ export class ContactsTable {
     for (const row of this.#scanContacts.iterate()) {
       visit({ key: row.key, surface: row.surface, contact: contactOf(row), departed: row.departed === 1 });
     }
+  }
+
+  /**
+   * Visits the known keys least recently verified first (never verified first, then by key), from
+   * one snapshot, with their whole records and whether they departed, until `visit` returns false.
+   */
+  scanByVerified(visit: (key: ScannedKey & { readonly record: StoredContact }) => boolean): void {
+    for (const row of this.#byVerified.iterate()) {
+      const record = toStoredContact(row);
+      if (!visit({ key: row.key, surface: row.surface, contact: record.contact, departed: row.departed === 1, record })) break;
+    }
+  }
+
+  /** The keys' contacts were read and found (or repaired to) what the table holds: verified at `at`, in one transaction. */
+  markVerified(keys: ReadonlyArray<readonly [key: string, contactId: string]>, at: number): void {
+    if (keys.length > 0) this.#markVerifiedAll(keys, at);
   }
 
   /**

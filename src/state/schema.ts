@@ -195,6 +195,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE departed ADD COLUMN surface TEXT NOT NULL DEFAULT 'v1' CHECK (surface IN ('v1', 'v2'));
     `,
   },
+  {
+    version: 11,
+    description: 'verified at',
+    sql: `
+      -- When the key's contact was last read from the platform and found (or repaired to) what
+      -- the state holds (ms since the Unix epoch; verify.share, pipeline/verify/): verification
+      -- re-reads the least recently verified first. NULL: never verified since recorded.
+      ALTER TABLE contacts ADD COLUMN verified_at INTEGER;
+      CREATE INDEX contacts_by_verified ON contacts (verified_at, key);
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

@@ -355,6 +355,39 @@ export class StateStore {
     this.#contacts.scan(visit);
   }
 
+  // --- verification (verify.share, pipeline/verify/) ---
+
+  /**
+   * Visits the known keys least recently verified first (never verified first), from one snapshot,
+   * each with its whole record and whether it departed, until `visit` returns false. `visit` must
+   * not call the store (the read holds the connection).
+   */
+  scanByVerified(visit: (key: ScannedKey & { readonly record: StoredContact }) => boolean): void {
+    this.#contacts.scanByVerified(visit);
+  }
+
+  /** The keys' contacts (each while the key still names that contact) were read and agree with the store now: verified now. */
+  markVerified(keys: ReadonlyArray<readonly [key: string, contactId: string]>): void {
+    this.#contacts.markVerified(keys, this.#now());
+  }
+
+  /** Where the next verification by the marker's pages starts: the page, and the pages the marker had when last read. */
+  verifyPages(): { readonly next: number; readonly known?: number } {
+    const meta = readMeta(this.#db);
+    const next = Number(meta.get('verify_next_page') ?? '1');
+    const known = meta.get('verify_marker_pages');
+    return { next: Number.isSafeInteger(next) && next >= 1 ? next : 1, ...(known === undefined ? {} : { known: Number(known) }) };
+  }
+
+  /** Keeps where the next verification by pages starts, and the pages the marker has. */
+  recordVerifyPages(next: number, known: number): void {
+    const put = this.#db.prepare<[string, string]>('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
+    this.#db.transaction(() => {
+      put.run('verify_next_page', String(next));
+      put.run('verify_marker_pages', String(known));
+    }).immediate();
+  }
+
   // --- messages (message-journal.ts) ---
 
   /**

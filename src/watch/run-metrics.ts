@@ -18,6 +18,8 @@ export const METRICS = {
   contact_sync_last_run_timestamp_seconds: { help: 'When the last run ended, in seconds since the epoch.', labels: ['sync_job'] },
   contact_sync_last_success_timestamp_seconds: { help: 'When the last run that ended 0 or 1 ended, in seconds since the epoch.', labels: ['sync_job'] },
   contact_sync_last_exit_code: { help: 'The exit code of the last run (docs/operations.md).', labels: ['sync_job'] },
+  contact_sync_verified: { help: 'Contacts the state trusts that the last run re-read (verify.share).', labels: ['sync_job'] },
+  contact_sync_drift: { help: 'Of the contacts the last run re-read, those found different from what the job last wrote, and repaired (verify.share).', labels: ['sync_job'] },
 } as const satisfies Record<string, { help: string; labels: readonly string[] }>;
 
 export type MetricName = keyof typeof METRICS;
@@ -64,6 +66,9 @@ export function runMetrics(ended: EndedJob, previousSuccess?: number): MetricSam
     one('contact_sync_last_run_timestamp_seconds', endedAt),
     one('contact_sync_last_exit_code', ended.exitCode),
   ];
+  // Only a job with `verify` has them: no sample is better than a 0 that says "nothing drifted".
+  if (typeof summary?.verified === 'number') samples.push(one('contact_sync_verified', summary.verified));
+  if (typeof summary?.drift === 'number') samples.push(one('contact_sync_drift', summary.drift));
   const success = isSuccess(ended.exitCode) ? endedAt : previousSuccess;
   if (success !== undefined) samples.push(one('contact_sync_last_success_timestamp_seconds', success));
   return samples;

@@ -132,7 +132,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 4 left: no row_hash column, no change journal, no absent reads, no migration 5 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -148,7 +148,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 5 left: no changes table, no absent reads, no migration 6 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -165,7 +165,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 6 left: pending creates with no run, no migration 7 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -184,7 +184,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 7 left: no before_read, no pruned_at, no migration 8.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 8;');
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 8;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -203,7 +203,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 8 left: no absent_reads table, no migration 9.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 9;');
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 9;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -222,13 +222,12 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 9 left: no surface anywhere, no migration 10.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DELETE FROM schema_version WHERE version >= 10;');
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DELETE FROM schema_version WHERE version >= 10;');
     expect(raw.prepare('SELECT max(version) AS version FROM schema_version').get()).toEqual({ version: 9 });
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
-    expect(SCHEMA_VERSION).toBe(10);
-    expect(migrated.summary().schemaVersion).toBe(10);
+    expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
     expect(migrated.listKeys(Infinity).map((known) => [known.key, known.contact.id, known.surface])).toEqual([
       ['C-1', '100', 'v1'],
       ['C-2', '200', 'v1'],
@@ -239,6 +238,25 @@ describe('a state file of an earlier version', () => {
     expect(migrated.departedRecord('C-2')).toMatchObject({ contactId: '200', surface: 'v1' });
     expect(migrated.knows('C-1', 'v1')).toBe(true);
     expect(migrated.knows('C-1', 'v2')).toBe(false);
+    migrated.close();
+  });
+
+  test('of version 10 gains verified_at: every key counts as never verified, so verification starts with them in key order', () => {
+    const path = temp.statePath();
+    const store = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    for (const key of ['C-2', 'C-1']) store.recordConfirmed(key, { contactId: key, surface: 'v1', fields: { plan: 'pro' }, draftHash: 'h1' });
+    store.close();
+    // What version 10 left: no verified_at column, no migration 11.
+    const raw = new Database(path);
+    raw.exec('DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; DELETE FROM schema_version WHERE version >= 11;');
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
+    const keys: string[] = [];
+    migrated.scanByVerified((key) => keys.push(key.key) > 0);
+    expect(keys).toEqual(['C-1', 'C-2']);
+    expect(migrated.get('C-1')).toMatchObject({ draftHash: 'h1', contact: { custom_fields: { plan: 'pro' } } });
     migrated.close();
   });
 });

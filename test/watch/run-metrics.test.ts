@@ -54,6 +54,13 @@ describe('runMetrics', () => {
     });
   });
 
+  it('gives verification\'s re-read and drifted contacts for a job with verify, and none for a job without', () => {
+    const verified = byKey(runMetrics(ended(0, { summary: { ...summary, verified: 20, drift: 2 } })));
+    expect(verified['contact_sync_verified{sync_job=crm}']).toBe(20);
+    expect(verified['contact_sync_drift{sync_job=crm}']).toBe(2);
+    expect(Object.keys(byKey(runMetrics(ended(0)))).filter((name) => /verified|drift/.test(name))).toEqual([]);
+  });
+
   it('keeps the previous success on a failed run, and gives none when it knows none', () => {
     const withPrevious = byKey(runMetrics(ended(3), 1_700_000_000));
     expect(withPrevious['contact_sync_last_success_timestamp_seconds{sync_job=crm}']).toBe(1_700_000_000);

@@ -10,6 +10,7 @@ import type { DepartedSummary } from '../departed/settle-departed.js';
 import type { JobSummary } from '../report/job-summary.js';
 import { summarize, type RunTally } from '../run-tally.js';
 import type { RunEnd } from '../run/run-engine.js';
+import type { VerifySummary } from '../verify/verify-step.js';
 
 export interface FileRunFacts {
   readonly job: Job;
@@ -30,6 +31,8 @@ export interface SyncFigures {
   readonly failedRows?: JobSummary['failedRows'];
   /** The departed step's figures, or why it did not run. */
   readonly departed?: DepartedSummary | { readonly applied: false; readonly reason: string };
+  /** Verification's figures (`verify`), or why it did not run. */
+  readonly verification?: VerifySummary | { readonly applied: false; readonly reason: string };
 }
 
 export function fileRunSummary(facts: FileRunFacts, end: RunEnd, sync: SyncFigures = {}): JobSummary {
@@ -43,5 +46,11 @@ export function fileRunSummary(facts: FileRunFacts, end: RunEnd, sync: SyncFigur
   if (tally.tagsDifferingInCase.rows > 0) summary.tagsDifferingInCase = tally.tagsDifferingInCase;
   if (sync.failedRows !== undefined) summary.failedRows = sync.failedRows;
   if (sync.departed !== undefined) summary.departed = sync.departed;
+  if (sync.verification !== undefined) {
+    const ran = 'verified' in sync.verification ? sync.verification : undefined;
+    summary.verified = ran?.verified ?? 0;
+    summary.drift = ran?.drift ?? 0;
+    summary.verification = { ...sync.verification };
+  }
   return summary;
 }

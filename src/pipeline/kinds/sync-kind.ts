@@ -2,8 +2,9 @@
  * `run`'s kind of run: the file's rows made true on the platform. Its row work is `syncRow`
  * (decide, write, record, message); its reports are results.csv, rejected.csv, changes.csv,
  * summary.json and report.html (`report/report.ts`); after the rows, when the run read its whole
- * input, the departed step (`onMissing`, `departed/settle-departed.ts`); its exit code asks for a
- * look when a row, a message or a departed key failed, or the departed step was refused.
+ * input, the departed step (`onMissing`, `departed/settle-departed.ts`), then verification
+ * (`verify`, `verify/verify-step.ts`); its exit code asks for a look when a row, a message, a
+ * departed key or a verification failed, or the departed step was refused.
  */
 import { isSqliteError, stateWriteFailed, type JobAbortError } from '../job-abort.js';
 import { settleDeparted, type DepartedStepOptions, type DepartedStore, type DepartedSummary } from '../departed/settle-departed.js';
@@ -13,10 +14,12 @@ import type { JobSummary } from '../report/job-summary.js';
 import { ReportWriteError, type ReportWriter } from '../report/report.js';
 import { callsByOperation, rowsNeedLook } from '../run-tally.js';
 import type { RunKind } from '../run/run-engine.js';
+import type { StopPolicy } from '../run/stop-policy.js';
 import { lineEndName, type InputLayout } from '../source/input-layout.js';
 import type { SourceRecord } from '../types.js';
 import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';
+import { verifyTrusted, type VerifyStore, type VerifySummary } from '../verify/verify-step.js';
 
 export interface SyncKindOptions {
   readonly facts: FileRunFacts;
@@ -31,6 +34,8 @@ export interface SyncKindOptions {
   readonly departed?: DepartedWiring | undefined;
   /** Why the departed step cannot run at all (a part of the export, no state store yet). */
   readonly departedWhyNot?: string | undefined;
+  /** Verification (`verify`), when the job has it and a state store: the store, and its stop policy (the run's signal and deadline). */
+  readonly verify?: { readonly state: VerifyStore; readonly policy: StopPolicy } | undefined;
 }
 
 export interface DepartedWiring {
@@ -60,39 +65,22 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
   const { job, api, tally } = facts;
   let departed: DepartedSummary | undefined;
   let departedReport: string | undefined;
-  return {
+  let verification: VerifySummary | undefined;
+  const kind: RunKind<SourceRecord, RowDone, SyncEnding> = {
     units: options.input.records,
     work: fileRowWork({ ...options.rows, report: (row) => report.add(row.result) }),
     unitsEnded: () => options.input.failure(),
     afterUnits: async () => {
-      const wiring = options.departed;
-      const { onMissing } = job;
-      if (wiring === undefined || onMissing === undefined) return undefined;
-      departedReport = wiring.reportPath;
-      const { maxSharePercent, ...rest } = wiring;
-      const step: DepartedStepOptions = {
-        ...rest,
-        api,
-        job: { ...job, onMissing },
-        dryRun: facts.dryRun,
-        inScope: options.rows.mine,
-        // The run's own stop policy: keys past the deadline, after a signal or an abort are left for the next complete run.
-        policy: options.rows.policy,
-        ...(maxSharePercent === undefined ? {} : { maxSharePercent }),
-        ...(withheld === undefined ? {} : { withheld }),
-      };
-      const ran = await runDepartedStep(step, job.state === false ? '' : job.state);
-      departed = ran.summary;
-      // The departed step's writes are needed, not waste: the run report's "least the data needed" counts them.
-      if (ran.writes !== undefined) report.addDepartedWrites(ran.writes);
-      return ran.abort;
+      const abort = await departedStep();
+      if (abort !== undefined || !options.rows.policy.taking) return abort;
+      return verifyStep();
     },
     closeUnits: () => {
       const failure = report.closeRows();
       return failure === undefined ? undefined : reportWriteFailed(failure);
     },
     journalRows: () => tally.rows,
-    needsLook: () => rowsNeedLook(tally.rows, tally.messages, departed),
+    needsLook: () => rowsNeedLook(tally.rows, tally.messages, departed) || (verification !== undefined && verification.failed > 0),
     summarize: (end) => {
       const summary = fileRunSummary(facts, end, {
         ...(withheld === undefined ? {} : { realRunEstimate: estimateRealRun(callsByOperation(api), withheld.byOperation, job.connection.rateLimits, withheld.recasedContacts) }),
@@ -100,6 +88,14 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
         ...(job.onMissing === undefined
           ? {}
           : { departed: departed ?? { applied: false, reason: options.departedWhyNot ?? 'the run did not read its whole input (stopped early or an abort): departed keys are acted on by a complete run' } }),
+        ...(job.verify === undefined
+          ? {}
+          : {
+              verification: verification ?? {
+                applied: false,
+                reason: options.verify === undefined ? 'there is no state store yet (a first run, or a dry run before one): no key is trusted' : 'the run did not take all its rows (stopped early or an abort): a complete run verifies',
+              },
+            }),
       });
       const { contacts } = job.connection.rateLimits;
       const failure = report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
@@ -114,6 +110,59 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
       return { summary: ending, abort };
     },
   };
+  return kind;
+
+  /** The departed step (`onMissing`), when the job has it and this run may take it. */
+  async function departedStep(): Promise<JobAbortError | undefined> {
+    const wiring = options.departed;
+    const { onMissing } = job;
+    if (wiring === undefined || onMissing === undefined) return undefined;
+    departedReport = wiring.reportPath;
+    const { maxSharePercent, ...rest } = wiring;
+    const step: DepartedStepOptions = {
+      ...rest,
+      api,
+      job: { ...job, onMissing },
+      dryRun: facts.dryRun,
+      inScope: options.rows.mine,
+      // The run's own stop policy: keys past the deadline, after a signal or an abort are left for the next complete run.
+      policy: options.rows.policy,
+      ...(maxSharePercent === undefined ? {} : { maxSharePercent }),
+      ...(withheld === undefined ? {} : { withheld }),
+    };
+    const ran = await runDepartedStep(step, job.state === false ? '' : job.state);
+    departed = ran.summary;
+    // The departed step's writes are needed, not waste: the run report's "least the data needed" counts them.
+    if (ran.writes !== undefined) report.addDepartedWrites(ran.writes);
+    return ran.abort;
+  }
+
+  /** Verification within the budget (`verify`), when the job has it and a state store. */
+  async function verifyStep(): Promise<JobAbortError | undefined> {
+    const wiring = options.verify;
+    const spec = job.verify;
+    if (wiring === undefined || spec === undefined) return undefined;
+    try {
+      const ran = await verifyTrusted({
+        api,
+        job: { ...job, verify: spec },
+        state: wiring.state,
+        dryRun: facts.dryRun,
+        inScope: options.rows.mine,
+        touchedSince: facts.startedAt.getTime(),
+        policy: wiring.policy,
+        withheld,
+        onRepair: (key, changes, writes) => report.addRepair(key, changes, writes),
+      });
+      verification = ran.summary;
+      // An abort met while verifying (a refused token, a lost limiter) is the run's.
+      return wiring.policy.abort;
+    } catch (error) {
+      if (error instanceof ReportWriteError) return reportWriteFailed(error);
+      if (isSqliteError(error)) return stateWriteFailed(job.state === false ? '' : job.state, 'in verification', error);
+      throw error;
+    }
+  }
 }
 
 /** The departed step, with the local failures that stop the job turned into its abort. */

@@ -50,6 +50,7 @@ ${failuresSection(input.digest)}
 ${changesSection(input)}
 ${messagesSection(summary)}
 ${departedSection(summary)}
+${verificationSection(summary)}
 ${filesSection(input.paths, summary)}
 </body>
 </html>
@@ -188,6 +189,21 @@ function messagesSection(summary: JobSummary): string {
     .map(([status, count]) => `<tr><td>${escape(status)}</td><td class="n">${count}</td></tr>`)
     .join('');
   return `<h2 id="messages">Messages</h2>\n<table><tbody>${rows}</tbody></table>`;
+}
+
+/** What verification re-read and repaired (summary.json `verified`, `drift`, `verification`). */
+function verificationSection(summary: JobSummary): string {
+  const verification = summary.verification;
+  if (verification === undefined) return '';
+  if (verification.applied === false) return `<h2 id="verification">Verification</h2>\n<p>Not done: ${escape(verification.reason)}.</p>`;
+  const failed = Number(verification.failed ?? 0) > 0 ? ` ${escape(verification.failed)} could not be read or repaired: the next run tries again.` : '';
+  const gone = Number(verification.gone ?? 0) > 0 ? ` ${escape(verification.gone)} no longer exist on the platform: the state forgot them.` : '';
+  const dry = verification.dryRun === true ? ' A dry run reads nothing: these are the reads the real run would make.' : '';
+  return (
+    `<h2 id="verification">Verification</h2>\n<p>${escape(summary.verified)} contacts the state trusts were re-read in ${escape(verification.reads)} calls ` +
+    `(at most ${escape(verification.budget)}: ${escape(verification.sharePercent)}% of ${escape(verification.trustedKeys)} trusted keys, by ${escape(verification.by)}); ` +
+    `<strong>${escape(summary.drift)}</strong> had drifted from what the job last wrote and were repaired (in changes.csv with both values).${failed}${gone}${dry}</p>\n<p class="meta">${escape(verification.reason)}</p>`
+  );
 }
 
 /** What `onMissing` did with the keys that left the file (summary.json `departed`). */

@@ -77,6 +77,15 @@ export interface JobSummary {
    * connection's rate limits (real-run-estimate.ts). Absent in a real run.
    */
   realRunEstimate?: RealRunEstimate;
+  /**
+   * With `verify`: contacts the state trusts that this run re-read (`verified`) and, of those, the
+   * ones found different from what the job last wrote and repaired (`drift`); `verification` says
+   * how (the share, the budget, by GETs or the marker's pages, the reads, failures), or why it did
+   * not run. Absent without `verify`.
+   */
+  verified?: number;
+  drift?: number;
+  verification?: Record<string, unknown>;
   /** Why the job stopped before the end of the input, if it did. */
   aborted?: { code: string; message: string };
   /** Set when the run was interrupted by a signal. */

@@ -9,7 +9,7 @@ import { failedRowColumns, type FailedRowColumns } from './failed-row-columns.js
 import { failureCause } from './failure-cause.js';
 import { inputCsvFormat, REPORT_CSV, type CsvFormat } from './input-csv-format.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
-import type { RowResult } from '../types.js';
+import type { ChangeLine, RowResult } from '../types.js';
 import { renderHtmlReport } from './html-report.js';
 import { RunDigest } from './run-digest.js';
 import type { Operation } from '../row/plan.js';
@@ -208,6 +208,16 @@ export class ReportWriter {
   /** The departed step's writes, for the run report's "least the data needed" (`RunDigest.addDepartedWrites`). */
   addDepartedWrites(operations: readonly Pick<Operation, 'kind'>[]): void {
     this.digest.addDepartedWrites(operations);
+  }
+
+  /**
+   * A contact verification repaired (`verify`): its lines in changes.csv, the platform's value (the
+   * drift) and the state's (what the job last wrote), and its writes in the run report's "least the
+   * data needed".
+   */
+  addRepair(key: string, changes: readonly ChangeLine[], writes: readonly Pick<Operation, 'kind'>[]): void {
+    this.digest.addDepartedWrites(writes);
+    for (const change of changes) this.changes.append([key, change.contactId, change.field, change.platformValue, change.fileValue]);
   }
 
   add(result: RowResult): void {

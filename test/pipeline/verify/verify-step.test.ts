@@ -1,0 +1,74 @@
+/**
+ * Verification as a step of the run (issue 38), at the pipeline's level against the emulator
+ * (port 0), on a clock of its own: the run's deadline stops it like the rows, but a verification
+ * cut short leaves the rest to the next night without making a run that did all its rows a
+ * `deadline` run.
+ */
+import { join } from 'node:path';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { runJob } from '../../../src/pipeline/run-job.js';
+import { StateStore } from '../../../src/state/state-store.js';
+import { testClient } from '../../api/support/test-client.js';
+import { customersCsv, fastEmulator, TOKEN, workspace, type Workspace } from '../../helpers/cli-harness.js';
+import { columnField, makeJob } from '../../helpers/job-factory.js';
+
+describe('verification and the deadline', () => {
+  let emulator: RunningEmulator;
+  let ws: Workspace;
+  let state: StateStore | undefined;
+
+  beforeEach(async () => {
+    emulator = await fastEmulator();
+    ws = workspace();
+  });
+
+  afterEach(async () => {
+    state?.close();
+    await emulator.close();
+  });
+
+  it('a deadline reached as the rows end: no contact re-read, all left for the next night, and the run still completed (exit 0)', async () => {
+    const job = makeJob({
+      name: 'import',
+      connection: { ...makeJob().connection, baseUrl: emulator.url, token: TOKEN },
+      input: { path: join(ws.dir, 'customers.csv'), delimiter: 'auto', encoding: 'utf-8' },
+      fields: [columnField('firstName', 'first_name')],
+      state: join(ws.dir, 'state.db'),
+      verify: { sharePercent: 100 },
+    });
+    let clock = 500;
+    state = StateStore.open(job.state as string, { job: job.name, keyField: job.key.field, now: () => clock });
+    ws.write('customers.csv', customersCsv(3));
+    const api = () => testClient({ baseUrl: emulator.url, token: TOKEN });
+    await runJob({ job, api: api(), reportDir: join(ws.dir, 'first'), dryRun: false, state, now: () => new Date(clock) });
+    emulator.resetCounters(TOKEN);
+
+    clock = 1000;
+    const deadline = 60_000;
+    let rows = 0;
+    const night = await runJob({
+      job,
+      api: api(),
+      reportDir: join(ws.dir, 'night'),
+      dryRun: false,
+      state,
+      now: () => new Date(clock),
+      deadline,
+      // The last row ends at the deadline.
+      onRow: () => {
+        if (++rows === 3) clock = deadline;
+      },
+    });
+
+    expect(night.summary.rows).toMatchObject({ unchanged: 3, notReached: 0 });
+    expect([night.summary.status, night.exitCode]).toEqual(['completed', 0]);
+    expect(night.summary.verification).toMatchObject({ budget: 3, by: 'contacts', reads: 0, verified: 0, notReached: 3 });
+    expect(emulator.counters(TOKEN).total.received).toBe(0);
+
+    // The next night, with time: the three are re-read.
+    clock = 100_000;
+    const next = await runJob({ job, api: api(), reportDir: join(ws.dir, 'next'), dryRun: false, state, now: () => new Date(clock) });
+    expect(next.summary.verification).toMatchObject({ reads: 3, verified: 3, drift: 0, notReached: 0 });
+    expect(next.exitCode).toBe(0);
+  });
+});
