@@ -13,6 +13,7 @@
  * Where the two differ before their rows is `SHAPES`, below.
  */
 import type { ContactsApi } from '../api/contacts-api.js';
+import type { PlatformSurface } from '../api/platform-surface.js';
 import type { Job } from '../config/job-types.js';
 import type { MaxErrors } from '../config/max-errors.js';
 import type { StateStore } from '../state/state-store.js';
@@ -43,9 +44,10 @@ import { runEngine } from './run/run-engine.js';
 import { startJournal } from './run/run-journal-lines.js';
 import { StopPolicy } from './run/stop-policy.js';
 import { fileRecords, openFileInput } from './kinds/file-rows.js';
+import { KEY_READ_CALLS, rowCallsAtMost, unreadRowCallsAtLeast } from './deadline.js';
 import { reconcileKind } from './kinds/reconcile-kind.js';
 import { syncKind } from './kinds/sync-kind.js';
-import type { RowResult } from './types.js';
+import type { ContactDraft, RowResult } from './types.js';
 
 
 /** What a run of one job is given. Every I/O dependency is here, so tests pass their own. */
@@ -119,15 +121,23 @@ export interface JobRun {
   rowsByRowHash: number;
 }
 
+/** The calls of a row: at most (a row taken), and at least (a row not read yet), on the platform's surface. */
+interface RowCalls {
+  atMost(draft: ContactDraft, surface: PlatformSurface): number;
+  unreadAtLeast(surface: PlatformSurface, keyField: string): number;
+}
+
 /** Where the two kinds of a file's run differ before their rows. */
-const SHAPES = {
-  sync: { readsEveryKey: false, writes: true, pagesWhenMarked: false },
+const SHAPES: Record<'sync' | 'reconcile', { readsEveryKey: boolean; writes: boolean; pagesWhenMarked: boolean; calls: RowCalls }> = {
+  // A row reads its key and writes: the surface's numbers say how many calls that is.
+  sync: { readsEveryKey: false, writes: true, pagesWhenMarked: false, calls: { atMost: rowCallsAtMost, unreadAtLeast: unreadRowCallsAtLeast } },
   // A reconcile reads the platform for every key, whatever the state store believes (no row is
   // settled without it, no earlier reconcile's read stands for a search), changes nothing but its
   // reports and the state (no guard, no header kept, no departed step), and pages whenever the
   // job has a marker: only the pages list the contacts the file lacks.
-  reconcile: { readsEveryKey: true, writes: false, pagesWhenMarked: true },
-} as const;
+  // Its rows only read their key.
+  reconcile: { readsEveryKey: true, writes: false, pagesWhenMarked: true, calls: { atMost: () => KEY_READ_CALLS, unreadAtLeast: () => KEY_READ_CALLS } },
+};
 
 const RECONCILE_PAGES: PrefetchChoice = { use: true, reason: 'reconcile: only the pages list the marked contacts the file lacks' };
 
@@ -142,7 +152,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const freshReads = shape.readsEveryKey || options.state === undefined ? undefined : freshReadsAfter(options.state.lastRun(), startedAt.getTime());
   // Before any call: match.prefetch's choice counts the unknown keys in onDuplicateRows' first
   // read of the input, which finds the keys on several rows.
-  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}) });
+  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}), surface: api.surface });
   const { duplicates, source } = await openFileInput(job, prefetch?.see, options.state?.lastHeader());
   // Before the reports are opened or the run journalled: a night a guard refuses does nothing.
   // Shards of one job often share a report folder: each writes its own files. The reports are
@@ -154,7 +164,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     if (job.guards !== undefined && shape.writes) {
       await assertGuards(job, { ...(options.state ? { state: options.state, knownKeys: knownKeysNow(options.state, mine) } : { knownKeys: 0 }), mine, allow: options.allow ?? new Set() });
     }
-    report = shape.writes ? new ReportWriter(options.reportDir, reportName, { header: source.header, layout: source.layout }) : new ReconcileReport(options.reportDir, reportName);
+    report = shape.writes ? new ReportWriter(options.reportDir, reportName, { header: source.header, layout: source.layout }, api.surface) : new ReconcileReport(options.reportDir, reportName);
   } catch (error) {
     await source.close();
     throw error;
@@ -171,6 +181,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     onStopping: options.onStopping,
     now,
     spacingMs: contactRate.periodMs / contactRate.limit,
+    unreadUnitCalls: shape.calls.unreadAtLeast(api.surface, job.key.field),
     errorThreshold: (inputDone) => tally.thresholdAbort(maxErrors, inputDone, thresholdReportFile),
   });
   // A dry run journals nothing. A reconcile reads every key, but is no `--full` run: `state show` names it by its command.
@@ -217,7 +228,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     alone: (key) => duplicates.alone(key),
   });
   const intake = new RowIntake({ job, ahead, duplicates, context, mine, seen, header: source.header, settles: !shape.readsEveryKey });
-  const rows = { job, intake, tally, policy, mine, onRow: options.onRow };
+  const rows = { job, intake, tally, policy, mine, onRow: options.onRow, callsAtMost: (draft: ContactDraft) => shape.calls.atMost(draft, api.surface) };
   const input = fileRecords(source, ahead);
   const facts = { ...options, runId, startedAt, now, tally, prefetch: () => prefetched?.summarize() };
   const engine = { policy, dispatcher, signal: options.signal, journal: state === undefined || runId === undefined ? undefined : { state, runId, job } };

@@ -143,7 +143,7 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
   const departed: RunKind<ScannedKey, SettledKey, DepartedStep> = {
     units: missing,
     work: {
-      callsAtMost: (key) => (summary.refused ? 0 : planDeparture(key.contact, spec).operations.length),
+      callsAtMost: (key) => (summary.refused ? 0 : planDeparture(key.contact, spec, options.api.surface).operations.length),
       intake: (key) => (summary.refused ? { kind: 'ended', done: { ...refusedRow(key, spec, summary.message ?? ''), calls: 0 } } : keyIntake(key, options)),
       finish: (row) => {
         if (row.writes !== undefined) writes.push(...row.writes);
@@ -178,7 +178,7 @@ function keyIntake(key: ScannedKey, options: DepartedStepOptions): UnitIntake<Se
   const spec = options.job.onMissing;
   if (spec.action === 'keep') return { kind: 'ended', done: { ...departedRow(key, spec, 'unchanged', 0, '', 'kept: onMissing.action is keep'), calls: 0 } };
   const { action } = spec;
-  const plan = planDeparture(key.contact, spec);
+  const plan = planDeparture(key.contact, spec, options.api.surface);
   const changes = plan.operations.length > 0;
   if (options.dryRun) {
     options.withheld?.addOperations(plan.operations);

@@ -13,7 +13,6 @@ import type { RowIntake } from '../row-intake.js';
 import type { RowLookahead } from '../row/row-lookahead.js';
 import { notSentResult } from '../row/row-result.js';
 import type { RowSync } from '../row/sync-row.js';
-import { rowCallsAtMost } from '../deadline.js';
 import type { RunTally, RowTally } from '../run-tally.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import type { UnitWork } from '../run/unit-loop.js';
@@ -35,6 +34,8 @@ export interface FileRowsOptions {
   readonly job: Job;
   readonly intake: RowIntake;
   readonly work: RowWork;
+  /** The most calls the kind's work makes on a row (`--max-duration`'s reckoning), from the surface's numbers. */
+  readonly callsAtMost: (draft: ContactDraft) => number;
   readonly tally: RunTally;
   readonly policy: StopPolicy;
   /** The kind's report line of a finished row. */
@@ -45,7 +46,7 @@ export interface FileRowsOptions {
 
 /** The rows' work for the engine's loop. */
 export function fileRowWork(options: FileRowsOptions): UnitWork<SourceRecord, RowDone> {
-  const { job, intake, work, tally, policy, mine } = options;
+  const { job, intake, work, tally, policy, mine, callsAtMost } = options;
   return {
     isMine: (record) => countsAsMine(record, job, mine),
     intake: (record, idle) => {
@@ -56,7 +57,7 @@ export function fileRowWork(options: FileRowsOptions): UnitWork<SourceRecord, Ro
       return {
         kind: 'dispatch',
         key: draft.key,
-        callsAtMost: rowCallsAtMost(draft),
+        callsAtMost: callsAtMost(draft),
         run: async () => done(await work(draft, cells)),
         notSent: (abort) => done({ result: notSentResult(draft, cells, abort) }),
       };

@@ -42,11 +42,11 @@ export type KeyComparison =
 export type KeyStatus = KeyComparison['status'];
 
 /** Compares the row with the contacts the platform holds for its key (read from the platform, never the state store). */
-export function compareKey(facts: RowFacts, contacts: readonly KnownContact[]): KeyComparison {
+export function compareKey(facts: Pick<RowFacts, 'draft' | 'prune' | 'state' | 'departed' | 'limits'>, contacts: readonly KnownContact[]): KeyComparison {
   const [only, ...more] = contacts;
   if (only === undefined) return { status: 'missing' };
   if (more.length > 0) return { status: 'duplicate', contactIds: oldestFirst(contacts).map((contact) => contact.id) };
-  const plan = planUpdate(facts.draft, only, droppedTags(facts, only), true);
+  const plan = planUpdate(facts.draft, only, droppedTags(facts, only), true, facts.limits);
   if (plan.action === 'unchanged') return { status: 'same', contactId: only.id };
   return {
     status: 'differs',

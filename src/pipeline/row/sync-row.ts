@@ -191,6 +191,7 @@ export function initialFacts(draft: ContactDraft, context: RowSyncContext, state
     onDuplicate: job.onDuplicate,
     dryRun: context.dryRun,
     full: context.full === true,
+    limits: context.api.surface,
     state,
     ...(simulated !== undefined ? { simulated } : {}),
     ...(indexed !== undefined ? { indexed } : {}),

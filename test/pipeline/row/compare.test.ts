@@ -4,6 +4,7 @@
  * drifting from the row decision: a key agrees exactly when `run --full` would settle its row
  * `unchanged` against the same contacts.
  */
+import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import { compareKey, type KeyComparison } from '../../../src/pipeline/row/compare.js';
 import { decideRow, type KeyState, type RowFacts } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
@@ -42,6 +43,7 @@ function facts(c: Case): RowFacts {
     onDuplicate: 'fail',
     dryRun: true,
     full: true,
+    limits: V1_SURFACE,
     state: c.state,
     ...(c.prune === undefined ? {} : { prune: c.prune }),
   };
