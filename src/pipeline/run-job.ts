@@ -32,7 +32,8 @@ import type { ReconcileSummary } from './report/reconcile-summary.js';
 import { reportName as shardReportName, shardOf, type Shard } from './shard.js';
 import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
 import { mappingFingerprint } from './map/row-hash.js';
-import { syncRow } from './row/sync-row.js';
+import { settleWithoutCalls, syncRow } from './row/sync-row.js';
+import type { KeyState } from './row/decide.js';
 import { reconcileRow } from './row/reconcile-row.js';
 import { freshReadsAfter } from './row/fresh-read.js';
 import { ReconcileReport } from './report/reconcile-report.js';
@@ -227,7 +228,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     quick: settlesByRowHash(job, { dryRun: options.dryRun, full }),
     alone: (key) => duplicates.alone(key),
   });
-  const intake = new RowIntake({ job, ahead, duplicates, context, mine, seen, header: source.header, settles: !shape.readsEveryKey });
+  // A row that needs no call ends at the intake on a run; a reconcile reads every row's key.
+  const settle = shape.readsEveryKey ? undefined : (draft: ContactDraft, cells: string[], known: KeyState | undefined) => settleWithoutCalls(draft, cells, context, known);
+  const intake = new RowIntake({ job, ahead, duplicates, mine, seen, header: source.header, settle });
   const rows = { job, intake, tally, policy, mine, onRow: options.onRow, callsAtMost: (draft: ContactDraft) => shape.calls.atMost(draft, api.surface) };
   const input = fileRecords(source, ahead);
   const facts = { ...options, runId, startedAt, now, tally, prefetch: () => prefetched?.summarize() };
@@ -248,7 +251,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
           }),
           engine,
         )
-      : await runEngine(reconcileKind({ facts, input, report, extra: index !== undefined && seen !== undefined ? { index, seen } : undefined, prefetched: prefetch !== undefined, rows: { ...rows, work: (draft, cells) => reconcileRow(draft, cells, context) } }), engine);
+      : await runEngine(reconcileKind({ facts, input, report, extra: index !== undefined && seen !== undefined ? { index, seen } : undefined, prefetched: prefetch !== undefined, rows: { ...rows, work: (draft, cells) => reconcileRow(draft, cells, { api, job, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) }) } }), engine);
   const inputHint = tally.rows.failed > 0 ? source.encodingHint() : undefined;
   return { ...ended.summary, exitCode: ended.exitCode, ...(inputHint === undefined ? {} : { inputHint }), rowsByRowHash: ahead.quickRows };
 }

@@ -13,7 +13,10 @@ import { DuplicateRowsStage } from '../../src/pipeline/duplicate-rows-stage.js';
 import { KeySighting } from '../../src/pipeline/key-sighting.js';
 import { mapRow } from '../../src/pipeline/map/map.js';
 import { RowIntake, type IntakeDecision } from '../../src/pipeline/row-intake.js';
+import type { KeyState } from '../../src/pipeline/row/decide.js';
 import { RowLookahead } from '../../src/pipeline/row/row-lookahead.js';
+import { settleWithoutCalls } from '../../src/pipeline/row/sync-row.js';
+import type { ContactDraft } from '../../src/pipeline/types.js';
 import { openCheckedSource } from '../../src/pipeline/source/checked-source.js';
 import { draftHash } from '../../src/state/draft-hash.js';
 import { StateStore } from '../../src/state/state-store.js';
@@ -59,7 +62,9 @@ describe('RowIntake', () => {
     const ahead = new RowLookahead({ job, state: store, mine, busy: () => false });
     const seen = new KeySighting();
     const context = { api: noCalls, job, dryRun: false, state: store };
-    const intake = new RowIntake({ job, ahead, duplicates, context, mine, seen, header: source.header, ...(options.settles === undefined ? {} : { settles: options.settles }) });
+    // `run`'s rule for a row that needs no call; none for a kind that reads every key (reconcile).
+    const settle = options.settles === false ? undefined : (draft: ContactDraft, cells: string[], known: KeyState | undefined) => settleWithoutCalls(draft, cells, context, known);
+    const intake = new RowIntake({ job, ahead, duplicates, mine, seen, header: source.header, settle });
     const decisions: string[] = [];
     for await (const record of ahead.records(source.records)) decisions.push(`${record.line}: ${decisionOf(intake.classify(record, options.idle))}`);
     await source.close();

@@ -24,42 +24,42 @@ import { SourceError } from '../source/source-error.js';
 import type { ContactDraft, RowResult, SourceRecord } from '../types.js';
 import { ReportWriteError, reportWriteAbort } from '../report/report.js';
 
-/** A row finished, as the engine counts it. */
-export type RowDone = RowSync & { readonly calls: number };
+/** A row finished, as the engine counts it: the kind's row (`RowSync` for `run`, `RowReconcile` for `reconcile`) and its calls. */
+export type RowDone<Row extends RowSync = RowSync> = Row & { readonly calls: number };
 
 /** A kind's work on one row that needs the API. */
-export type RowWork = (draft: ContactDraft, cells: string[]) => Promise<RowSync>;
+export type RowWork<Row extends RowSync = RowSync> = (draft: ContactDraft, cells: string[]) => Promise<Row>;
 
-export interface FileRowsOptions {
+export interface FileRowsOptions<Row extends RowSync = RowSync> {
   readonly job: Job;
   readonly intake: RowIntake;
-  readonly work: RowWork;
+  readonly work: RowWork<Row>;
   /** The most calls the kind's work makes on a row (`--max-duration`'s reckoning), from the surface's numbers. */
   readonly callsAtMost: (draft: ContactDraft) => number;
   readonly tally: RunTally;
   readonly policy: StopPolicy;
   /** The kind's report line of a finished row. */
-  readonly report: (row: RowSync) => void;
+  readonly report: (row: Row) => void;
   readonly mine: (key: string) => boolean;
   readonly onRow?: ((tally: Readonly<RowTally>, result: RowResult) => void) | undefined;
 }
 
 /** The rows' work for the engine's loop. */
-export function fileRowWork(options: FileRowsOptions): UnitWork<SourceRecord, RowDone> {
+export function fileRowWork<Row extends RowSync>(options: FileRowsOptions<Row>): UnitWork<SourceRecord, RowDone<Row>> {
   const { job, intake, work, tally, policy, mine, callsAtMost } = options;
   return {
     isMine: (record) => countsAsMine(record, job, mine),
     intake: (record, idle) => {
       const row = intake.classify(record, idle);
       if (row.kind === 'not-mine') return row;
-      if (row.kind === 'ended') return { kind: 'ended', done: { result: row.result, calls: 0, ...(row.abort === undefined ? {} : { abort: row.abort }) } };
+      if (row.kind === 'ended') return { kind: 'ended', done: ended<Row>(row) };
       const { draft, cells } = row;
       return {
         kind: 'dispatch',
         key: draft.key,
         callsAtMost: callsAtMost(draft),
         run: async () => done(await work(draft, cells)),
-        notSent: (abort) => done({ result: notSentResult(draft, cells, abort) }),
+        notSent: (abort) => ended<Row>({ result: notSentResult(draft, cells, abort) }),
       };
     },
     finish: (row) => {
@@ -95,8 +95,17 @@ export function reportWriteFailed(error: ReportWriteError): JobAbortError {
   return reportWriteAbort(error, 'no row was left half written, and the rows after it were not taken');
 }
 
-function done(sync: RowSync): RowDone {
-  return { ...sync, calls: sync.result.apiCalls };
+function done<Row extends RowSync>(row: Row): RowDone<Row> {
+  return { ...row, calls: row.result.apiCalls };
+}
+
+/**
+ * A row that ended without the kind's work (no call: at the intake, or not sent): its result
+ * alone. What a kind's row adds to `RowSync` is optional (a reconcile's comparison is absent when
+ * the key was not read), so the result alone is a row of the kind.
+ */
+function ended<Row extends RowSync>(row: RowSync): RowDone<Row> {
+  return { result: row.result, calls: 0, ...(row.abort === undefined ? {} : { abort: row.abort }) } as RowDone<Row>;
 }
 
 /** Whether a record the stopped job did not take belongs to this run (its shard). */

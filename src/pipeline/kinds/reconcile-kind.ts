@@ -14,6 +14,7 @@ import type { ReconcileSummary } from '../report/reconcile-summary.js';
 import type { ContactIndex } from '../row/contact-index.js';
 import type { KeySighting } from '../key-sighting.js';
 import { rowsNeedLook } from '../run-tally.js';
+import type { RowReconcile } from '../row/reconcile-row.js';
 import type { RunKind } from '../run/run-engine.js';
 import type { SourceRecord } from '../types.js';
 import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowDone } from './file-rows.js';
@@ -25,7 +26,7 @@ export const NO_EXTRA_WITHOUT_PREFETCH =
 
 export interface ReconcileKindOptions {
   readonly facts: FileRunFacts;
-  readonly rows: Omit<FileRowsOptions, 'report'>;
+  readonly rows: Omit<FileRowsOptions<RowReconcile>, 'report'>;
   readonly input: { readonly records: AsyncIterable<SourceRecord>; failure(): JobAbortError | undefined };
   readonly report: ReconcileReport;
   /** The marked contacts the pages read, and the keys the file had: the contacts it lacks. Absent without `match.prefetch`. */
@@ -43,7 +44,7 @@ export interface ReconcileEnding {
   readonly reportFiles: string[];
 }
 
-export function reconcileKind(options: ReconcileKindOptions): RunKind<SourceRecord, RowDone, ReconcileEnding> {
+export function reconcileKind(options: ReconcileKindOptions): RunKind<SourceRecord, RowDone<RowReconcile>, ReconcileEnding> {
   const { facts, report, extra } = options;
   const { tally } = facts;
   let extraListed = false;
