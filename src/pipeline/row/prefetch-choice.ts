@@ -1,9 +1,10 @@
 /**
  * Whether a run of a job with `match.prefetch` pages through the marked contacts, from what is
  * cheap to know before the first call (issue 25). The pages cost about one call per page of the
- * surface's list (`PlatformSurface.listPageSize`: 10 contacts on v1, 100 on v2); what they can save is a search for each key of the file the run would otherwise
- * search: every key without a state store or under `--full`, else the keys the state store does
- * not know (a known key is matched from the state, never searched). Pure: counts and the surface's
+ * surface's list (`PlatformSurface.listPageSize`: 10 contacts on v1, 100 on v2); what they can
+ * save is a search for each key of the file the run would otherwise search: every key without a
+ * state store or under `--full`, else the keys the state store does not know (a known key is
+ * matched from the state, never searched). Pure: counts and the surface's
  * page size in, choice out; test/pipeline/row/prefetch-choice.test.ts is its table, on each surface.
  */
 import { listPagesFor, type PlatformSurface } from '../../api/platform-surface.js';

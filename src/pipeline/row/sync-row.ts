@@ -30,14 +30,15 @@ import type { ChangeEntry } from '../../state/change-journal.js';
 import { confirmedResult, draftResult, planResult } from './row-result.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
 import type { FreshReads } from './fresh-read.js';
-import { departedFacts, pruneFacts, storedKeyState } from './key-facts.js';
+import { departedFacts, pruneFacts, storedKeyState, type KeyStateStore } from './key-facts.js';
 
 /**
  * The part of the state store a synced row uses: what is known of its key (read now when not read
  * ahead), what its confirmed writes or its reads leave known, its create-pending and message-due
  * marks, the change journal of its calls and the journal of its message's sends.
  */
-export type RowStore = Pick<StateStore, 'get' | 'isCreatePending' | 'absentRead' | 'departedRecord' | 'isMessageDue'> &
+export type RowStore = KeyStateStore &
+  Pick<StateStore, 'departedRecord' | 'isMessageDue'> &
   Pick<StateStore, 'recordConfirmed' | 'recordObserved' | 'noteRowHash' | 'forget' | 'clearDeparted' | 'markCreatePending' | 'markMessageDue' | 'clearMessageDue'> &
   ChangeJournal &
   MessageStore;
