@@ -13,7 +13,6 @@
  * Where the two differ before their rows is `SHAPES`, below.
  */
 import type { ContactsApi } from '../api/contacts-api.js';
-import type { PlatformSurface } from '../api/platform-surface.js';
 import type { Job } from '../config/job-types.js';
 import type { MaxErrors } from '../config/max-errors.js';
 import type { StateStore } from '../state/state-store.js';
@@ -45,9 +44,8 @@ import { runEngine } from './run/run-engine.js';
 import { startJournal } from './run/run-journal-lines.js';
 import { StopPolicy } from './run/stop-policy.js';
 import { fileRecords, openFileInput } from './kinds/file-rows.js';
-import { KEY_READ_CALLS, rowCallsAtMost, unreadRowCallsAtLeast } from './deadline.js';
-import { reconcileKind } from './kinds/reconcile-kind.js';
-import { syncKind } from './kinds/sync-kind.js';
+import { RECONCILE_ROW_CALLS, reconcileKind } from './kinds/reconcile-kind.js';
+import { SYNC_ROW_CALLS, syncKind } from './kinds/sync-kind.js';
 import type { ContactDraft, RowResult } from './types.js';
 
 
@@ -122,23 +120,15 @@ export interface JobRun {
   rowsByRowHash: number;
 }
 
-/** The calls of a row: at most (a row taken), and at least (a row not read yet), on the platform's surface. */
-interface RowCalls {
-  atMost(draft: ContactDraft, surface: PlatformSurface): number;
-  unreadAtLeast(surface: PlatformSurface, keyField: string): number;
-}
-
-/** Where the two kinds of a file's run differ before their rows. */
-const SHAPES: Record<'sync' | 'reconcile', { readsEveryKey: boolean; writes: boolean; pagesWhenMarked: boolean; calls: RowCalls }> = {
-  // A row reads its key and writes: the surface's numbers say how many calls that is.
-  sync: { readsEveryKey: false, writes: true, pagesWhenMarked: false, calls: { atMost: rowCallsAtMost, unreadAtLeast: unreadRowCallsAtLeast } },
+/** Where the two kinds of a file's run differ before their rows, and the calls a row of each makes on the surface. */
+const SHAPES = {
+  sync: { readsEveryKey: false, writes: true, pagesWhenMarked: false, calls: SYNC_ROW_CALLS },
   // A reconcile reads the platform for every key, whatever the state store believes (no row is
   // settled without it, no earlier reconcile's read stands for a search), changes nothing but its
   // reports and the state (no guard, no header kept, no departed step), and pages whenever the
   // job has a marker: only the pages list the contacts the file lacks.
-  // Its rows only read their key.
-  reconcile: { readsEveryKey: true, writes: false, pagesWhenMarked: true, calls: { atMost: () => KEY_READ_CALLS, unreadAtLeast: () => KEY_READ_CALLS } },
-};
+  reconcile: { readsEveryKey: true, writes: false, pagesWhenMarked: true, calls: RECONCILE_ROW_CALLS },
+} as const;
 
 const RECONCILE_PAGES: PrefetchChoice = { use: true, reason: 'reconcile: only the pages list the marked contacts the file lacks' };
 

@@ -6,6 +6,7 @@
  * the run did not take is counted not reached when it is this shard's. And the input they come
  * from, opened with its header checked.
  */
+import type { PlatformSurface } from '../../api/platform-surface.js';
 import type { Job } from '../../config/job-types.js';
 import { JobAbortError } from '../job-abort.js';
 import { mapRow } from '../map/map.js';
@@ -23,6 +24,12 @@ import { DuplicateRowsStage } from '../duplicate-rows-stage.js';
 import { SourceError } from '../source/source-error.js';
 import type { ContactDraft, RowResult, SourceRecord } from '../types.js';
 import { ReportWriteError, reportWriteAbort } from '../report/report.js';
+
+/** The calls of a kind's row on the platform's surface: at most (a row taken), and at least (a row not read yet). */
+export interface RowCalls {
+  atMost(draft: ContactDraft, surface: PlatformSurface): number;
+  unreadAtLeast(surface: PlatformSurface, keyField: string): number;
+}
 
 /** A row finished, as the engine counts it: the kind's row (`RowSync` for `run`, `RowReconcile` for `reconcile`) and its calls. */
 export type RowDone<Row extends RowSync = RowSync> = Row & { readonly calls: number };

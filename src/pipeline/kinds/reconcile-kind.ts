@@ -17,12 +17,16 @@ import { rowsNeedLook } from '../run-tally.js';
 import type { RowReconcile } from '../row/reconcile-row.js';
 import type { RunKind } from '../run/run-engine.js';
 import type { SourceRecord } from '../types.js';
-import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowDone } from './file-rows.js';
+import { KEY_READ_CALLS } from '../deadline.js';
+import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';
 
 /** Why a reconcile without `match.prefetch` cannot list the contacts the file lacks (reconcile.json, docs/reconcile.md). */
 export const NO_EXTRA_WITHOUT_PREFETCH =
   'the job has no match.prefetch: only a marker field shared by the job\'s contacts lets them be listed; add one (docs/configuration.md, match.prefetch)';
+
+/** A reconcile row only reads its key: one read, whatever the surface (it writes nothing). */
+export const RECONCILE_ROW_CALLS: RowCalls = { atMost: () => KEY_READ_CALLS, unreadAtLeast: () => KEY_READ_CALLS };
 
 export interface ReconcileKindOptions {
   readonly facts: FileRunFacts;
