@@ -179,7 +179,7 @@ export function failedSync(
 }
 
 /** `state`: what the store knows of the key, read now unless given (read ahead). */
-export function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : storedKeyState(context.state, draft.key, context.freshReads)): RowFacts {
+function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : storedKeyState(context.state, draft.key, context.freshReads)): RowFacts {
   const { job } = context;
   const simulated = context.dryRun ? context.dryRunContacts?.get(draft.key) : undefined;
   const indexed = context.index?.lookup(draft.key);
