@@ -41,12 +41,12 @@ export const boundaries = [
   room(['src/pipeline/**/*.ts'], PIPELINE),
   // A later block replaces the rule's options for its files: the planner repeats the pipeline's.
   room(
-    ['src/pipeline/row/decide.ts', 'src/pipeline/row/plan.ts', 'src/pipeline/row/contact-order.ts', 'src/pipeline/departed/departure-plan.ts', 'src/pipeline/undo/undo-plan.ts', 'src/pipeline/verify/verify-plan.ts'],
+    ['src/pipeline/row/decide.ts', 'src/pipeline/row/plan.ts', 'src/pipeline/row/contact-order.ts', 'src/pipeline/row/compare.ts', 'src/pipeline/departed/departure-plan.ts', 'src/pipeline/undo/undo-plan.ts', 'src/pipeline/verify/verify-plan.ts'],
     [
       ...PIPELINE,
       [
         // The executors by any path: `./write.js` from row/, `../row/write.js` from undo/ or departed/.
-        '(^|/)api/(?!wire-types\\.js$)|(^|/)state/(?!(change-journal|known-contact)\\.js$)|(^\\./|/row/)(sync-row|write|match|contact-index|counted-api|reconcile-row|row-lookahead)\\.js$|(^\\./|/undo/)run-undo\\.js$|(^\\./|/departed/)settle-departed\\.js$|(^\\./|/verify/)verify-step\\.js$',
+        '(^|/)api/(?!wire-types\\.js$)|(^|/)state/(?!(change-journal|known-contact)\\.js$)|(^\\./|/row/)(sync-row|write|match|contact-index|counted-api|reconcile-row|row-lookahead|key-facts)\\.js$|(^\\./|/undo/)run-undo\\.js$|(^\\./|/departed/)settle-departed\\.js$|(^\\./|/verify/)verify-step\\.js$',
         `the row decision is pure: it imports neither the client nor the state store (the change journal's line types and the known contact's type aside), nor the executor that runs its plans${SEE}`,
       ],
     ],

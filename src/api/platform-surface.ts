@@ -56,6 +56,6 @@ export const V2_SURFACE: PlatformSurface = {
 };
 
 /** The pages `contacts` listed contacts take on `surface`, and one call to learn there are none. */
-export function listPagesFor(surface: PlatformSurface, contacts: number): number {
+export function listPagesFor(surface: Pick<PlatformSurface, 'listPageSize'>, contacts: number): number {
   return Math.max(1, Math.ceil(contacts / surface.listPageSize));
 }

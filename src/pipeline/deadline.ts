@@ -8,9 +8,10 @@
  * promise "about 10s" and run 15 s (20 to 31 s on wider rows) for `--max-duration 10s`: the
  * calls past the deadline were waiting for the limiter, which keeps its pace whatever the deadline.
  */
-import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../limits.js';
+import type { PlatformSurface } from '../api/platform-surface.js';
+import { MAX_FIELDS_PER_CALL } from '../limits.js';
 import type { ContactDraft } from './types.js';
-import { planCreate } from './row/plan.js';
+import { chunk, planCreate } from './row/plan.js';
 
 export interface FinishEstimate {
   /** Rows taken and not finished, counting the one about to be taken. */
@@ -41,13 +42,28 @@ export function pastTakingTime(nowMs: number, deadlineMs: number, estimate: Fini
 }
 
 /**
- * The most Contacts API calls a row sent to the API makes when no call fails: a search of its key,
- * then the calls of a create (with its tags) or of an update of every field with its tags added
- * and removed, whichever is more. Messages have a budget of their own and are not counted.
+ * The most Contacts API calls a row sent to the API makes on `surface` when no call fails: a read
+ * of its key (one search page, or one direct read), then the calls of a create (with its tags) or
+ * of an update of every field with its tags added and removed, whichever is more, the tags in
+ * calls of the surface's `tagsPerCall`. Messages have a budget of their own and are not counted.
  */
-export function rowCallsAtMost(draft: ContactDraft): number {
-  const create = planCreate(draft).operations.length;
-  const update =
-    Math.ceil(Object.keys(draft.fields).length / MAX_FIELDS_PER_CALL) + Math.ceil(draft.tagsToAdd.length / MAX_TAGS_PER_CALL) + Math.ceil(draft.tagsToRemove.length / MAX_TAGS_PER_CALL);
+export function rowCallsAtMost(draft: ContactDraft, surface: Pick<PlatformSurface, 'tagsPerCall'>): number {
+  const create = planCreate(draft, surface).operations.length;
+  const calls = (items: number, perCall: number): number => Math.ceil(items / perCall);
+  const update = calls(Object.keys(draft.fields).length, MAX_FIELDS_PER_CALL) + chunk(draft.tagsToAdd, surface.tagsPerCall).length + chunk(draft.tagsToRemove, surface.tagsPerCall).length;
   return 1 + Math.max(create, update);
+}
+
+/** The calls of a row that only reads its key (`reconcile`): one search page, or one direct read. */
+export const KEY_READ_CALLS = 1;
+
+/**
+ * The fewest Contacts API calls a row of a file not read yet makes when it goes to the API (the
+ * stop policy's floor for a unit not read yet, before a wider one was seen): a read of its key and
+ * a write; one call where the surface reads a key held in `keyField` directly and upserts by it
+ * (a new row is one create-or-update, with no read before it). The surface's capabilities decide,
+ * never its name.
+ */
+export function unreadRowCallsAtLeast(surface: Pick<PlatformSurface, 'directLookup' | 'upsertBy'>, keyField: string): number {
+  return surface.directLookup(keyField) && surface.upsertBy(keyField) ? 1 : 2;
 }

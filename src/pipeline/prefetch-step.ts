@@ -5,7 +5,7 @@
  * then the pure choice (`row/prefetch-choice.ts`) decides, and the step pages or not.
  */
 import type { ContactsApi } from '../api/contacts-api.js';
-import type { SurfaceName } from '../api/platform-surface.js';
+import { listPagesFor, type PlatformSurface } from '../api/platform-surface.js';
 import { PageLimitError } from '../api/errors.js';
 import type { Job } from '../config/job-types.js';
 import type { StateStore } from '../state/state-store.js';
@@ -15,7 +15,7 @@ import type { JobSummary } from './report/job-summary.js';
 import { prefetchContacts, type ContactIndex } from './row/contact-index.js';
 import { CountedApi } from './row/counted-api.js';
 import { isFresh, type FreshReads } from './row/fresh-read.js';
-import { choosePrefetch, pagesFor, type PrefetchChoice } from './row/prefetch-choice.js';
+import { choosePrefetch, type PrefetchChoice } from './row/prefetch-choice.js';
 
 /** The part of the state store the prefetch choice reads: how many keys it knows, and whether it knows (or a fresh reconcile read) a key. */
 export type PrefetchStore = Pick<StateStore, 'summary' | 'knows' | 'absentRead'>;
@@ -29,23 +29,29 @@ export class PrefetchStep {
   /** The step of a job with `match.prefetch`; undefined without one. */
   static of(
     job: Job,
-    run: { readonly state?: PrefetchStore; readonly surface: SurfaceName; readonly full: boolean; readonly mine: (key: string) => boolean; readonly freshReads?: FreshReads },
+    run: {
+      readonly state?: PrefetchStore;
+      readonly full: boolean;
+      readonly mine: (key: string) => boolean;
+      readonly freshReads?: FreshReads;
+      /** The platform's surface (`api.surface`): how many contacts one page of its list holds; a key whose id came from another surface is searched, as an unknown one. */
+      readonly surface: Pick<PlatformSurface, 'name' | 'listPageSize'>;
+    },
   ): PrefetchStep | undefined {
-    return job.match.prefetch === undefined ? undefined : new PrefetchStep(job.match.prefetch, job.key.field, run.state, run.surface, run.full, run.mine, run.freshReads);
+    return job.match.prefetch === undefined ? undefined : new PrefetchStep(job.match.prefetch, job.key.field, run.state, run.full, run.mine, run.freshReads, run.surface);
   }
 
   private constructor(
     private readonly marker: { field: string; value: string },
     private readonly keyField: string,
     private readonly state: PrefetchStore | undefined,
-    /** The run's surface: a key whose id came from another is searched, as an unknown one. */
-    private readonly surface: SurfaceName,
     private readonly full: boolean,
     private readonly mine: (key: string) => boolean,
     private readonly freshReads: FreshReads | undefined,
+    private readonly surface: Pick<PlatformSurface, 'name' | 'listPageSize'>,
   ) {
     this.#knownKeys = state === undefined || full ? 0 : state.summary().keys;
-    this.#limit = pagesFor(this.#knownKeys);
+    this.#limit = listPagesFor(surface, this.#knownKeys);
   }
 
   /**
@@ -56,7 +62,7 @@ export class PrefetchStep {
     this.#counted = true;
     if (this.state === undefined || this.full || this.#unknown > this.#limit || !this.mine(key)) return;
     // A key the reconcile right before this run read absent needs no search either (row/fresh-read.ts).
-    if (this.state.knows(key, this.surface) || (this.freshReads !== undefined && isFresh(this.state.absentRead(key), this.freshReads))) return;
+    if (this.state.knows(key, this.surface.name) || (this.freshReads !== undefined && isFresh(this.state.absentRead(key), this.freshReads))) return;
     this.#unknown++;
   };
 
@@ -64,7 +70,7 @@ export class PrefetchStep {
   choice(): PrefetchChoice {
     // No first read (`mode: message` reads no keys ahead): page as before, not knowing better.
     if (!this.#counted && this.state !== undefined && !this.full && this.#knownKeys > 0) return { use: true, reason: 'the keys of the file were not read ahead (mode: message)' };
-    return choosePrefetch({ searchesEveryKey: this.state === undefined || this.full, full: this.full, knownKeys: this.#knownKeys, unknownKeys: this.#unknown });
+    return choosePrefetch({ searchesEveryKey: this.state === undefined || this.full, full: this.full, knownKeys: this.#knownKeys, unknownKeys: this.#unknown }, this.surface);
   }
 
   /**

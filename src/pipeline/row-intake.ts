@@ -4,7 +4,8 @@
  * its row hash, failed in mapping, decided by onDuplicateRows, or needing no call), or a row to
  * dispatch. On the way it notes every key read (for `onMissing`'s departed step) and takes each
  * key's state read ahead. The rules are the stages' own (`row/row-lookahead.ts`,
- * `duplicate-rows-stage.ts`, `row/sync-row.ts`); this file only orders them.
+ * `duplicate-rows-stage.ts`, and the kind's `settle`: `row/sync-row.ts` `settleWithoutCalls` for
+ * `run`); this file only orders them.
  */
 import type { Job } from '../config/job-types.js';
 import type { DuplicateRowsStage } from './duplicate-rows-stage.js';
@@ -12,8 +13,9 @@ import type { JobAbortError } from './job-abort.js';
 import type { KeySighting } from './key-sighting.js';
 import { keyCellOf, mapKey } from './map/map.js';
 import type { RowLookahead } from './row/row-lookahead.js';
+import type { KeyState } from './row/decide.js';
 import { failedResult, unchangedResult } from './row/row-result.js';
-import { settleWithoutCalls, type RowSyncContext } from './row/sync-row.js';
+import type { RowSync } from './row/sync-row.js';
 import type { ContactDraft, RowResult, SourceRecord, SourceRow } from './types.js';
 
 /** What becomes of a record. */
@@ -35,14 +37,17 @@ export class RowIntake {
       readonly job: Job;
       readonly ahead: RowLookahead;
       readonly duplicates: DuplicateRowsStage;
-      readonly context: RowSyncContext;
       /** Whether a key belongs to this run (its shard). */
       readonly mine: (key: string) => boolean;
       /** With `onMissing`: every key read, a failed row's included. */
       readonly seen: KeySighting | undefined;
       readonly header: readonly string[];
-      /** Whether a row needing no call may end here (`run`); a reconcile reads every row's key. @default true */
-      readonly settles?: boolean;
+      /**
+       * The kind's rule for a row that needs no call, given its key's state read ahead: the row
+       * settled here, or undefined when it needs the kind's work (`run`: `settleWithoutCalls`).
+       * Absent: every row that maps goes to the kind's work. @default none
+       */
+      readonly settle?: ((draft: ContactDraft, cells: string[], known: KeyState | undefined) => RowSync | undefined) | undefined;
     },
   ) {
     this.#keyColumn = stages.header.indexOf(stages.job.key.column);
@@ -50,7 +55,7 @@ export class RowIntake {
 
   /** `idle`: no row is in flight, so a row that needs no call may settle now and keep the reports in order. */
   classify(record: SourceRecord, idle: boolean): IntakeDecision {
-    const { job, ahead, duplicates, context, mine, seen } = this.stages;
+    const { job, ahead, duplicates, mine, seen, settle } = this.stages;
     if (record.kind === 'malformed') {
       const key = keyCellOf(record, job, this.#keyColumn);
       if (seen !== undefined) seeKey(seen, key);
@@ -82,7 +87,7 @@ export class RowIntake {
     // A row that needs no call (unchanged on a re-run) is settled here, without a promise, when
     // no row is in flight (so the reports keep the order they had).
     const known = ahead.take(draft.key);
-    const settled = known !== undefined && idle && this.stages.settles !== false ? settleWithoutCalls(draft, record.cells, context, known.state) : undefined;
+    const settled = known !== undefined && idle && settle !== undefined ? settle(draft, record.cells, known.state) : undefined;
     if (settled !== undefined) return { kind: 'ended', result: settled.result, ...(settled.abort === undefined ? {} : { abort: settled.abort }) };
     return { kind: 'dispatch', draft, cells: record.cells };
   }

@@ -31,7 +31,8 @@ import type { ReconcileSummary } from './report/reconcile-summary.js';
 import { reportName as shardReportName, shardOf, type Shard } from './shard.js';
 import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
 import { mappingFingerprint } from './map/row-hash.js';
-import { syncRow } from './row/sync-row.js';
+import { settleWithoutCalls, syncRow } from './row/sync-row.js';
+import type { KeyState } from './row/decide.js';
 import { reconcileRow } from './row/reconcile-row.js';
 import { freshReadsAfter } from './row/fresh-read.js';
 import { ReconcileReport } from './report/reconcile-report.js';
@@ -43,9 +44,9 @@ import { runEngine } from './run/run-engine.js';
 import { startJournal } from './run/run-journal-lines.js';
 import { StopPolicy } from './run/stop-policy.js';
 import { fileRecords, openFileInput } from './kinds/file-rows.js';
-import { reconcileKind } from './kinds/reconcile-kind.js';
-import { syncKind } from './kinds/sync-kind.js';
-import type { RowResult } from './types.js';
+import { RECONCILE_ROW_CALLS, reconcileKind } from './kinds/reconcile-kind.js';
+import { SYNC_ROW_CALLS, syncKind } from './kinds/sync-kind.js';
+import type { ContactDraft, RowResult } from './types.js';
 
 
 /** What a run of one job is given. Every I/O dependency is here, so tests pass their own. */
@@ -119,14 +120,14 @@ export interface JobRun {
   rowsByRowHash: number;
 }
 
-/** Where the two kinds of a file's run differ before their rows. */
+/** Where the two kinds of a file's run differ before their rows, and the calls a row of each makes on the surface. */
 const SHAPES = {
-  sync: { readsEveryKey: false, writes: true, pagesWhenMarked: false },
+  sync: { readsEveryKey: false, writes: true, pagesWhenMarked: false, calls: SYNC_ROW_CALLS },
   // A reconcile reads the platform for every key, whatever the state store believes (no row is
   // settled without it, no earlier reconcile's read stands for a search), changes nothing but its
   // reports and the state (no guard, no header kept, no departed step), and pages whenever the
   // job has a marker: only the pages list the contacts the file lacks.
-  reconcile: { readsEveryKey: true, writes: false, pagesWhenMarked: true },
+  reconcile: { readsEveryKey: true, writes: false, pagesWhenMarked: true, calls: RECONCILE_ROW_CALLS },
 } as const;
 
 const RECONCILE_PAGES: PrefetchChoice = { use: true, reason: 'reconcile: only the pages list the marked contacts the file lacks' };
@@ -142,7 +143,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const freshReads = shape.readsEveryKey || options.state === undefined ? undefined : freshReadsAfter(options.state.lastRun(), startedAt.getTime());
   // Before any call: match.prefetch's choice counts the unknown keys in onDuplicateRows' first
   // read of the input, which finds the keys on several rows.
-  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), surface: api.surface.name, full, mine, ...(freshReads ? { freshReads } : {}) });
+  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}), surface: api.surface });
   const { duplicates, source } = await openFileInput(job, prefetch?.see, options.state?.lastHeader());
   // Before the reports are opened or the run journalled: a night a guard refuses does nothing.
   // Shards of one job often share a report folder: each writes its own files. The reports are
@@ -154,7 +155,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     if (job.guards !== undefined && shape.writes) {
       await assertGuards(job, { ...(options.state ? { state: options.state, knownKeys: knownKeysNow(options.state, mine) } : { knownKeys: 0 }), mine, allow: options.allow ?? new Set() });
     }
-    report = shape.writes ? new ReportWriter(options.reportDir, reportName, { header: source.header, layout: source.layout }) : new ReconcileReport(options.reportDir, reportName);
+    report = shape.writes ? new ReportWriter(options.reportDir, reportName, { header: source.header, layout: source.layout }, api.surface) : new ReconcileReport(options.reportDir, reportName);
   } catch (error) {
     await source.close();
     throw error;
@@ -172,6 +173,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     onStopping: options.onStopping,
     now,
     spacingMs,
+    unreadUnitCalls: shape.calls.unreadAtLeast(api.surface, job.key.field),
     errorThreshold: (inputDone) => tally.thresholdAbort(maxErrors, inputDone, thresholdReportFile),
   });
   // Verification's own policy: the run's signal and deadline, but a verification the deadline cuts
@@ -222,8 +224,10 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     quick: settlesByRowHash(job, { dryRun: options.dryRun, full }),
     alone: (key) => duplicates.alone(key),
   });
-  const intake = new RowIntake({ job, ahead, duplicates, context, mine, seen, header: source.header, settles: !shape.readsEveryKey });
-  const rows = { job, intake, tally, policy, mine, onRow: options.onRow };
+  // A row that needs no call ends at the intake on a run; a reconcile reads every row's key.
+  const settle = shape.readsEveryKey ? undefined : (draft: ContactDraft, cells: string[], known: KeyState | undefined) => settleWithoutCalls(draft, cells, context, known);
+  const intake = new RowIntake({ job, ahead, duplicates, mine, seen, header: source.header, settle });
+  const rows = { job, intake, tally, policy, mine, onRow: options.onRow, callsAtMost: (draft: ContactDraft) => shape.calls.atMost(draft, api.surface) };
   const input = fileRecords(source, ahead);
   const facts = { ...options, runId, startedAt, now, tally, prefetch: () => prefetched?.summarize() };
   const engine = { policy, dispatcher, signal: options.signal, journal: state === undefined || runId === undefined ? undefined : { state, runId, job } };
@@ -244,7 +248,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
           }),
           engine,
         )
-      : await runEngine(reconcileKind({ facts, input, report, extra: index !== undefined && seen !== undefined ? { index, seen } : undefined, prefetched: prefetch !== undefined, rows: { ...rows, work: (draft, cells) => reconcileRow(draft, cells, context) } }), engine);
+      : await runEngine(reconcileKind({ facts, input, report, extra: index !== undefined && seen !== undefined ? { index, seen } : undefined, prefetched: prefetch !== undefined, rows: { ...rows, work: (draft, cells) => reconcileRow(draft, cells, { api, job, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) }) } }), engine);
   const inputHint = tally.rows.failed > 0 ? source.encodingHint() : undefined;
   return { ...ended.summary, exitCode: ended.exitCode, ...(inputHint === undefined ? {} : { inputHint }), rowsByRowHash: ahead.quickRows };
 }

@@ -37,6 +37,8 @@ describe('import boundaries', () => {
     ['src/pipeline/departed/departure-plan.ts', '../row/sync-row.js', /the row decision is pure/],
     ['src/pipeline/departed/departure-plan.ts', './settle-departed.js', /the row decision is pure/],
     ['src/pipeline/undo/undo-plan.ts', './run-undo.js', /the row decision is pure/],
+    ['src/pipeline/row/compare.ts', './reconcile-row.js', /the row decision is pure/],
+    ['src/pipeline/row/compare.ts', './key-facts.js', /the row decision is pure/],
     ['src/pipeline/row/decide.ts', '../../state/contacts-table.js', /the row decision is pure/],
     ['src/pipeline/row/decide.ts', '../../emulator/index.js', /the pipeline never imports the emulator/],
     ['src/emulator/server.ts', '../pipeline/types.js', /the emulator follows the spec/],

@@ -1,5 +1,6 @@
 /** `--max-duration`: when to stop taking rows so those in flight finish by the deadline. */
-import { pastTakingTime, rowCallsAtMost, timeToFinishMs, type FinishEstimate } from '../../src/pipeline/deadline.js';
+import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../src/api/platform-surface.js';
+import { pastTakingTime, rowCallsAtMost, timeToFinishMs, unreadRowCallsAtLeast, type FinishEstimate } from '../../src/pipeline/deadline.js';
 import type { ContactDraft } from '../../src/pipeline/types.js';
 
 describe('the deadline', () => {
@@ -49,7 +50,25 @@ describe('rowCallsAtMost', () => {
     { name: 'no tags: a search and a create', fields: 3, tags: 0, remove: 0, calls: 2 },
     { name: '40 fields: the create carries 30 with the key, an update the rest; 11 tags in 2 calls', fields: 40, tags: 11, remove: 0, calls: 5 },
     { name: 'tags removed: an update of a known contact can be the wider plan', fields: 3, tags: 1, remove: 25, calls: 6 },
-  ])('$name: $calls', ({ fields, tags, remove, calls }) => {
-    expect(rowCallsAtMost(draft(fields, tags, remove))).toBe(calls);
+  ])('$name: $calls on v1 and on v2 (10 tags a call on both)', ({ fields, tags, remove, calls }) => {
+    expect([rowCallsAtMost(draft(fields, tags, remove), V1_SURFACE), rowCallsAtMost(draft(fields, tags, remove), V2_SURFACE)]).toEqual([calls, calls]);
+  });
+
+  it('chunks the tags by the surface it is given, not by a number of its own', () => {
+    // 11 tags: 2 calls at 10 a call, 4 at 3 a call; the create and the search are the same.
+    const threeTags: PlatformSurface = { ...V1_SURFACE, tagsPerCall: 3 };
+    expect([rowCallsAtMost(draft(3, 11), V1_SURFACE), rowCallsAtMost(draft(3, 11), threeTags)]).toEqual([4, 6]);
+  });
+});
+
+describe('unreadRowCallsAtLeast: the fewest calls of a row not read yet', () => {
+  test.each<{ surface: PlatformSurface; keyField: string; calls: number; why: string }>([
+    { surface: V1_SURFACE, keyField: 'customerid', calls: 2, why: 'v1: a search, then a write' },
+    { surface: V1_SURFACE, keyField: 'email', calls: 2, why: 'v1 reads no key directly, whatever its field' },
+    { surface: V2_SURFACE, keyField: 'email', calls: 1, why: 'v2, a key in email: one create_or_update' },
+    { surface: V2_SURFACE, keyField: 'phone', calls: 1, why: 'v2, a key in phone: one create_or_update' },
+    { surface: V2_SURFACE, keyField: 'customerid', calls: 2, why: 'v2, a key in a custom field: a list filtered on it, then a write' },
+  ])('$surface.name, key in $keyField: $calls ($why)', ({ surface, keyField, calls }) => {
+    expect(unreadRowCallsAtLeast(surface, keyField)).toBe(calls);
   });
 });

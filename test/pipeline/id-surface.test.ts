@@ -4,11 +4,11 @@
  * record of its key (`keyStateOf`), which contact the departed step acts on (`departedContact`),
  * and whether undo may write to a run's ids (`undoSurfaceRefusal`); and what `check` prints.
  */
-import type { SurfaceName } from '../../src/api/platform-surface.js';
+import { V1_SURFACE, type SurfaceName } from '../../src/api/platform-surface.js';
 import { formatCheck, learntLimitsOf, type ConnectionCheck } from '../../src/cli/check-command.js';
 import { departedContact } from '../../src/pipeline/departed/departure-plan.js';
 import { decideRow, type KeyState } from '../../src/pipeline/row/decide.js';
-import { keyStateOf } from '../../src/pipeline/row/sync-row.js';
+import { keyStateOf } from '../../src/pipeline/row/key-facts.js';
 import { undoSurfaceRefusal } from '../../src/pipeline/undo/undo-plan.js';
 import type { ContactDraft } from '../../src/pipeline/types.js';
 import { draftHash } from '../../src/state/draft-hash.js';
@@ -43,7 +43,7 @@ describe('keyStateOf: the store’s id of a key is trusted only by a run on the 
     const draft: ContactDraft = { line: 2, key: 'C-1', keyField: 'customerid', fields: { firstName: 'Ada' }, tagsToAdd: ['crm'], tagsToRemove: [], templateValues: {} };
     for (const mode of ['upsert', 'create', 'update'] as const) {
       const state = keyStateOf(false, { ...stored('v1'), draftHash: draftHash(draft) }, 'v2');
-      const facts = { draft, draftHash: draftHash(draft), mode, onDuplicate: 'fail' as const, dryRun: false, full: false, state };
+      const facts = { draft, draftHash: draftHash(draft), mode, onDuplicate: 'fail' as const, dryRun: false, full: false, state, limits: V1_SURFACE };
       expect([mode, decideRow(facts).kind]).toEqual([mode, 'search']);
       // On its own surface, the same record settles the unchanged row with no call.
       const same = decideRow({ ...facts, state: keyStateOf(false, { ...stored('v1'), draftHash: draftHash(draft) }, 'v1') });

@@ -7,9 +7,9 @@
  */
 import type { OnMissingSpec } from '../../config/job-types.js';
 import { describeShare } from '../../config/missing-share.js';
-import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
+import { MAX_FIELDS_PER_CALL } from '../../limits.js';
 import type { IdSurface, KnownContact } from '../../state/known-contact.js';
-import { chunk, type Operation } from '../row/plan.js';
+import { chunk, type CallLimits, type Operation } from '../row/plan.js';
 import { counted } from '../report/counted.js';
 
 /** How many known keys a complete run lacked, and whether that many may be acted on. */
@@ -74,9 +74,9 @@ export interface DeparturePlan {
 /**
  * The calls that apply the action to a departed key's contact, from what the state store knows
  * it holds: only the tags it lacks (tag), only those it has (untag), only the fields that differ
- * (update), in calls of 10 tags or 30 fields. `keep` plans nothing.
+ * (update), in calls of the surface's `tagsPerCall` tags or 30 fields. `keep` plans nothing.
  */
-export function planDeparture(contact: KnownContact, spec: OnMissingSpec): DeparturePlan {
+export function planDeparture(contact: KnownContact, spec: OnMissingSpec, limits: CallLimits): DeparturePlan {
   const target = { id: contact.id };
   const present = new Set(contact.tags);
   switch (spec.action) {
@@ -84,11 +84,11 @@ export function planDeparture(contact: KnownContact, spec: OnMissingSpec): Depar
       return { operations: [], tagsAdded: [], tagsRemoved: [], fields: {} };
     case 'tag': {
       const tagsAdded = spec.tags.filter((tag) => !present.has(tag));
-      return { operations: chunk(tagsAdded, MAX_TAGS_PER_CALL).map((tags): Operation => ({ kind: 'addTags', target, tags })), tagsAdded, tagsRemoved: [], fields: {} };
+      return { operations: chunk(tagsAdded, limits.tagsPerCall).map((tags): Operation => ({ kind: 'addTags', target, tags })), tagsAdded, tagsRemoved: [], fields: {} };
     }
     case 'untag': {
       const tagsRemoved = spec.tags.filter((tag) => present.has(tag));
-      return { operations: chunk(tagsRemoved, MAX_TAGS_PER_CALL).map((tags): Operation => ({ kind: 'removeTags', target, tags })), tagsAdded: [], tagsRemoved, fields: {} };
+      return { operations: chunk(tagsRemoved, limits.tagsPerCall).map((tags): Operation => ({ kind: 'removeTags', target, tags })), tagsAdded: [], tagsRemoved, fields: {} };
     }
     case 'update': {
       const fields = Object.fromEntries(Object.entries(spec.fields).filter(([name, value]) => (contact.custom_fields[name] ?? '') !== value));

@@ -180,7 +180,7 @@ function keyIntake(key: ScannedKey, options: DepartedStepOptions): UnitIntake<Se
   if (spec.action === 'keep') return { kind: 'ended', done: { ...departedRow(key, spec, 'unchanged', 0, '', 'kept: onMissing.action is keep'), calls: 0 } };
   const { action } = spec;
   // A dry run plans from the store's knowledge, even of an id of another surface (it reads nothing).
-  const plan = planDeparture(key.contact, spec);
+  const plan = planDeparture(key.contact, spec, options.api.surface);
   const changes = plan.operations.length > 0;
   if (options.dryRun) {
     options.withheld?.addOperations(plan.operations);
@@ -210,7 +210,7 @@ function departedRow(key: ScannedKey, spec: OnMissingSpec, outcome: DepartedOutc
 /** The calls a departed key may make: its action's, and one search first for an id of another surface (a page of it: a rough bound). */
 function departedCallsAtMost(key: ScannedKey, options: DepartedStepOptions): number {
   const search = departedContact(key, options.api.surface.name).kind === 'search' ? 1 : 0;
-  return search + planDeparture(key.contact, options.job.onMissing).operations.length;
+  return search + planDeparture(key.contact, options.job.onMissing, options.api.surface).operations.length;
 }
 
 /**
@@ -237,7 +237,7 @@ async function settleKey(key: ScannedKey, action: DepartedAction, options: Depar
     contactId = contact.id;
     // Found by the search: the store knows it now by this surface's id (no hash: the key's row, if it comes back, is compared).
     if (target.read) state.recordObserved(key.key, { contactId, surface, fields: contact.custom_fields, tags: contact.tags, draftHash: null, rowHash: null });
-    const plan = planDeparture(contact, spec);
+    const plan = planDeparture(contact, spec, options.api.surface);
     const changes = plan.operations.length > 0;
     if (changes) {
       // Before is the state's knowledge of the departed contact, unread (undo will not vouch for

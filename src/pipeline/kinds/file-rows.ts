@@ -6,6 +6,7 @@
  * the run did not take is counted not reached when it is this shard's. And the input they come
  * from, opened with its header checked.
  */
+import type { PlatformSurface } from '../../api/platform-surface.js';
 import type { Job } from '../../config/job-types.js';
 import { JobAbortError } from '../job-abort.js';
 import { mapRow } from '../map/map.js';
@@ -13,7 +14,6 @@ import type { RowIntake } from '../row-intake.js';
 import type { RowLookahead } from '../row/row-lookahead.js';
 import { notSentResult } from '../row/row-result.js';
 import type { RowSync } from '../row/sync-row.js';
-import { rowCallsAtMost } from '../deadline.js';
 import type { RunTally, RowTally } from '../run-tally.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import type { UnitWork } from '../run/unit-loop.js';
@@ -25,40 +25,48 @@ import { SourceError } from '../source/source-error.js';
 import type { ContactDraft, RowResult, SourceRecord } from '../types.js';
 import { ReportWriteError, reportWriteAbort } from '../report/report.js';
 
-/** A row finished, as the engine counts it. */
-export type RowDone = RowSync & { readonly calls: number };
+/** The calls of a kind's row on the platform's surface: at most (a row taken), and at least (a row not read yet). */
+export interface RowCalls {
+  atMost(draft: ContactDraft, surface: PlatformSurface): number;
+  unreadAtLeast(surface: PlatformSurface, keyField: string): number;
+}
+
+/** A row finished, as the engine counts it: the kind's row (`RowSync` for `run`, `RowReconcile` for `reconcile`) and its calls. */
+export type RowDone<Row extends RowSync = RowSync> = Row & { readonly calls: number };
 
 /** A kind's work on one row that needs the API. */
-export type RowWork = (draft: ContactDraft, cells: string[]) => Promise<RowSync>;
+export type RowWork<Row extends RowSync = RowSync> = (draft: ContactDraft, cells: string[]) => Promise<Row>;
 
-export interface FileRowsOptions {
+export interface FileRowsOptions<Row extends RowSync = RowSync> {
   readonly job: Job;
   readonly intake: RowIntake;
-  readonly work: RowWork;
+  readonly work: RowWork<Row>;
+  /** The most calls the kind's work makes on a row (`--max-duration`'s reckoning), from the surface's numbers. */
+  readonly callsAtMost: (draft: ContactDraft) => number;
   readonly tally: RunTally;
   readonly policy: StopPolicy;
   /** The kind's report line of a finished row. */
-  readonly report: (row: RowSync) => void;
+  readonly report: (row: Row) => void;
   readonly mine: (key: string) => boolean;
   readonly onRow?: ((tally: Readonly<RowTally>, result: RowResult) => void) | undefined;
 }
 
 /** The rows' work for the engine's loop. */
-export function fileRowWork(options: FileRowsOptions): UnitWork<SourceRecord, RowDone> {
-  const { job, intake, work, tally, policy, mine } = options;
+export function fileRowWork<Row extends RowSync>(options: FileRowsOptions<Row>): UnitWork<SourceRecord, RowDone<Row>> {
+  const { job, intake, work, tally, policy, mine, callsAtMost } = options;
   return {
     isMine: (record) => countsAsMine(record, job, mine),
     intake: (record, idle) => {
       const row = intake.classify(record, idle);
       if (row.kind === 'not-mine') return row;
-      if (row.kind === 'ended') return { kind: 'ended', done: { result: row.result, calls: 0, ...(row.abort === undefined ? {} : { abort: row.abort }) } };
+      if (row.kind === 'ended') return { kind: 'ended', done: ended<Row>(row) };
       const { draft, cells } = row;
       return {
         kind: 'dispatch',
         key: draft.key,
-        callsAtMost: rowCallsAtMost(draft),
+        callsAtMost: callsAtMost(draft),
         run: async () => done(await work(draft, cells)),
-        notSent: (abort) => done({ result: notSentResult(draft, cells, abort) }),
+        notSent: (abort) => ended<Row>({ result: notSentResult(draft, cells, abort) }),
       };
     },
     finish: (row) => {
@@ -94,8 +102,17 @@ export function reportWriteFailed(error: ReportWriteError): JobAbortError {
   return reportWriteAbort(error, 'no row was left half written, and the rows after it were not taken');
 }
 
-function done(sync: RowSync): RowDone {
-  return { ...sync, calls: sync.result.apiCalls };
+function done<Row extends RowSync>(row: Row): RowDone<Row> {
+  return { ...row, calls: row.result.apiCalls };
+}
+
+/**
+ * A row that ended without the kind's work (no call: at the intake, or not sent): its result
+ * alone. What a kind's row adds to `RowSync` is optional (a reconcile's comparison is absent when
+ * the key was not read), so the result alone is a row of the kind.
+ */
+function ended<Row extends RowSync>(row: RowSync): RowDone<Row> {
+  return { result: row.result, calls: 0, ...(row.abort === undefined ? {} : { abort: row.abort }) } as RowDone<Row>;
 }
 
 /** Whether a record the stopped job did not take belongs to this run (its shard). */

@@ -14,18 +14,23 @@ import type { ReconcileSummary } from '../report/reconcile-summary.js';
 import type { ContactIndex } from '../row/contact-index.js';
 import type { KeySighting } from '../key-sighting.js';
 import { rowsNeedLook } from '../run-tally.js';
+import type { RowReconcile } from '../row/reconcile-row.js';
 import type { RunKind } from '../run/run-engine.js';
 import type { SourceRecord } from '../types.js';
-import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowDone } from './file-rows.js';
+import { KEY_READ_CALLS } from '../deadline.js';
+import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';
 
 /** Why a reconcile without `match.prefetch` cannot list the contacts the file lacks (reconcile.json, docs/reconcile.md). */
 export const NO_EXTRA_WITHOUT_PREFETCH =
   'the job has no match.prefetch: only a marker field shared by the job\'s contacts lets them be listed; add one (docs/configuration.md, match.prefetch)';
 
+/** A reconcile row only reads its key: one read, whatever the surface (it writes nothing). */
+export const RECONCILE_ROW_CALLS: RowCalls = { atMost: () => KEY_READ_CALLS, unreadAtLeast: () => KEY_READ_CALLS };
+
 export interface ReconcileKindOptions {
   readonly facts: FileRunFacts;
-  readonly rows: Omit<FileRowsOptions, 'report'>;
+  readonly rows: Omit<FileRowsOptions<RowReconcile>, 'report'>;
   readonly input: { readonly records: AsyncIterable<SourceRecord>; failure(): JobAbortError | undefined };
   readonly report: ReconcileReport;
   /** The marked contacts the pages read, and the keys the file had: the contacts it lacks. Absent without `match.prefetch`. */
@@ -43,7 +48,7 @@ export interface ReconcileEnding {
   readonly reportFiles: string[];
 }
 
-export function reconcileKind(options: ReconcileKindOptions): RunKind<SourceRecord, RowDone, ReconcileEnding> {
+export function reconcileKind(options: ReconcileKindOptions): RunKind<SourceRecord, RowDone<RowReconcile>, ReconcileEnding> {
   const { facts, report, extra } = options;
   const { tally } = facts;
   let extraListed = false;

@@ -17,9 +17,13 @@ import type { RunKind } from '../run/run-engine.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import { lineEndName, type InputLayout } from '../source/input-layout.js';
 import type { SourceRecord } from '../types.js';
-import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowDone } from './file-rows.js';
+import { rowCallsAtMost, unreadRowCallsAtLeast } from '../deadline.js';
+import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';
 import { verifyTrusted, type VerifyStore, type VerifySummary } from '../verify/verify-step.js';
+
+/** A row reads its key and writes: the surface's numbers say how many calls that is (`deadline.ts`). */
+export const SYNC_ROW_CALLS: RowCalls = { atMost: rowCallsAtMost, unreadAtLeast: unreadRowCallsAtLeast };
 
 export interface SyncKindOptions {
   readonly facts: FileRunFacts;

@@ -12,7 +12,7 @@ import { spreadsheetSafe } from './spreadsheet-safe.js';
 import type { ChangeLine, RowResult } from '../types.js';
 import { renderHtmlReport } from './html-report.js';
 import { RunDigest } from './run-digest.js';
-import type { Operation } from '../row/plan.js';
+import type { CallLimits, Operation } from '../row/plan.js';
 import { reportPaths, type JobSummary, type ReportPaths } from './job-summary.js';
 import { ContactSyncError } from '../../failure/contact-sync-error.js';
 import { JobAbortError } from '../job-abort.js';
@@ -190,11 +190,16 @@ export class ReportWriter {
   private readonly rejected: CsvFile;
   private readonly changes: CsvFile;
   private readonly failedColumns: FailedRowColumns;
-  private readonly digest = new RunDigest();
+  private readonly digest: RunDigest;
   private closed = false;
 
-  /** `input` is the CSV's own header and layout: rejected.csv repeats them so it can be fed back. */
-  constructor(dir: string, job: string, input: ReportInput) {
+  /**
+   * `input` is the CSV's own header and layout: rejected.csv repeats them so it can be fed back.
+   * `limits`: what one write call of the platform's surface takes, for the least writes the
+   * changes needed (the run report).
+   */
+  constructor(dir: string, job: string, input: ReportInput, limits: CallLimits) {
+    this.digest = new RunDigest(limits);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.paths = reportPaths(dir, job);
     this.results = new CsvFile(this.paths.results, RESULT_COLUMNS, true);

@@ -2,10 +2,10 @@
  * What the run report needs of the rows, gathered as they are written (memory stays flat: counts,
  * and the first few lines of each failure code): failures by code, and the write calls the data
  * needed at the least (a create per new contact, an update per 30 changed fields, a tag call per
- * 10 tags added or removed, a send per message sent), and the departed step's writes.
+ * the surface's `tagsPerCall` tags added or removed, a send per message sent), and the departed step's writes.
  */
-import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
-import type { Operation } from '../row/plan.js';
+import { MAX_FIELDS_PER_CALL } from '../../limits.js';
+import type { CallLimits, Operation } from '../row/plan.js';
 import type { ReportErrorCode, RowResult } from '../types.js';
 
 /** Lines shown per failure code. */
@@ -39,6 +39,9 @@ export class RunDigest {
     sendMessage: 0,
   };
 
+  /** `limits`: what one write call of the platform's surface takes (its `tagsPerCall`). */
+  constructor(private readonly limits: CallLimits) {}
+
   /** The first lines of changes.csv, and how many it has. */
   readonly changes: { first: ShownChange[]; count: number } = { first: [], count: 0 };
 
@@ -59,15 +62,15 @@ export class RunDigest {
       this.minimumWrites.updateContact += Math.ceil(fields / MAX_FIELDS_PER_CALL);
     }
     if (result.outcome === 'created' || result.outcome === 'updated') {
-      this.minimumWrites.addTags += Math.ceil(result.tagsAdded.length / MAX_TAGS_PER_CALL);
-      this.minimumWrites.removeTags += Math.ceil(result.tagsRemoved.length / MAX_TAGS_PER_CALL);
+      this.minimumWrites.addTags += Math.ceil(result.tagsAdded.length / this.limits.tagsPerCall);
+      this.minimumWrites.removeTags += Math.ceil(result.tagsRemoved.length / this.limits.tagsPerCall);
     }
     if (result.messageStatus === 'sent') this.minimumWrites.sendMessage += 1;
   }
 
   /**
    * The departed step's writes (`onMissing`): each changed key's calls are its plan's, which is
-   * already the least (a tag call per 10 tags, an update per 30 fields). Without them the table
+   * already the least (a tag call per `tagsPerCall` tags, an update per 30 fields). Without them the table
    * showed its calls as waste.
    */
   addDepartedWrites(operations: readonly Pick<Operation, 'kind'>[]): void {

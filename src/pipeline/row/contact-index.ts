@@ -1,7 +1,7 @@
 /**
  * `match.prefetch`: the contacts of the job, read once by paging through the search of a marker
- * field they all share (10 a call), indexed by key. A reconciliation of N existing contacts then
- * costs about N / 10 searches instead of N.
+ * field they all share (the surface's `listPageSize` a call: 10 on v1, 100 on v2), indexed by key.
+ * A reconciliation of N existing contacts then costs about N / listPageSize calls instead of N.
  */
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { KnownContact } from '../../state/known-contact.js';

@@ -13,7 +13,7 @@ import type { JobMode, MessageSpec, OnDuplicate, TagOwnership } from '../../conf
 import { messageWanted } from '../message/message-render.js';
 import type { ContactDraft, RowOutcome } from '../types.js';
 import { oldestFirst } from './contact-order.js';
-import { applyPlan, fieldsToFill, planCreate, planUpdate, tagOperations, type ContactPlan, type ContactTarget } from './plan.js';
+import { applyPlan, fieldsToFill, planCreate, planUpdate, tagOperations, type CallLimits, type ContactPlan, type ContactTarget } from './plan.js';
 import type { KnownContact, StoredContact } from '../../state/known-contact.js';
 import { UNDONE_TAG } from './undone-tag.js';
 
@@ -52,6 +52,8 @@ export interface RowFacts {
   readonly dryRun: boolean;
   /** `--full`: what the state store knows is not trusted for matching; the platform is read. */
   readonly full: boolean;
+  /** What one write call of the platform's surface takes (`api.surface`): the plans are chunked by it. */
+  readonly limits: CallLimits;
   /** What the state store knows of the key; undefined when the job has no state store. */
   readonly state: KeyState | undefined;
   /** Dry run: the contact an earlier row of the same key would have left. */
@@ -288,7 +290,7 @@ function decideWrite(facts: RowFacts, keyContacts: Extract<KeyContacts, { kind: 
     case 'skip':
       return decideSkip(facts, source, contacts, decision);
     case 'create':
-      return settled(facts, withMessage(facts, single(facts, source, undefined, planCreate(draft))));
+      return settled(facts, withMessage(facts, single(facts, source, undefined, planCreate(draft, facts.limits))));
     case 'update': {
       const [only, ...more] = decision.contacts;
       if (only !== undefined && more.length === 0) {
@@ -299,7 +301,7 @@ function decideWrite(facts: RowFacts, keyContacts: Extract<KeyContacts, { kind: 
           const noteRowHash = rowHash !== undefined && rowHash !== state.rowHash && !facts.dryRun ? { draftHash: facts.draftHash, rowHash } : undefined;
           return settled(facts, withMessage(facts, { ...NOTHING, outcome: 'unchanged', contacts: [{ id: only.id }], matchedBy: source, noteRowHash }));
         }
-        return settled(facts, withMessage(facts, single(facts, source, only, planUpdate(draft, only, dropped, readFromPlatform(source)))));
+        return settled(facts, withMessage(facts, single(facts, source, only, planUpdate(draft, only, dropped, readFromPlatform(source), facts.limits))));
       }
       return settled(facts, withMessage(facts, several(facts, source, decision.contacts)));
     }
@@ -312,7 +314,7 @@ function decideWrite(facts: RowFacts, keyContacts: Extract<KeyContacts, { kind: 
  * names; for a departed key that is back, the tags its departure added. A tag the row carries,
  * or the job never set, stays.
  */
-export function droppedTags(facts: RowFacts, contact: KnownContact): string[] {
+export function droppedTags(facts: Pick<RowFacts, 'draft' | 'prune' | 'state' | 'departed'>, contact: KnownContact): string[] {
   const carried = new Set(facts.draft.tagsToAdd);
   const present = new Set(contact.tags);
   const candidates: string[] = [];
@@ -368,7 +370,7 @@ function reclaimUndone(facts: RowFacts, source: MatchSource, byAge: readonly Kno
   if (tagged.length === 0) return undefined;
   const read = readFromPlatform(source);
   const plans = tagged.map(
-    (contact): ContactPlan => ({ action: 'update', contactId: contact.id, operations: tagOperations({ id: contact.id }, [], [UNDONE_TAG]), fieldsChanged: [], tagsAdded: [], tagsRemoved: [UNDONE_TAG], before: {}, beforeRead: read }),
+    (contact): ContactPlan => ({ action: 'update', contactId: contact.id, operations: tagOperations({ id: contact.id }, [], [UNDONE_TAG], facts.limits), fieldsChanged: [], tagsAdded: [], tagsRemoved: [UNDONE_TAG], before: {}, beforeRead: read }),
   );
   const [only] = tagged;
   // What the store knows of the key's contact now; no hash: nothing of the row was written.
@@ -436,7 +438,7 @@ function single(facts: RowFacts, source: MatchSource, before: KnownContact | und
 
 /** `onDuplicate: all`: every contact of the key is updated; the state records none of them. */
 function several(facts: RowFacts, source: MatchSource, contacts: readonly KnownContact[]): RowPlan {
-  const plans = contacts.map((contact) => planUpdate(facts.draft, contact, droppedTags(facts, contact), readFromPlatform(source)));
+  const plans = contacts.map((contact) => planUpdate(facts.draft, contact, droppedTags(facts, contact), readFromPlatform(source), facts.limits));
   const union = (pick: (plan: ContactPlan) => string[]) => [...new Set(plans.flatMap(pick))];
   return {
     ...NOTHING,

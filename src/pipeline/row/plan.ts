@@ -1,10 +1,10 @@
 /**
  * Building the calls: a pure function from what a row wants (ContactDraft) and the contact the
  * decision chose (`decide.ts`: which contact, if any) to the fewest write calls that make them
- * agree, chunked by the API's limits. No I/O and no policy here: the decision picks the contact,
- * this file only says which calls bring it to the row.
+ * agree, chunked by the API's limits and the surface's (`CallLimits`). No I/O and no policy here:
+ * the decision picks the contact, this file only says which calls bring it to the row.
  */
-import { MAX_FIELDS_PER_CALL, MAX_TAGS_PER_CALL } from '../../limits.js';
+import { MAX_FIELDS_PER_CALL } from '../../limits.js';
 import type { WriteRule } from '../../config/job-types.js';
 import type { ContactDraft } from '../types.js';
 import type { KnownContact } from '../../state/known-contact.js';
@@ -48,6 +48,16 @@ export interface ContactPlan {
   tagsRecased?: string[];
 }
 
+/**
+ * What one write call of the platform's surface takes, as the planner reads it: a
+ * `PlatformSurface` (`api/platform-surface.ts`) is one, so the plans are chunked by the surface's
+ * numbers without asking which surface it is.
+ */
+export interface CallLimits {
+  /** Tags one tag call adds or removes. */
+  readonly tagsPerCall: number;
+}
+
 /** Splits a list into chunks of at most `size`, keeping order. */
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
@@ -60,20 +70,20 @@ export function fieldChunks(fields: Record<string, string>): Record<string, stri
   return chunk(Object.entries(fields), MAX_FIELDS_PER_CALL).map((entries) => Object.fromEntries(entries));
 }
 
-/** The add-tags calls, then the remove-tags calls, 10 tags a call. */
-export function tagOperations(target: ContactTarget, add: string[], remove: string[]): Operation[] {
+/** The add-tags calls, then the remove-tags calls, `limits.tagsPerCall` tags a call. */
+export function tagOperations(target: ContactTarget, add: string[], remove: string[], limits: CallLimits): Operation[] {
   return [
-    ...chunk(add, MAX_TAGS_PER_CALL).map((tags): Operation => ({ kind: 'addTags', target, tags })),
-    ...chunk(remove, MAX_TAGS_PER_CALL).map((tags): Operation => ({ kind: 'removeTags', target, tags })),
+    ...chunk(add, limits.tagsPerCall).map((tags): Operation => ({ kind: 'addTags', target, tags })),
+    ...chunk(remove, limits.tagsPerCall).map((tags): Operation => ({ kind: 'removeTags', target, tags })),
   ];
 }
 
 /**
  * Plans a new contact: one create with the key first and up to 30 fields, the rest of the fields
- * in updates of 30, then the tags in calls of 10. Empty values are not sent to a new contact:
- * there is nothing to clear.
+ * in updates of 30, then the tags in calls of `limits.tagsPerCall`. Empty values are not sent to a
+ * new contact: there is nothing to clear.
  */
-export function planCreate(draft: ContactDraft): ContactPlan {
+export function planCreate(draft: ContactDraft, limits: CallLimits): ContactPlan {
   const fields: Record<string, string> = { [draft.keyField]: draft.key };
   for (const [name, value] of Object.entries(draft.fields)) {
     if (value !== '' && name !== draft.keyField) fields[name] = value;
@@ -85,7 +95,7 @@ export function planCreate(draft: ContactDraft): ContactPlan {
     operations: [
       { kind: 'createContact', fields: first },
       ...rest.map((chunkFields): Operation => ({ kind: 'updateContact', target: 'created', fields: chunkFields })),
-      ...tagOperations('created', draft.tagsToAdd, []),
+      ...tagOperations('created', draft.tagsToAdd, [], limits),
     ],
     fieldsChanged: Object.keys(fields),
     tagsAdded: [...draft.tagsToAdd],
@@ -103,7 +113,7 @@ export function planCreate(draft: ContactDraft): ContactPlan {
  * so `emptyValues: clear` does not rewrite a field that is already empty. `beforeRead`: `existing`
  * is a platform read of this run, not the state store's record.
  */
-export function planUpdate(draft: ContactDraft, existing: KnownContact, dropped: readonly string[], beforeRead: boolean): ContactPlan {
+export function planUpdate(draft: ContactDraft, existing: KnownContact, dropped: readonly string[], beforeRead: boolean, limits: CallLimits): ContactPlan {
   const changed: Record<string, string> = {};
   for (const [name, value] of Object.entries(draft.fields)) {
     const held = existing.custom_fields[name] ?? '';
@@ -114,12 +124,12 @@ export function planUpdate(draft: ContactDraft, existing: KnownContact, dropped:
   const heldFolded = new Set(existing.tags.map((tag) => tag.toLowerCase()));
   const tagsRecased = tagsAdded.filter((tag) => heldFolded.has(tag.toLowerCase()));
   // `dropped`: the job's own tags the row no longer carries (tags.prune, a departure undone); they
-  // share the remove calls of tags.remove, 10 a call.
+  // share the remove calls of tags.remove.
   const tagsRemoved = [...new Set([...draft.tagsToRemove, ...dropped])].filter((tag) => present.has(tag));
   const target = { id: existing.id };
   const operations: Operation[] = [
     ...fieldChunks(changed).map((fields): Operation => ({ kind: 'updateContact', target, fields })),
-    ...tagOperations(target, tagsAdded, tagsRemoved),
+    ...tagOperations(target, tagsAdded, tagsRemoved, limits),
   ];
   return {
     action: operations.length === 0 ? 'unchanged' : 'update',

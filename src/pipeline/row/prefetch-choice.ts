@@ -1,11 +1,13 @@
 /**
  * Whether a run of a job with `match.prefetch` pages through the marked contacts, from what is
- * cheap to know before the first call (issue 25). The pages cost about one call per 10 marked
- * contacts; what they can save is a search for each key of the file the run would otherwise
- * search: every key without a state store or under `--full`, else the keys the state store does
- * not know (a known key is matched from the state, never searched). Pure: counts in, choice out;
- * test/pipeline/row/prefetch-choice.test.ts is its table.
+ * cheap to know before the first call (issue 25). The pages cost about one call per page of the
+ * surface's list (`PlatformSurface.listPageSize`: 10 contacts on v1, 100 on v2); what they can
+ * save is a search for each key of the file the run would otherwise search: every key without a
+ * state store or under `--full`, else the keys the state store does not know (a known key is
+ * matched from the state, never searched). Pure: counts and the surface's
+ * page size in, choice out; test/pipeline/row/prefetch-choice.test.ts is its table, on each surface.
  */
+import { listPagesFor, type PlatformSurface } from '../../api/platform-surface.js';
 
 /** What the choice is made from. */
 export interface PrefetchCounts {
@@ -15,7 +17,7 @@ export interface PrefetchCounts {
   readonly full: boolean;
   /** Keys the state store knows: at least as many contacts carry the job's marker. */
   readonly knownKeys: number;
-  /** Keys of the file the state store does not know (counting may stop past `pagesFor(knownKeys)`). */
+  /** Keys of the file the state store does not know (counting may stop past `listPagesFor(surface, knownKeys)`). */
   readonly unknownKeys: number;
 }
 
@@ -26,22 +28,15 @@ export interface PrefetchChoice {
   readonly reason: string;
 }
 
-/** Contacts a prefetch page holds (a search page: the spec's 10 results). */
-export const PREFETCH_PAGE_SIZE = 10;
-
-/** The pages `contacts` marked contacts take: ceil(contacts / 10), and one call to learn there are none. */
-export function pagesFor(contacts: number): number {
-  return Math.max(1, Math.ceil(contacts / PREFETCH_PAGE_SIZE));
-}
-
-export function choosePrefetch(counts: PrefetchCounts): PrefetchChoice {
+/** `surface`: the page size its list holds (the planner reads the number, never the surface's name). */
+export function choosePrefetch(counts: PrefetchCounts, surface: Pick<PlatformSurface, 'listPageSize'>): PrefetchChoice {
   if (counts.searchesEveryKey) {
     return { use: true, reason: counts.full ? '--full: every key is matched on the platform' : 'no state store: every key is matched on the platform' };
   }
   if (counts.knownKeys === 0) return { use: true, reason: 'the state store knows no key yet (a first import)' };
   // The state's keys are a floor on the marked contacts, so `pages` is a floor on what paging costs:
   // when the unknown keys are not more than it, searching them is never dearer than the pages.
-  const pages = pagesFor(counts.knownKeys);
+  const pages = listPagesFor(surface, counts.knownKeys);
   if (counts.unknownKeys > pages) {
     return { use: true, reason: `more than ${pages} keys the state store does not know: their searches would cost more than the pages (about ${pages})` };
   }

@@ -1,20 +1,47 @@
 /**
- * The row executor of `reconcile` (issue 21; docs/reconcile.md): reads what the platform holds for
- * a row's key (the prefetch index's contacts, else one search: a state store's belief is never
- * taken for the platform's truth), asks the pure comparison (`compare.ts`) how they disagree, and
- * refreshes the state store with what it read, so that the next `run` writes exactly what differs.
- * It never writes to the platform. Its failures are the row's, or the job's, as in `sync-row.ts`.
+ * The row executor of `reconcile` (issue 21; docs/reconcile.md), a read-and-compare path of its
+ * own: reads what the platform holds for a row's key (the prefetch index's contacts, else one
+ * search: a state store's belief is never taken for the platform's truth), gathers what the store
+ * and the job say of the key, asks the pure reconcile decision (`compare.ts`, `decideReconcile`)
+ * how they disagree and what to record, and records it, so that the next `run` writes exactly what
+ * differs. It never writes to the platform, and shares nothing with the sync path but the
+ * key's facts (`key-facts.ts`) and the shape of a failed row (`failedSync`).
  */
+import type { ContactsApi } from '../../api/contacts-api.js';
+import type { Job } from '../../config/job-types.js';
 import { draftHash } from '../../state/draft-hash.js';
+import type { IdSurface } from '../../state/known-contact.js';
+import type { StateStore } from '../../state/state-store.js';
 import type { ContactDraft } from '../types.js';
-import { compareKey, type KeyComparison } from './compare.js';
+import type { ContactIndex } from './contact-index.js';
+import { decideReconcile, type KeyComparison, type ReconcileFacts, type ReconcileRecord } from './compare.js';
 import { CountedApi } from './counted-api.js';
+import { departedFacts, pruneFacts, storedKeyState, type KeyStateStore } from './key-facts.js';
 import { findContactsByKey } from './match.js';
-import type { KnownContact } from '../../state/known-contact.js';
 import { pendingResult } from './row-result.js';
-import { failedSync, initialFacts, type RowSync, type RowSyncContext } from './sync-row.js';
+import { failedSync, type RowSync } from './sync-row.js';
 
-export async function reconcileRow(draft: ContactDraft, cells: string[], context: RowSyncContext): Promise<RowSync> {
+/**
+ * The part of the state store a reconcile row uses: what is known of its key (the tags the job
+ * owns, a departure), and what its read leaves known (the contact observed, or the key read absent).
+ */
+export type ReconcileStore = KeyStateStore & Pick<StateStore, 'departedRecord' | 'recordObserved' | 'recordReconcileRead'>;
+
+export interface ReconcileRowContext {
+  readonly api: ContactsApi;
+  readonly job: Job;
+  /** The job's state store, the part a reconcile row uses; absent with `state: false`. */
+  readonly state?: ReconcileStore;
+  /** The marked contacts the pages read (`match.prefetch`). */
+  readonly index?: ContactIndex;
+}
+
+/** A reconciled row: its result, and how its key stands against the platform (absent when it could not be read). */
+export interface RowReconcile extends RowSync {
+  readonly comparison?: KeyComparison;
+}
+
+export async function reconcileRow(draft: ContactDraft, cells: string[], context: ReconcileRowContext): Promise<RowReconcile> {
   const api = new CountedApi(context.api);
   const row = pendingResult(draft.line, draft.key, cells);
   try {
@@ -22,42 +49,34 @@ export async function reconcileRow(draft: ContactDraft, cells: string[], context
     const indexed = context.index?.lookup(draft.key) ?? [];
     if (indexed.length > 0) context.index?.recordHit();
     const contacts = indexed.length > 0 ? indexed : await findContactsByKey(api, draft.keyField, draft.key);
-    // The facts `run --full` would decide on (the tags the job owns come from the store).
-    const facts = { ...initialFacts(draft, { ...context, full: true, dryRun: true }), full: true };
-    const comparison = compareKey(facts, contacts);
-    refreshState(draft, comparison, contacts, context);
-    const contactId = comparison.status === 'duplicate' ? comparison.contactIds.join(';') : comparison.status === 'missing' ? '' : comparison.contactId;
+    const plan = decideReconcile(reconcileFacts(draft, context), contacts);
+    record(draft.key, plan.record, context.state, context.api.surface.name);
     // Nothing was written: every compared row is `unchanged` in the tally; the comparison says the rest.
-    return { result: { ...row, outcome: 'unchanged', contactId, apiCalls: api.calls }, comparison };
+    return { result: { ...row, outcome: 'unchanged', contactId: plan.contactId, apiCalls: api.calls }, comparison: plan.comparison };
   } catch (error) {
     return failedSync(error, { draft, context, row, plan: undefined, contactId: '', calls: api.calls });
   }
 }
 
+/** What the store and the job say of the row's key, read now (a reconcile takes no read-ahead state and no earlier reconcile's read). */
+function reconcileFacts(draft: ContactDraft, context: ReconcileRowContext): ReconcileFacts {
+  const { job, state } = context;
+  return {
+    draft,
+    draftHash: draftHash(draft),
+    limits: context.api.surface,
+    state: state === undefined ? undefined : storedKeyState(state, draft.key, undefined, context.api.surface.name),
+    ...pruneFacts(job),
+    ...departedFacts(job, state, draft.key),
+  };
+}
+
 /**
- * What the store records of the key after the read: a key that agrees is known with the row's
- * hash (the next run settles it with no call); a key that differs is known with what the platform
- * holds and no hash (the next run writes exactly the difference, without a search); a key no
- * contact holds is forgotten and noted absent (the run right after this one creates it without a
- * search; a later one searches first). Several contacts: left as they were, for `onDuplicate`.
+ * The decision's record, applied: the key read absent or present under this reconcile, and the
+ * contact observed, its id of the surface the contacts were read through.
  */
-function refreshState(draft: ContactDraft, comparison: KeyComparison, contacts: readonly KnownContact[], context: RowSyncContext): void {
-  const { state } = context;
+function record(key: string, decided: ReconcileRecord, state: ReconcileStore | undefined, surface: IdSurface): void {
   if (state === undefined) return;
-  // A key no contact holds is noted absent under this reconcile: the run right after it creates
-  // the key without a search (row/fresh-read.ts).
-  state.recordReconcileRead(draft.key, comparison.status === 'missing');
-  if (comparison.status === 'missing') return;
-  const [contact] = contacts;
-  if (comparison.status === 'duplicate' || contact === undefined) return;
-  const same = comparison.status === 'same';
-  state.recordObserved(draft.key, {
-    contactId: contact.id,
-    // The contacts were read through this run's api: their ids are its surface's.
-    surface: context.api.surface.name,
-    fields: contact.custom_fields,
-    tags: contact.tags,
-    draftHash: same ? draftHash(draft) : null,
-    rowHash: same ? (draft.rowHash ?? null) : null,
-  });
+  state.recordReconcileRead(key, decided.absent);
+  if (decided.observed !== undefined) state.recordObserved(key, { ...decided.observed, surface });
 }

@@ -26,7 +26,7 @@ import { mapKey, mapRow } from '../map/map.js';
 import { rowHash } from '../map/row-hash.js';
 import type { MapResult, SourceRecord, SourceRow } from '../types.js';
 import type { KeyState } from './decide.js';
-import { keyStateOf } from './sync-row.js';
+import { keyStateOf } from './key-facts.js';
 
 /** Rows read ahead: one store transaction per this many rows. */
 export const LOOKAHEAD_ROWS = 64;

@@ -22,24 +22,25 @@ import type { JobAbortError } from '../job-abort.js';
 import type { ContactDraft, RowResult } from '../types.js';
 import type { ContactIndex } from './contact-index.js';
 import { CountedApi } from './counted-api.js';
-import type { KeyComparison } from './compare.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from './decide.js';
 import { findContactsByKey } from './match.js';
 import type { ContactTarget, Operation } from './plan.js';
-import type { KnownContact, StoredContact } from '../../state/known-contact.js';
+import type { KnownContact } from '../../state/known-contact.js';
 import { executePlan, type ChangeJournal, type WriteHooks, type WriteProgress } from './write.js';
 import type { ChangeEntry } from '../../state/change-journal.js';
 import { confirmedResult, draftResult, planResult } from './row-result.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
-import { isFresh, type FreshReads } from './fresh-read.js';
+import type { FreshReads } from './fresh-read.js';
+import { departedFacts, pruneFacts, storedKeyState, type KeyStateStore } from './key-facts.js';
 
 /**
- * The part of the state store a row uses, synced or reconciled: what is known of its key (read
- * now when not read ahead), what its confirmed writes or its reads leave known, its create-pending
- * and message-due marks, the change journal of its calls and the journal of its message's sends.
+ * The part of the state store a synced row uses: what is known of its key (read now when not read
+ * ahead), what its confirmed writes or its reads leave known, its create-pending and message-due
+ * marks, the change journal of its calls and the journal of its message's sends.
  */
-export type RowStore = Pick<StateStore, 'get' | 'isCreatePending' | 'absentRead' | 'departedRecord' | 'isMessageDue'> &
-  Pick<StateStore, 'recordConfirmed' | 'recordObserved' | 'recordReconcileRead' | 'noteRowHash' | 'forget' | 'clearDeparted' | 'markCreatePending' | 'markMessageDue' | 'clearMessageDue'> &
+export type RowStore = KeyStateStore &
+  Pick<StateStore, 'departedRecord' | 'isMessageDue'> &
+  Pick<StateStore, 'recordConfirmed' | 'recordObserved' | 'noteRowHash' | 'forget' | 'clearDeparted' | 'markCreatePending' | 'markMessageDue' | 'clearMessageDue'> &
   ChangeJournal &
   MessageStore;
 
@@ -69,8 +70,6 @@ export interface RowSyncContext {
 export interface RowSync {
   readonly result: RowResult;
   readonly abort?: JobAbortError;
-  /** `reconcile`: how the key stands against the platform (`reconcile-row.ts`); absent when it could not be read. */
-  readonly comparison?: KeyComparison;
 }
 
 /** A stale state answered "no such contact" at most this often for one row before it is searched. */
@@ -165,7 +164,7 @@ export function settleWithoutCalls(draft: ContactDraft, cells: string[], context
  */
 export function failedSync(
   error: unknown,
-  at: { draft: ContactDraft; context: RowSyncContext; row: RowResult; plan: RowPlan | undefined; contactId: string; calls: number; confirmed?: readonly Operation[] | undefined },
+  at: { draft: ContactDraft; context: Pick<RowSyncContext, 'job'>; row: RowResult; plan: RowPlan | undefined; contactId: string; calls: number; confirmed?: readonly Operation[] | undefined },
 ): RowSync {
   const { row, plan, contactId, calls } = at;
   const base = plan !== undefined ? { ...row, ...planResult(plan), contactId } : { ...row, contactId };
@@ -181,11 +180,7 @@ export function failedSync(
 }
 
 /** `state`: what the store knows of the key, read now unless given (read ahead). */
-export function initialFacts(
-  draft: ContactDraft,
-  context: RowSyncContext,
-  state = context.state === undefined ? undefined : keyState(context.state, draft.key, context.freshReads, context.api.surface.name),
-): RowFacts {
+function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : storedKeyState(context.state, draft.key, context.freshReads, context.api.surface.name)): RowFacts {
   const { job } = context;
   const simulated = context.dryRun ? context.dryRunContacts?.get(draft.key) : undefined;
   const indexed = context.index?.lookup(draft.key);
@@ -196,41 +191,15 @@ export function initialFacts(
     onDuplicate: job.onDuplicate,
     dryRun: context.dryRun,
     full: context.full === true,
+    limits: context.api.surface,
     state,
     ...(simulated !== undefined ? { simulated } : {}),
     ...(indexed !== undefined ? { indexed } : {}),
     ...(job.message !== undefined ? { message: job.message } : {}),
     ...(job.message !== undefined && !context.dryRun && context.state?.isMessageDue(draft.key) === true ? { messageDue: true } : {}),
-    ...(job.tags.prune ? { prune: job.tags.owned === undefined ? {} : { owned: job.tags.owned } } : {}),
-    ...departedFacts(context, draft.key),
+    ...pruneFacts(job),
+    ...departedFacts(job, context.state, draft.key),
   };
-}
-
-/** A key `onMissing` acted on is back: the tags its departure added go again. */
-function departedFacts(context: RowSyncContext, key: string): Pick<RowFacts, 'departed'> {
-  if (context.job.onMissing === undefined || context.state === undefined) return {};
-  const record = context.state.departedRecord(key);
-  return record === undefined ? {} : { departed: { undoTags: record.action === 'tag' ? record.tags : [] } };
-}
-
-function keyState(state: RowStore, key: string, freshReads: FreshReads | undefined, surface: SurfaceName): KeyState {
-  if (state.isCreatePending(key)) return { kind: 'create-pending' };
-  const known = keyStateOf(false, state.get(key), surface);
-  // A key the store does not know: the reconcile right before this run may have read it absent.
-  return known.kind === 'unknown' && freshReads !== undefined && isFresh(state.absentRead(key), freshReads) ? { kind: 'absent' } : known;
-}
-
-/**
- * The fact the decision gets from what the store holds of a key, for a run on `surface`: a pending
- * create, its record, or nothing. A record whose id came from another surface is `stale`: the id
- * is never trusted across surfaces, so the key is matched again by its key field, once (the row
- * then records the id and surface it found). docs/reliability.md, "Moving a connection from v1 to v2".
- */
-export function keyStateOf(pending: boolean, known: StoredContact | undefined, surface: SurfaceName): KeyState {
-  if (pending) return { kind: 'create-pending' };
-  if (known === undefined) return { kind: 'unknown' };
-  if (known.surface !== surface) return { kind: 'stale' };
-  return { kind: 'known', contact: known.contact, draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash };
 }
 
 async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, context: RowSyncContext, progress: WriteProgress): Promise<void> {

@@ -8,7 +8,8 @@
  * `--max-duration` has one rule for every kind: a unit is taken only while it and those in flight
  * can still finish by the deadline at the limiter's pace (`deadline.ts`, issue 29). Before any unit
  * that called the API has finished, the units in flight are reckoned at the most calls each can
- * make; a unit not read yet at the widest seen so far, and at least a read and a write.
+ * make; a unit not read yet at the widest seen so far, and at least the fewest calls such a unit
+ * makes on the platform's surface (`unreadUnitCalls`: a read and a write on v1).
  * test/pipeline/run/stop-policy.test.ts is its table.
  */
 import type { RunStatus } from '../../state/run-journal.js';
@@ -17,9 +18,6 @@ import { pastTakingTime, timeToFinishMs, type FinishEstimate } from '../deadline
 
 /** Why a run stopped taking units before the end of its input. */
 export type StopReason = 'signal' | 'deadline' | 'limit';
-
-/** The calls a unit not read yet is reckoned at, before a wider one was seen: a read and a write. */
-export const UNREAD_UNIT_CALLS = 2;
 
 export interface StopPolicyOptions {
   /** Aborting it stops taking units (SIGINT, SIGTERM). @default none */
@@ -31,6 +29,13 @@ export interface StopPolicyOptions {
   readonly now: () => Date;
   /** The limiter's spacing of contact calls, in ms (period / limit). */
   readonly spacingMs: number;
+  /**
+   * The fewest calls a unit not read yet makes, before a wider one was seen: the kind's, from the
+   * platform's surface (`unreadRowCallsAtLeast`, deadline.ts: a read and a write on v1, one
+   * create-or-update where the surface reads and upserts a key directly). @default 1 (a kind
+   * whose units' calls are all known before they are read never needs it)
+   */
+  readonly unreadUnitCalls?: number | undefined;
   /**
    * The error threshold's verdict over the units finished so far; `inputDone`: every unit there
    * will be has finished (error-threshold.ts). @default none
@@ -138,12 +143,12 @@ export class StopPolicy {
     if (reason !== 'limit') this.options.onStopping?.({ reason, inFlight, finishMs: timeToFinishMs(this.#estimate(inFlight, 0, undefined)) });
   }
 
-  /** `extra` units about to be taken, reckoned at `nextCallsAtMost` when known, else at the widest seen (at least a read and a write). */
+  /** `extra` units about to be taken, reckoned at `nextCallsAtMost` when known, else at the widest seen (at least `unreadUnitCalls`). */
   #estimate(inFlight: number, extra: number, nextCallsAtMost: number | undefined): FinishEstimate {
     return {
       inFlight: inFlight + extra,
       callsPerRow: this.#finishedUnits === 0 ? undefined : this.#finishedCalls / this.#finishedUnits,
-      callsAtMost: this.#callsAtMostInFlight + extra * (nextCallsAtMost ?? Math.max(UNREAD_UNIT_CALLS, this.#widestUnit)),
+      callsAtMost: this.#callsAtMostInFlight + extra * (nextCallsAtMost ?? Math.max(this.options.unreadUnitCalls ?? 1, this.#widestUnit)),
       spacingMs: this.options.spacingMs,
       slowestRowMs: this.#slowestUnitMs,
     };

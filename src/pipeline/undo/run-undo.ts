@@ -88,8 +88,8 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   const undo: RunKind<RunChange, UndoneContact, UndoSummary> = {
     units: changes,
     work: {
-      callsAtMost: undoCallsAtMost,
-      intake: (change) => ({ kind: 'dispatch', key: change.key, callsAtMost: undoCallsAtMost(change), run: () => undoContact(change, options, dryRun), notSent: (abort) => notSentContact(change, abort) }),
+      callsAtMost: (change) => undoCallsAtMost(change, options.api.surface),
+      intake: (change) => ({ kind: 'dispatch', key: change.key, callsAtMost: undoCallsAtMost(change, options.api.surface), run: () => undoContact(change, options, dryRun), notSent: (abort) => notSentContact(change, abort) }),
       finish: (done) => {
         try {
           report.add(done);
@@ -177,7 +177,7 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
     } catch (error) {
       if (!(error instanceof NoSuchContactError)) throw error;
     }
-    const undo = planUndo(change, current, { force: options.force === true });
+    const undo = planUndo(change, current, { force: options.force === true, limits: api.surface });
     lines = undo.lines;
     if (dryRun) return { key: change.key, contactId: change.contactId, lines };
     if (current === undefined) {

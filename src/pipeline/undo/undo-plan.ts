@@ -26,7 +26,7 @@
  */
 import type { ChangeLine } from '../../state/change-journal.js';
 import type { IdSurface, KnownContact } from '../../state/known-contact.js';
-import { fieldChunks, tagOperations, type ContactPlan, type Operation } from '../row/plan.js';
+import { fieldChunks, tagOperations, type CallLimits, type ContactPlan, type Operation } from '../row/plan.js';
 import { UNDONE_TAG } from '../row/undone-tag.js';
 
 export { UNDONE_TAG };
@@ -84,8 +84,8 @@ export interface UndoLine {
 
 export interface UndoPlan {
   /**
-   * The calls for the writer (`executePlan`), in order: the fields (30 a call), then the tags (10 a
-   * call); `unchanged` with no operation when nothing is to be written.
+   * The calls for the writer (`executePlan`), in order: the fields (30 a call), then the tags (the
+   * surface's `tagsPerCall` a call); `unchanged` with no operation when nothing is to be written.
    */
   readonly plan: ContactPlan;
   readonly lines: readonly UndoLine[];
@@ -94,15 +94,15 @@ export interface UndoPlan {
 /**
  * The most calls undoing one contact makes, for `--max-duration`'s reckoning: a created contact's
  * one tag call; else a read, then every field it changed put back and every tag it changed
- * turned back.
+ * turned back, the tags in calls of the surface's `tagsPerCall`.
  */
-export function undoCallsAtMost(change: RunChange): number {
+export function undoCallsAtMost(change: RunChange, limits: CallLimits): number {
   if (change.created) return 1;
   const fields = Object.fromEntries(Object.keys(change.fields).map((name) => [name, '']));
-  return 1 + fieldChunks(fields).length + tagOperations({ id: change.contactId }, [...change.tagsRemoved], [...change.tagsAdded]).length;
+  return 1 + fieldChunks(fields).length + tagOperations({ id: change.contactId }, [...change.tagsRemoved], [...change.tagsAdded], limits).length;
 }
 
-export function planUndo(change: RunChange, current: KnownContact | undefined, options: { readonly force: boolean }): UndoPlan {
+export function planUndo(change: RunChange, current: KnownContact | undefined, options: { readonly force: boolean; readonly limits: CallLimits }): UndoPlan {
   const target = { id: change.contactId };
   const nothing = unchangedPlan(change);
   if (current === undefined) {
@@ -149,7 +149,7 @@ export function planUndo(change: RunChange, current: KnownContact | undefined, o
       lines.push({ action: 'add-tag', field: tag, from: '', to: tag, outcome: 'restored', ...(unread.has(tag) ? { message: `${UNREAD_TAG}; added back with --force` } : {}) });
     }
   }
-  const operations: Operation[] = [...fieldChunks(fields).map((chunkFields): Operation => ({ kind: 'updateContact', target, fields: chunkFields })), ...tagOperations(target, add, remove)];
+  const operations: Operation[] = [...fieldChunks(fields).map((chunkFields): Operation => ({ kind: 'updateContact', target, fields: chunkFields })), ...tagOperations(target, add, remove, options.limits)];
   return {
     plan:
       operations.length === 0

@@ -11,7 +11,7 @@
 import type { Job, WriteRule } from '../../config/job-types.js';
 import type { KnownContact, StoredContact } from '../../state/known-contact.js';
 import { changeLines } from '../row/row-result.js';
-import { planUpdate, type ContactPlan } from '../row/plan.js';
+import { planUpdate, type CallLimits, type ContactPlan } from '../row/plan.js';
 import type { ChangeLine, ContactDraft } from '../types.js';
 
 /** The most reads a run spends: floor(share x the keys the state trusts). */
@@ -132,9 +132,9 @@ export function stateDraft(record: StoredContact, job: Pick<Job, 'key' | 'fields
  * only over an emptied value, `on-create` never; the job's tags the contact lost; the removed tags
  * it holds again). The contact was read in this run: the journal's "before" is vouched for.
  */
-export function verifyContact(record: StoredContact, read: KnownContact, job: Pick<Job, 'key' | 'fields' | 'tags'>): VerifyVerdict {
+export function verifyContact(record: StoredContact, read: KnownContact, job: Pick<Job, 'key' | 'fields' | 'tags'>, limits: CallLimits): VerifyVerdict {
   if (read.id !== record.contact.id) return { status: 'other-contact' };
-  const plan = planUpdate(stateDraft(record, job), read, [], true);
+  const plan = planUpdate(stateDraft(record, job), read, [], true, limits);
   if (plan.action === 'unchanged') return { status: 'same' };
   return { status: 'drift', plan, changes: changeLines([plan]) };
 }

@@ -244,7 +244,7 @@ async function verifyPage(page: number, pages: { last: number; known: number | u
 
 /** A key's contact read: the verdict, the repair through the writer (journalled), the key marked verified. */
 async function settleRead(record: StoredContact, read: KnownContact, api: CountedApi, options: VerifyStepOptions): Promise<UnitRead> {
-  const verdict = verifyContact(record, read, options.job);
+  const verdict = verifyContact(record, read, options.job, options.api.surface);
   if (verdict.status === 'other-contact') return { ...NOTHING, calls: api.calls };
   if (verdict.status === 'same') {
     options.state.markVerified([[record.key, record.contact.id]]);

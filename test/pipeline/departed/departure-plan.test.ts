@@ -1,4 +1,5 @@
 /** The departed step's decisions, pure: the guard, and the fewest calls for each action. */
+import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/platform-surface.js';
 import type { OnMissingSpec } from '../../../src/config/job-types.js';
 import { missingShare, planDeparture, refusalReason } from '../../../src/pipeline/departed/departure-plan.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
@@ -39,23 +40,27 @@ describe('the guard', () => {
 
 describe('planDeparture', () => {
   test('keep plans nothing', () => {
-    expect(planDeparture(contact, spec({})).operations).toEqual([]);
+    expect(planDeparture(contact, spec({}), V1_SURFACE).operations).toEqual([]);
   });
 
-  test('tag adds only the tags the contact lacks, 10 a call', () => {
+  test.each<[string, PlatformSurface, number[]]>([
+    ['v1', V1_SURFACE, [10, 1]],
+    ['v2', V2_SURFACE, [10, 1]],
+    ['a surface of 4 tags a call', { ...V1_SURFACE, tagsPerCall: 4 }, [4, 4, 3]],
+  ])('tag adds only the tags the contact lacks, the surface\'s tagsPerCall a call (%s)', (_name, surface, sizes) => {
     const many = Array.from({ length: 11 }, (_, i) => `t${i}`);
-    const plan = planDeparture(contact, spec({ action: 'tag', tags: ['vip', ...many] }));
+    const plan = planDeparture(contact, spec({ action: 'tag', tags: ['vip', ...many] }), surface);
     expect(plan.tagsAdded).toEqual(many);
-    expect(plan.operations.map((op) => ('tags' in op ? op.tags.length : 0))).toEqual([10, 1]);
+    expect(plan.operations.map((op) => ('tags' in op ? op.tags.length : 0))).toEqual(sizes);
   });
 
   test('untag removes only the tags the contact has; none held, no call', () => {
-    expect(calls(planDeparture(contact, spec({ action: 'untag', tags: ['vip', 'gone'] })))).toEqual(['removeTags:vip']);
-    expect(planDeparture(contact, spec({ action: 'untag', tags: ['gone'] })).operations).toEqual([]);
+    expect(calls(planDeparture(contact, spec({ action: 'untag', tags: ['vip', 'gone'] }), V1_SURFACE))).toEqual(['removeTags:vip']);
+    expect(planDeparture(contact, spec({ action: 'untag', tags: ['gone'] }), V1_SURFACE).operations).toEqual([]);
   });
 
   test('update sets only the fields that differ', () => {
-    expect(calls(planDeparture(contact, spec({ action: 'update', fields: { status: 'inactive', plan: 'pro' } })))).toEqual(['updateContact:status']);
-    expect(planDeparture(contact, spec({ action: 'update', fields: { status: 'active' } })).operations).toEqual([]);
+    expect(calls(planDeparture(contact, spec({ action: 'update', fields: { status: 'inactive', plan: 'pro' } }), V1_SURFACE))).toEqual(['updateContact:status']);
+    expect(planDeparture(contact, spec({ action: 'update', fields: { status: 'active' } }), V1_SURFACE).operations).toEqual([]);
   });
 });

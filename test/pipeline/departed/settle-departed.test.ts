@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ContactsApi } from '../../../src/api/contacts-api.js';
 import { V1_SURFACE } from '../../../src/api/platform-surface.js';
+import type { ContactsApi } from '../../../src/api/contacts-api.js';
 import type { OnMissingSpec } from '../../../src/config/job-types.js';
 import { settleDeparted } from '../../../src/pipeline/departed/settle-departed.js';
 import { KeySighting } from '../../../src/pipeline/key-sighting.js';
@@ -19,6 +19,7 @@ import { makeStateTestDir, type StateTestDir } from '../../state/state-test-dir.
 const noCalls = new Proxy({} as ContactsApi, {
   // Its surface is read (the ids the store holds are trusted on it), never called.
   get: (_target, name) => {
+    // What one call of the surface takes is a fact of the port, not a call.
     if (name === 'surface') return V1_SURFACE;
     throw new Error(`the departed step called the API (${String(name)})`);
   },

@@ -2,6 +2,7 @@
  * report.html of a run that stopped before the end of its input says so at the top (issue 34):
  * why it stopped, the rows not reached and what to do; a complete run has no such banner.
  */
+import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import { parse } from 'node-html-parser';
 import { renderHtmlReport } from '../../../src/pipeline/report/html-report.js';
 import { reportPaths, type JobSummary } from '../../../src/pipeline/report/job-summary.js';
@@ -25,7 +26,7 @@ function summaryOf(status: NonNullable<JobSummary['status']>, notReached: number
 }
 
 function banner(summary: JobSummary): string | undefined {
-  const html = renderHtmlReport({ summary, digest: new RunDigest(), callsPerMinute: [100], limitPerMinute: 100, paths: reportPaths('/reports', 'import') });
+  const html = renderHtmlReport({ summary, digest: new RunDigest(V1_SURFACE), callsPerMinute: [100], limitPerMinute: 100, paths: reportPaths('/reports', 'import') });
   const doc = parse(html);
   const found = doc.querySelector('#stopped');
   if (found !== null) {

@@ -3,6 +3,7 @@
  * encoding, BOM, delimiter, Excel `sep=` line and line ends, with the input's own columns once,
  * it reads back to the same values, generation after generation.
  */
+import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
@@ -18,7 +19,7 @@ let files = 0;
 /** Reads `path`, fails every row into a rejected.csv; returns that file's path and the rows read. */
 async function rejectAll(options: SourceOptions, result: (line: number, cells: string[]) => RowResult = (line, cells) => failedResult(line, cells[0] ?? '', cells, 'INVALID_EMAIL', `line ${line}: the email is not an address`)) {
   const source = await readSource(options);
-  const report = new ReportWriter(join(dir, `r${++files}`), 'job', { header: source.header, layout: source.layout });
+  const report = new ReportWriter(join(dir, `r${++files}`), 'job', { header: source.header, layout: source.layout }, V1_SURFACE);
   const rows: Array<Record<string, string>> = [];
   for await (const record of source.records) {
     if (record.kind !== 'row') continue;

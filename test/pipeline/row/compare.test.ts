@@ -2,9 +2,12 @@
  * The reconcile decision (`row/compare.ts`, issue 21): a table of a row, what the state store
  * knows and what the platform holds, and how the key stands; then the property that keeps it from
  * drifting from the row decision: a key agrees exactly when `run --full` would settle its row
- * `unchanged` against the same contacts.
+ * `unchanged` against the same contacts. And the whole of a reconcile row's decision
+ * (`decideReconcile`): the contact its reports name and what the store records of the read, on
+ * each surface.
  */
-import { compareKey, type KeyComparison } from '../../../src/pipeline/row/compare.js';
+import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { compareKey, decideReconcile, type KeyComparison, type ReconcileRecord } from '../../../src/pipeline/row/compare.js';
 import { decideRow, type KeyState, type RowFacts } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
@@ -42,6 +45,7 @@ function facts(c: Case): RowFacts {
     onDuplicate: 'fail',
     dryRun: true,
     full: true,
+    limits: V1_SURFACE,
     state: c.state,
     ...(c.prune === undefined ? {} : { prune: c.prune }),
   };
@@ -126,5 +130,27 @@ describe('compareKey cannot drift from the row decision', () => {
     const duplicate = decideRow({ ...facts({ platform: two }), searched: two });
     expect(duplicate.kind === 'plan' && duplicate.plan.errorCode).toBe('DUPLICATE_CONTACTS');
     expect(compareKey(facts({ platform: two }), two).status).toBe('duplicate');
+  });
+});
+
+describe('decideReconcile: the comparison, the contact named and what the store records, as data', () => {
+  const hash = draftHash(draft);
+  const withRowHash: ContactDraft = { ...draft, rowHash: 'row-1' };
+  const edited = contact({ custom_fields: fieldsWith({ firstName: 'Edited' }) });
+  const observed = (of: KnownContact, hashes: { draftHash: string | null; rowHash: string | null }): ReconcileRecord['observed'] => ({ contactId: of.id, fields: of.custom_fields, tags: of.tags, ...hashes });
+  const rows: Array<[string, ContactDraft, KnownContact[], { status: string; contactId: string; record: ReconcileRecord }]> = [
+    ['agrees: known with the row\'s hashes (the next run settles it with no call)', withRowHash, [contact()], { status: 'same', contactId: '100', record: { absent: false, observed: observed(contact(), { draftHash: draftHash(withRowHash), rowHash: 'row-1' }) } }],
+    ['agrees, a draft with no row hash: known with the draft\'s hash alone', draft, [contact()], { status: 'same', contactId: '100', record: { absent: false, observed: observed(contact(), { draftHash: hash, rowHash: null }) } }],
+    ['differs: known as the platform holds it, no hash (the next run writes the difference)', withRowHash, [edited], { status: 'differs', contactId: '100', record: { absent: false, observed: observed(edited, { draftHash: null, rowHash: null }) } }],
+    ['no contact: noted absent, nothing observed', draft, [], { status: 'missing', contactId: '', record: { absent: true } }],
+    ['several contacts: both named, oldest first; the store left as it was', draft, [contact({ id: '7', created_at: 2000 }), contact({ id: '3', created_at: 500 })], { status: 'duplicate', contactId: '3;7', record: { absent: false } }],
+  ];
+  const surfaces: Array<[string, PlatformSurface]> = [
+    ['v1', V1_SURFACE],
+    ['v2', V2_SURFACE],
+  ];
+  it.each(surfaces.flatMap(([name, surface]) => rows.map((row) => [name, ...row, surface] as const)))('%s: %s', (_surface, _name, row, platform, expected, surface) => {
+    const plan = decideReconcile({ draft: row, draftHash: draftHash(row), limits: surface, state: undefined }, platform);
+    expect({ status: plan.comparison.status, contactId: plan.contactId, record: plan.record }).toEqual(expected);
   });
 });

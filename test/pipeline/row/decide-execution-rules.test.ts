@@ -4,6 +4,7 @@
  * owed, what a vanished contact means, and when a row settles in the row loop with no call. A
  * table: the facts, then the four answers.
  */
+import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
@@ -33,6 +34,7 @@ function plan(c: Case): RowPlan {
     onDuplicate: 'fail',
     dryRun: c.dryRun === true,
     full: false,
+    limits: V1_SURFACE,
     state: c.state,
     ...(c.message === true ? { message: { when: 'changed' } } : {}),
     ...(c.messageDue === true ? { messageDue: true } : {}),

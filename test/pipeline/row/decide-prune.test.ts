@@ -2,6 +2,7 @@
  * The row decision with `tags.prune` and with a departed key that is back: which tags go, and what
  * it costs. Pure: no server.
  */
+import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import { decideRow, droppedTags, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
@@ -30,7 +31,7 @@ const known = (jobTags: readonly string[] | null, draftHashOf = 'an older draft'
 const searched: KnownContact[] = [{ id: '100', custom_fields: { customerid: 'C-1', firstName: 'Ada' }, tags: ON_CONTACT, created_at: 1000 }];
 
 function facts(overrides: Partial<RowFacts>): RowFacts {
-  return { draft, draftHash: draftHash(draft), mode: 'upsert', onDuplicate: 'fail', dryRun: false, full: false, state: undefined, ...overrides };
+  return { draft, draftHash: draftHash(draft), mode: 'upsert', onDuplicate: 'fail', dryRun: false, full: false, limits: V1_SURFACE, state: undefined, ...overrides };
 }
 
 function plan(f: RowFacts): { plan: RowPlan; searched: boolean } {

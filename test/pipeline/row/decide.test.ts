@@ -4,6 +4,7 @@
  * out literally; then every combination again as a dry run, which must decide the same and write
  * nothing.
  */
+import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import type { JobMode } from '../../../src/config/job-types.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
@@ -57,6 +58,7 @@ function decide(mode: JobMode, state: StateName, count: 0 | 1 | 2, flags: { full
     onDuplicate: 'fail',
     dryRun: flags.dryRun,
     full: flags.full,
+    limits: V1_SURFACE,
     state: STATES[state],
     message: { when: 'changed' },
   };
@@ -213,7 +215,7 @@ describe('the row decision: mode x state x platform x --full', () => {
 });
 
 describe('the row decision: choices between contacts and sources', () => {
-  const facts = (overrides: Partial<RowFacts>): RowFacts => ({ draft, draftHash: draftHash(draft), mode: 'upsert', onDuplicate: 'fail', dryRun: false, full: false, state: undefined, ...overrides });
+  const facts = (overrides: Partial<RowFacts>): RowFacts => ({ draft, draftHash: draftHash(draft), mode: 'upsert', onDuplicate: 'fail', dryRun: false, full: false, limits: V1_SURFACE, state: undefined, ...overrides });
   const planOf = (f: RowFacts): RowPlan => {
     const decision = decideRow(f);
     if (decision.kind !== 'plan') throw new Error('expected a plan');
@@ -274,7 +276,7 @@ describe('the row decision: choices between contacts and sources', () => {
 
 describe('the row decision: a contact an undo tagged for deletion, and whether "before" was read', () => {
   const UNDONE = 'contact-sync-undone';
-  const facts = (overrides: Partial<RowFacts>): RowFacts => ({ draft, draftHash: draftHash(draft), mode: 'upsert', onDuplicate: 'fail', dryRun: false, full: false, state: undefined, ...overrides });
+  const facts = (overrides: Partial<RowFacts>): RowFacts => ({ draft, draftHash: draftHash(draft), mode: 'upsert', onDuplicate: 'fail', dryRun: false, full: false, limits: V1_SURFACE, state: undefined, ...overrides });
   const planOf = (f: RowFacts): RowPlan => {
     const decision = decideRow(f);
     if (decision.kind !== 'plan') throw new Error('expected a plan');

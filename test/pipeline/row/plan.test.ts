@@ -1,5 +1,6 @@
+import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/platform-surface.js';
 import { decideMatch } from '../../../src/pipeline/row/decide.js';
-import { applyPlan, chunk, planCreate, planUpdate } from '../../../src/pipeline/row/plan.js';
+import { applyPlan, chunk, planCreate, planUpdate, tagOperations } from '../../../src/pipeline/row/plan.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/types.js';
 
@@ -22,7 +23,7 @@ function contact(overrides: Partial<KnownContact> = {}): KnownContact {
 
 describe('planCreate', () => {
   it('creates with the key first and the mapped fields, then adds the tags', () => {
-    const plan = planCreate(draft());
+    const plan = planCreate(draft(), V1_SURFACE);
     expect(plan.action).toBe('create');
     expect(plan.operations).toEqual([
       { kind: 'createContact', fields: { customerid: 'C-1', firstName: 'Ada', email: 'ada@example.com' } },
@@ -33,20 +34,37 @@ describe('planCreate', () => {
   });
 
   it('sends no empty value to a new contact and no tag call when there is no tag', () => {
-    const plan = planCreate(draft({ fields: { firstName: '', lastName: 'L' }, tagsToAdd: [] }));
+    const plan = planCreate(draft({ fields: { firstName: '', lastName: 'L' }, tagsToAdd: [] }), V1_SURFACE);
     expect(plan.operations).toEqual([{ kind: 'createContact', fields: { customerid: 'C-1', lastName: 'L' } }]);
   });
 
   it('creates with 30 fields and updates the rest in chunks of 30; tags in chunks of 10', () => {
     const fields = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`f${i}`, `v${i}`]));
     const tags = Array.from({ length: 23 }, (_, i) => `t${i}`);
-    const plan = planCreate(draft({ fields, tagsToAdd: tags }));
+    const plan = planCreate(draft({ fields, tagsToAdd: tags }), V1_SURFACE);
     const kinds = plan.operations.map((op) => op.kind);
     expect(kinds).toEqual(['createContact', 'updateContact', 'updateContact', 'addTags', 'addTags', 'addTags']);
     const sizes = plan.operations.map((op) => ('fields' in op ? Object.keys(op.fields).length : op.tags.length));
     // 66 fields with the key: 30 + 30 + 6; 23 tags: 10 + 10 + 3.
     expect(sizes).toEqual([30, 30, 6, 10, 10, 3]);
     expect(plan.operations[0]).toMatchObject({ fields: { customerid: 'C-1' } });
+  });
+});
+
+describe('the tags are chunked by the surface the planner is given', () => {
+  const tags = Array.from({ length: 23 }, (_, i) => `t${i}`);
+  // Not a real surface: proves the number is read, not assumed.
+  const FIVE_TAGS: PlatformSurface = { ...V1_SURFACE, tagsPerCall: 5 };
+
+  it.each<[string, PlatformSurface, number[]]>([
+    ['v1: 10 a call', V1_SURFACE, [10, 10, 3]],
+    ['v2: 10 a call', V2_SURFACE, [10, 10, 3]],
+    ['a surface of 5 a call', FIVE_TAGS, [5, 5, 5, 5, 3]],
+  ])('%s', (_name, surface, sizes) => {
+    const sizesOf = (operations: ReturnType<typeof tagOperations>) => operations.map((op) => ('tags' in op ? op.tags.length : 0));
+    expect(sizesOf(tagOperations({ id: '100' }, tags, [], surface))).toEqual(sizes);
+    expect(sizesOf(planCreate(draft({ tagsToAdd: tags }), surface).operations.slice(1))).toEqual(sizes);
+    expect(sizesOf(planUpdate(draft({ fields: {}, tagsToAdd: [], tagsToRemove: tags }), contact({ tags }), [], true, surface).operations)).toEqual(sizes);
   });
 });
 
@@ -92,22 +110,22 @@ describe('planUpdate', () => {
     },
   ];
   it.each(cases)('$name', ({ draft: d, existing, ops, action }) => {
-    const plan = planUpdate(d, existing, [], true);
+    const plan = planUpdate(d, existing, [], true, V1_SURFACE);
     expect(plan.operations).toEqual(ops);
     expect(plan.action).toBe(action);
     expect(plan.contactId).toBe('100');
   });
 
   it('names the tags it adds that the contact holds in another case only (the re-tagging of tags.case: lower)', () => {
-    const plan = planUpdate(draft({ fields: {}, tagsToAdd: ['gold', 'news', 'vip'], tagsToRemove: [] }), contact({ tags: ['Gold', 'vip', 'NEWS', 'news'] }), [], true);
+    const plan = planUpdate(draft({ fields: {}, tagsToAdd: ['gold', 'news', 'vip'], tagsToRemove: [] }), contact({ tags: ['Gold', 'vip', 'NEWS', 'news'] }), [], true, V1_SURFACE);
     expect(plan.tagsAdded).toEqual(['gold']);
     expect(plan.tagsRecased).toEqual(['gold']);
-    expect(planUpdate(draft({ fields: {}, tagsToAdd: ['gold'], tagsToRemove: [] }), contact({ tags: ['silver'] }), [], true).tagsRecased).toBeUndefined();
+    expect(planUpdate(draft({ fields: {}, tagsToAdd: ['gold'], tagsToRemove: [] }), contact({ tags: ['silver'] }), [], true, V1_SURFACE).tagsRecased).toBeUndefined();
   });
 
   it('splits 45 changed fields into updates of 30 and 15', () => {
     const fields = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`f${i}`, 'new']));
-    const plan = planUpdate(draft({ fields, tagsToAdd: [], tagsToRemove: [] }), contact(), [], true);
+    const plan = planUpdate(draft({ fields, tagsToAdd: [], tagsToRemove: [] }), contact(), [], true, V1_SURFACE);
     expect(plan.operations.map((op) => ('fields' in op ? Object.keys(op.fields).length : 0))).toEqual([30, 15]);
   });
 });
@@ -143,7 +161,7 @@ describe('decideMatch', () => {
 describe('applyPlan and chunk', () => {
   it('gives what the contact holds after the plan', () => {
     const before = contact({ custom_fields: { customerid: 'C-1', firstName: 'Old' }, tags: ['lead', 'x'] });
-    const after = applyPlan(before, planUpdate(draft(), before, [], true), '100');
+    const after = applyPlan(before, planUpdate(draft(), before, [], true, V1_SURFACE), '100');
     expect(after).toEqual({
       id: '100',
       custom_fields: { customerid: 'C-1', firstName: 'Ada', email: 'ada@example.com' },

@@ -40,7 +40,7 @@ describe('reconcileRow', () => {
 
   async function reconcile(draft: ContactDraft) {
     const api = testClient({ baseUrl: emulator.url, token: TOKEN });
-    const sync = await reconcileRow(draft, [draft.key], { api, job, dryRun: false, state });
+    const sync = await reconcileRow(draft, [draft.key], { api, job, state });
     // The operations it called, by name.
     return { sync, calls: Object.entries(api.stats.byOperation).filter(([, count]) => count.requests > 0).map(([operation, count]) => [operation, count.requests]) };
   }

@@ -4,6 +4,7 @@
  * and the fields written. `fill-empty` over a value the state store knows as empty reads first; a
  * value it knows is there is kept without a read; `on-create` is written only by a create.
  */
+import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import type { WriteRule } from '../../../src/config/job-types.js';
 import { decideRow, type KeyState, type RowFacts } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
@@ -37,7 +38,7 @@ function decide(rule: WriteRule | undefined, known: Held | 'not-known', platform
   const draft = draftWith(rule);
   const state: KeyState =
     known === 'not-known' ? { kind: 'unknown' } : { kind: 'known', contact: contact(HELD[known]), draftHash: 'an older draft', jobTags: null };
-  let facts: RowFacts = { draft, draftHash: draftHash(draft), mode, onDuplicate: 'fail', dryRun: false, full: false, state };
+  let facts: RowFacts = { draft, draftHash: draftHash(draft), mode, onDuplicate: 'fail', dryRun: false, full: false, limits: V1_SURFACE, state };
   for (let searches = 0; searches < 3; searches++) {
     const decision = decideRow(facts);
     if (decision.kind === 'plan') {
@@ -82,7 +83,7 @@ describe('write rules in the row decision', () => {
   it('a row whose draft the store last wrote whole is settled without a read, fill-empty or not', () => {
     const draft = draftWith('fill-empty');
     const state: KeyState = { kind: 'known', contact: contact(''), draftHash: draftHash(draft), jobTags: null };
-    const decision = decideRow({ draft, draftHash: draftHash(draft), mode: 'upsert', onDuplicate: 'fail', dryRun: false, full: false, state });
+    const decision = decideRow({ draft, draftHash: draftHash(draft), mode: 'upsert', onDuplicate: 'fail', dryRun: false, full: false, limits: V1_SURFACE, state });
     expect(decision.kind === 'plan' && decision.plan.outcome).toBe('unchanged');
   });
 });

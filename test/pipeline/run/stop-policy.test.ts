@@ -3,6 +3,8 @@
  * what stops it taking units, in which order, how the run then ended, and the one --max-duration
  * reckoning (issue 35).
  */
+import { V1_SURFACE, V2_SURFACE } from '../../../src/api/platform-surface.js';
+import { unreadRowCallsAtLeast } from '../../../src/pipeline/deadline.js';
 import { JobAbortError } from '../../../src/pipeline/job-abort.js';
 import { StopPolicy, type StopPolicyOptions, type TakenUnit } from '../../../src/pipeline/run/stop-policy.js';
 
@@ -12,11 +14,11 @@ const aborted = (reason: string): AbortSignal => {
   return controller.signal;
 };
 
-/** A policy on a clock the test moves; 600 ms between calls (100 a minute). */
+/** A policy on a clock the test moves; 600 ms between calls (100 a minute); a unit not read yet is a v1 row's (a read and a write) unless told. */
 function policyAt(options: Partial<StopPolicyOptions> = {}): { policy: StopPolicy; clock: { ms: number }; stopping: unknown[] } {
   const clock = { ms: 0 };
   const stopping: unknown[] = [];
-  const policy = new StopPolicy({ now: () => new Date(clock.ms), spacingMs: 600, onStopping: (info) => stopping.push(info), ...options });
+  const policy = new StopPolicy({ now: () => new Date(clock.ms), spacingMs: 600, unreadUnitCalls: unreadRowCallsAtLeast(V1_SURFACE, 'customerid'), onStopping: (info) => stopping.push(info), ...options });
   return { policy, clock, stopping };
 }
 
@@ -114,7 +116,12 @@ describe('--max-duration: one reckoning for every kind', () => {
   // Deadline 10 s after the start, 600 ms a call.
   const deadline = 10_000;
 
-  it.each<{ name: string; inFlight: number[]; next?: number; takes: boolean }>([
+  // A row of a file on v1 (a key in a custom field): a unit not read yet is a search and a write.
+  const v1Row = unreadRowCallsAtLeast(V1_SURFACE, 'customerid');
+  // On v2 with a key in email: one create_or_update.
+  const v2EmailRow = unreadRowCallsAtLeast(V2_SURFACE, 'email');
+
+  it.each<{ name: string; inFlight: number[]; next?: number; unread?: number; takes: boolean }>([
     // A unit not read yet is a read and a write: 2 calls, 1.2 s.
     { name: 'no unit in flight: the next, unread, fits', inFlight: [], takes: true },
     // 5 units of 3 calls and the next at the widest seen: 18 calls, 10.8 s.
@@ -122,9 +129,13 @@ describe('--max-duration: one reckoning for every kind', () => {
     // 5 x 3 calls and a next known to make 1 (undo tagging a created contact): 16 calls, 9.6 s.
     { name: 'the same, when the next is known to make 1 call', inFlight: [3, 3, 3, 3, 3], next: 1, takes: true },
     // 8 units of 1 call and the next at least a read and a write: 10 calls, 6 s.
-    { name: 'narrow units in flight: the next is still at least a read and a write', inFlight: [1, 1, 1, 1, 1, 1, 1, 1], takes: true },
-  ])('$name', ({ inFlight, next, takes }) => {
-    const { policy } = policyAt({ deadline });
+    { name: 'narrow units in flight: the next is still at least a read and a write', inFlight: [1, 1, 1, 1, 1, 1, 1, 1], unread: v1Row, takes: true },
+    // 15 units of 1 call and the next at least a read and a write (v1): 17 calls, 10.2 s.
+    { name: 'v1: 15 one-call units in flight, the next unread one is 2 calls: it does not fit', inFlight: Array.from({ length: 15 }, () => 1), unread: v1Row, takes: false },
+    // The same on v2 with an email key: the next is one create_or_update, 16 calls, 9.6 s.
+    { name: 'v2, key in email: the same units, the next unread one is 1 call: it fits', inFlight: Array.from({ length: 15 }, () => 1), unread: v2EmailRow, takes: true },
+  ])('$name', ({ inFlight, next, unread, takes }) => {
+    const { policy } = policyAt({ deadline, unreadUnitCalls: unread ?? v1Row });
     for (const calls of inFlight) policy.dispatched(calls);
     expect(policy.takesNext(inFlight.length, next)).toBe(takes);
     expect(policy.stopped).toBe(takes ? undefined : 'deadline');

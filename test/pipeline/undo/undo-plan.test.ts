@@ -2,7 +2,8 @@
  * The undo decision's rules (docs/undo.md) as a table: what one run did to a contact, what the
  * contact holds now, and the calls and report lines that follow. No server.
  */
-import { foldRunChanges, planTagForDeletion, planUndo, UNDONE_TAG, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
+import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { foldRunChanges, planTagForDeletion, planUndo, undoCallsAtMost, UNDONE_TAG, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
 
 const ID = '1776025372480910';
@@ -145,7 +146,7 @@ const TABLE: Row[] = [
 
 describe('planUndo', () => {
   it.each(TABLE)('%s', (_name, runChange, current, force, expected) => {
-    const undo = planUndo(runChange, current, { force });
+    const undo = planUndo(runChange, current, { force, limits: V1_SURFACE });
     expect(undo.plan.operations).toEqual(expected.calls);
     expect(undo.plan.action).toBe(expected.calls.length === 0 ? 'unchanged' : 'update');
     expect(undo.lines.map((line) => line.outcome)).toEqual(expected.outcomes);
@@ -154,20 +155,33 @@ describe('planUndo', () => {
   it('chunks 45 fields into updates of 30 and 15, and 12 tags into calls of 10 and 2', () => {
     const fields = Object.fromEntries(Array.from({ length: 45 }, (_unused, i) => [`f${i}`, { before: 'a', after: 'b' }]));
     const tags = Array.from({ length: 12 }, (_unused, i) => `t${i}`);
-    const undo = planUndo(change({ fields, tagsAdded: tags }), contact(Object.fromEntries(Object.keys(fields).map((name) => [name, 'b'])), tags), { force: false });
+    const undo = planUndo(change({ fields, tagsAdded: tags }), contact(Object.fromEntries(Object.keys(fields).map((name) => [name, 'b'])), tags), { force: false, limits: V1_SURFACE });
 
     expect(undo.plan.operations.map((operation) => (operation.kind === 'updateContact' ? Object.keys(operation.fields).length : operation.kind === 'createContact' ? 0 : operation.tags.length))).toEqual([30, 15, 10, 2]);
   });
 
   it('planned again against what the first undo left, every line is unchanged and no call is made', () => {
     const runChange = change({ fields: { email: { before: 'old@example.com', after: 'new@example.com' } }, tagsAdded: ['vip'], tagsRemoved: ['lead'] });
-    const first = planUndo(runChange, contact({ email: 'new@example.com' }, ['vip']), { force: false });
+    const first = planUndo(runChange, contact({ email: 'new@example.com' }, ['vip']), { force: false, limits: V1_SURFACE });
     expect(first.plan.operations).toHaveLength(3);
 
-    const again = planUndo(runChange, contact({ email: 'old@example.com' }, ['lead']), { force: false });
+    const again = planUndo(runChange, contact({ email: 'old@example.com' }, ['lead']), { force: false, limits: V1_SURFACE });
 
     expect(again.plan.operations).toEqual([]);
     expect(again.lines.every((line) => line.outcome === 'unchanged')).toBe(true);
+  });
+});
+
+describe('undoCallsAtMost: the most calls undoing one contact makes, on the surface it is given', () => {
+  const tags = (n: number) => Array.from({ length: n }, (_, i) => `t${i}`);
+  it.each<[string, PlatformSurface, RunChange, number]>([
+    ['a created contact: one tag call (v1)', V1_SURFACE, change({ created: true, tagsAdded: tags(30) }), 1],
+    ['a created contact: one tag call (v2)', V2_SURFACE, change({ created: true, tagsAdded: tags(30) }), 1],
+    ['a read, a field, 12 tags added taken off in 2 calls (v1)', V1_SURFACE, change({ fields: { email: { before: 'a', after: 'b' } }, tagsAdded: tags(12) }), 4],
+    ['the same on v2 (10 tags a call too)', V2_SURFACE, change({ fields: { email: { before: 'a', after: 'b' } }, tagsAdded: tags(12) }), 4],
+    ['the same on a surface of 5 tags a call', { ...V1_SURFACE, tagsPerCall: 5 }, change({ fields: { email: { before: 'a', after: 'b' } }, tagsAdded: tags(12) }), 5],
+  ])('%s: %i', (_name, surface, runChange, calls) => {
+    expect(undoCallsAtMost(runChange, surface)).toBe(calls);
   });
 });
 

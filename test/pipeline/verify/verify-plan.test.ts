@@ -1,5 +1,6 @@
 /** Verification's decisions, pure (issue 38): the budget, pages or GETs, the round robin, and what a drifted contact needs. */
 import type { FieldSpec } from '../../../src/config/job-types.js';
+import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import { chooseVerifyReads, nextPageAfter, roundRobin, verifyBudget, verifyContact, type VerifyFacts } from '../../../src/pipeline/verify/verify-plan.js';
 import type { KnownContact, StoredContact } from '../../../src/state/known-contact.js';
 import { columnField, makeJob } from '../../helpers/job-factory.js';
@@ -96,13 +97,13 @@ describe('a contact read against what the state says the job wrote', () => {
     ['the key field edited: repaired', read({ customerid: 'X9' }), record(), 'drift', ['updateContact:customerid=C1']],
     ['another contact than the state\'s: not judged', read({ firstName: 'Edited' }, ['crm'], '8'), record(), 'other-contact', []],
   ])('%s', (_name, contact, stored, status, expected) => {
-    const verdict = verifyContact(stored, contact, job);
+    const verdict = verifyContact(stored, contact, job, V1_SURFACE);
     expect(verdict.status).toBe(status);
     expect(calls(verdict)).toEqual(expected);
   });
 
   test('a drift lists both values for changes.csv, and its journal "before" was read', () => {
-    const verdict = verifyContact(record(), read({ firstName: 'Edited' }, ['vip']), job);
+    const verdict = verifyContact(record(), read({ firstName: 'Edited' }, ['vip']), job, V1_SURFACE);
     if (verdict.status !== 'drift') throw new Error('expected a drift');
     expect(verdict.changes).toEqual([
       { contactId: '7', field: 'firstName', platformValue: 'Edited', fileValue: 'Ann' },
