@@ -116,26 +116,26 @@ interface CallSpec<T> {
   read: (body: string, where: ApiErrorContext) => T;
 }
 
-function optionError(name: string, expected: string, value: unknown): TypeError {
+export function optionError(name: string, expected: string, value: unknown): TypeError {
   const shown = typeof value === 'string' ? JSON.stringify(stripUrlAuth(value)) : String(value);
   return new TypeError(`ApiClient option \`${name}\` must be ${expected}, got ${shown} (${typeof value})`);
 }
 
-function checkBaseUrl(value: unknown): URL {
+export function checkBaseUrl(value: unknown): URL {
   if (typeof value !== 'string') throw optionError('baseUrl', 'an http(s) URL string', value);
   const [problem] = baseUrlProblems(value);
   if (problem !== undefined) throw new TypeError(`ApiClient option \`baseUrl\` ${JSON.stringify(stripUrlAuth(value))} ${problem}`);
   return new URL(value);
 }
 
-function checkPositiveInteger(name: string, value: unknown, unit: string): number {
+export function checkPositiveInteger(name: string, value: unknown, unit: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
     throw optionError(name, `a whole number of ${unit} from 1 up`, value);
   }
   return value;
 }
 
-function checkRetry(value: Partial<RetryOptions> | undefined): RetryOptions {
+export function checkRetry(value: Partial<RetryOptions> | undefined): RetryOptions {
   const retry = { ...DEFAULT_RETRY, ...value };
   if (!Number.isInteger(retry.limit) || retry.limit < 0 || retry.limit > 100) {
     throw optionError('retry.limit', 'a whole number of retries from 0 to 100', retry.limit);

@@ -8,7 +8,10 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { ApiError, InvalidTokenError, RateLimitedError } from '../api/errors.js';
 import { LimiterRegistry } from '../api/limiter.js';
+import type { SurfaceName } from '../api/platform-surface.js';
 import { stripUrlAuth } from '../api/strip-url-auth.js';
+import type { LearntLimit } from '../api/v2/endpoint-limits.js';
+import { V2Client } from '../api/v2/client.js';
 import type { Job } from '../config/job-types.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
@@ -24,6 +27,10 @@ export interface ConnectionCheck {
   /** What is wrong, with the fix; undefined when the connection is fit to run. */
   problem: string | undefined;
   latencyMs: number;
+  /** The surface of the platform that answered (the connection's `api:`). */
+  surface: SurfaceName;
+  /** v2: the limits its answers stated, per endpoint. */
+  learnt: LearntLimit[];
 }
 
 /** Checks each connection the jobs use, once, in the jobs' order. */
@@ -40,13 +47,14 @@ export async function checkConnections(jobs: readonly Job[], limiters: LimiterRe
       () => undefined,
       (error: unknown) => describeProblem(error, connection.name),
     );
-    checks.push({ connection: connection.name, baseUrl: stripUrlAuth(connection.baseUrl), problem, latencyMs: Math.round(now() - started) });
+    const learnt = api instanceof V2Client ? api.learntLimits() : [];
+    checks.push({ connection: connection.name, baseUrl: stripUrlAuth(connection.baseUrl), problem, latencyMs: Math.round(now() - started), surface: api.surface.name, learnt });
   }
   return checks;
 }
 
 function describeProblem(error: unknown, connection: string): string {
-  if (error instanceof InvalidTokenError) return `the platform refused the token (401); check the channel token connection "${connection}" reads`;
+  if (error instanceof InvalidTokenError) return `the platform refused the token (401); check the ${error.path?.includes('/v1/') === false ? 'workspace' : 'channel'} token connection "${connection}" reads`;
   if (error instanceof RateLimitedError) {
     const wait = error.retryAfterMs === undefined ? '' : ` for ${Math.ceil(error.retryAfterMs / 1000)} s`;
     return `the channel is throttled now (429${wait}); another run or integration may be using the token: wait, or lower rateLimits`;
@@ -55,10 +63,12 @@ function describeProblem(error: unknown, connection: string): string {
   throw error;
 }
 
-/** What was checked and how long the call took, or what is wrong. */
+/** What was checked, on which surface, how long the call took and the limits learnt; or what is wrong. */
 export function formatCheck(check: ConnectionCheck): string {
+  const learnt = check.learnt.map((limit) => `${limit.endpoint} ${limit.limit} a ${limit.windowMs / 1000} s`).join(', ');
+  const surface = `API ${check.surface}${learnt === '' ? '' : `; limits learnt: ${learnt}`}`;
   return check.problem === undefined
-    ? `connection ${check.connection} (${check.baseUrl}): ok: answers, token accepted, not throttled, ${check.latencyMs} ms`
+    ? `connection ${check.connection} (${check.baseUrl}): ok: answers, token accepted, not throttled, ${check.latencyMs} ms (${surface})`
     : `connection ${check.connection} (${check.baseUrl}): FAILED: ${check.problem}`;
 }
 

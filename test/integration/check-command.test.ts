@@ -17,7 +17,7 @@ describe('contact-sync check', () => {
     const run = await ws.run(['check', 'jobs.yaml']);
 
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toMatch(/^connection main \(http:\/\/127\.0\.0\.1:\d+\/api\): ok: answers, token accepted, not throttled, \d+ ms\n$/);
+    expect(run.stdout).toMatch(/^connection main \(http:\/\/127\.0\.0\.1:\d+\/api\): ok: answers, token accepted, not throttled, \d+ ms \(API v1\)\n$/);
     expect(emulator.counters(TOKEN).total.received).toBe(1);
   });
 
