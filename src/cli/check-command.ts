@@ -17,6 +17,7 @@ import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
 import { apiLimiters, connectionClient } from './connection.js';
+import { OrganisationLimits } from './v2-endpoint-limits.js';
 
 /** The value searched for: no contact holds it, so the answer is one empty page. */
 const PROBE_VALUE = 'contact-sync-connection-check';
@@ -38,10 +39,11 @@ export async function checkConnections(jobs: readonly Job[], limiters: LimiterRe
   const seen = new Map<string, Job>();
   for (const job of jobs) if (!seen.has(job.connection.name)) seen.set(job.connection.name, job);
   const checks: ConnectionCheck[] = [];
+  const organisations = new OrganisationLimits();
   for (const job of seen.values()) {
     const { connection } = job;
     // The connection's own timeouts; a 429 or a failure is the answer to report, not something to wait out.
-    const api = connectionClient(job, limiters, { retryLimit: 0 });
+    const api = connectionClient(job, limiters, { retryLimit: 0, organisations });
     const started = now();
     const problem = await api.searchContactsPage(job.key.field, PROBE_VALUE).then(
       () => undefined,

@@ -9,7 +9,7 @@ import type { ContactsApi } from '../api/contacts-api.js';
 import type { LimiterRegistry } from '../api/limiter.js';
 import { V2Client } from '../api/v2/client.js';
 import type { Job } from '../config/job-types.js';
-import { processOrganisationLimits, type OrganisationLimits } from './v2-endpoint-limits.js';
+import { OrganisationLimits } from './v2-endpoint-limits.js';
 
 /** The job's limiters, shared through `rateLimits.redis` when the connection names one. */
 export function apiLimiters(job: Job, limiters: LimiterRegistry): ApiLimiters {
@@ -27,7 +27,7 @@ export interface ConnectionClientOptions {
   readonly logger?: Logger;
   /** Retries to allow; `check` allows none (a 429 or a failure is its answer). @default the connection's */
   readonly retryLimit?: number;
-  /** v2: the budgets per organisation to schedule through. @default the process's (`processOrganisationLimits`) */
+  /** v2: the command's budgets per organisation, to schedule through. @default a budget of this client's own */
   readonly organisations?: OrganisationLimits;
 }
 
@@ -49,7 +49,7 @@ export function connectionClient(job: Job, limiters: LimiterRegistry, options: C
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   };
   if (connection.api === 'v2') {
-    const organisations = options.organisations ?? processOrganisationLimits;
+    const organisations = options.organisations ?? new OrganisationLimits();
     return new V2Client({ ...common, limits: organisations.for(connection.organisation), channelId: connection.channelId ?? null });
   }
   const clientOptions: ApiClientOptions = { ...common, channelType: connection.channelType, limiters: apiLimiters(job, limiters) };

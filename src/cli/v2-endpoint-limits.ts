@@ -1,6 +1,7 @@
 /**
- * The v2 budgets of a process: one `EndpointLimits` per organisation, shared by every v2 client
- * (every connection and job) that names it, as the platform counts requests per organisation.
+ * The v2 budgets of a command (`run`, `check`): one `EndpointLimits` per organisation, shared by
+ * every v2 client (every connection and job) that names it, as the platform counts requests per
+ * organisation. Sharing between processes is the learnt limiter's (through `rateLimits.redis`).
  * `makeLimits` builds one organisation's: the learnt limiter (src/api/v2/learnt-limits.ts) is
  * plugged in here; until it is, `SerialEndpointLimits` (one request at a time per endpoint, no
  * pacing) stands in.
@@ -27,6 +28,3 @@ export class OrganisationLimits {
     return limits;
   }
 }
-
-/** The process's budgets, for commands that are not handed their own. */
-export const processOrganisationLimits = new OrganisationLimits();
