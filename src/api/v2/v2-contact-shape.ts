@@ -114,5 +114,5 @@ export function readV2Contact(value: unknown, where: ApiErrorContext, at = 'the 
   }
   const seconds = createdSeconds(createdAt);
   if (seconds === undefined) throw malformed(`${at}.created_at is ${shown(createdAt)}, not a time`);
-  return { id: String(id), custom_fields: fields, tags: [...((tags as string[] | null | undefined) ?? [])], created_at: seconds };
+  return { id: String(id), custom_fields: fields, tags: [...(tags ?? [])], created_at: seconds };
 }
