@@ -6,6 +6,7 @@
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
 import { startRecordingProxy } from '../helpers/recording-proxy.js';
+import { STATE_JOB, expectedCustomer } from '../helpers/state-fixtures.js';
 
 const WORKSPACE_TOKEN = 'workspace-token-9e3b71';
 const withState = (job: string): string => job.replace('state: false', 'state: state/import.db');
@@ -144,5 +145,50 @@ describe('run on API v2', () => {
     const run = await ws.run(['check', 'jobs.yaml']);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(/^connection main \(http:\/\/127\.0\.0\.1:\d+\/v2\): ok: answers, token accepted, not throttled, \d+ ms \(API v2; limits learnt: POST \/contact\/list 1000 a 1 s\)\n$/);
+  });
+
+  it('reconcile with match.prefetch lists the 100 marked contacts in one page of 100 (v1 pays 10), no write', async () => {
+    emulator.loadContacts(
+      TOKEN,
+      Array.from({ length: 100 }, (_v, index) => {
+        const expected = expectedCustomer(index + 1);
+        return { custom_fields: { ...expected.fields, source: 'crm' }, tags: expected.tags };
+      }),
+    );
+    const ws = workspace();
+    // Customers 1..90 and 101..110: 10 missing on the platform, 10 extra there.
+    const lines = customersCsv(110).trimEnd().split('\n');
+    ws.write('customers.csv', `${lines.filter((_line, index) => index <= 90 || index > 100).join('\n')}\n`);
+    const job = `${STATE_JOB.replace('  plan: plan\n', '  plan: plan\n  source: { value: crm }\n')}\nmatch: { prefetch: { field: source, value: crm } }`;
+    ws.write('jobs.yaml', v2Jobs(emulator.v2Url, job));
+
+    const reconcile = await ws.run(['reconcile', 'jobs.yaml', '--report-dir', 'r']);
+
+    expect(reconcile.exitCode).toBe(1);
+    // One page of the 100 marked contacts, then one filtered list for each of the 10 keys it lacks.
+    expect(v2Calls(emulator)).toEqual({ 'POST /contact/list': 11 });
+    expect(reconcile.stdout).toContain('The file and the platform differ on 20 key(s)');
+  });
+
+  it('undo puts back what a v2 run changed, by v2\'s reads and updates', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(3));
+    ws.write('jobs.yaml', v2Jobs(emulator.v2Url, withState(CUSTOMERS_JOB)));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+    ws.write('customers.csv', customersCsv(3, (i, cells) => (i === 2 ? [...cells.slice(0, 4), 'gold', cells[5]!] : cells)));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'second'])).exitCode).toBe(0);
+    const runId = (ws.summary('import', 'second') as { runId?: string | null }).runId ?? '';
+    const planOf = (key: string): string | undefined => emulator.contacts(TOKEN).find((contact) => contact.custom_fields.customerid === key)?.custom_fields.plan;
+    expect(planOf('C0002')).toBe('gold');
+    const before = v2Calls(emulator);
+
+    // The change was written by what the state knew (no read): --force puts it back all the same.
+    const undo = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', runId, '--force', '--report-dir', 'undo']);
+
+    expect(undo.exitCode).toBe(0);
+    expect(planOf('C0002')).toBe('pro');
+    const after = v2Calls(emulator);
+    expect((after['PUT /contact/{identifier}'] ?? 0) - (before['PUT /contact/{identifier}'] ?? 0)).toBe(1);
+    expect((after['GET /contact/{identifier}'] ?? 0) - (before['GET /contact/{identifier}'] ?? 0)).toBe(1);
   });
 });
