@@ -5,9 +5,7 @@
  * following are off: the first would resend creates and sends, the second would carry the
  * Authorization header to whatever origin a redirect names.
  */
-import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import got from 'got';
 import type Bottleneck from 'bottleneck';
 import { type AttachmentType, type ApiGroup } from '../limits.js';
 import { ApiCallStats } from './call-stats.js';
@@ -21,7 +19,8 @@ import {
   readSendAnswer,
   readSuccessEnvelope,
 } from './envelopes.js';
-import { errorFromResponse, errorFromTransport, type RequestContext } from './error-mapping.js';
+import { errorFromResponse, type RequestContext } from './error-mapping.js';
+import { httpExchange } from './http-exchange.js';
 import { ApiError, InvalidTokenError, RateLimitedError, type ApiErrorContext } from './errors.js';
 import { silentLogger, type ApiLogger } from './logger.js';
 import { limiterFailure } from './limiter.js';
@@ -420,38 +419,21 @@ export class ApiClient implements ContactsApi {
     if (spec.attachmentType !== undefined) request.attachmentType = spec.attachmentType;
     const query = spec.query?.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
     const url = `${this.#root}${spec.path}${query ? `?${query}` : ''}`;
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.#token}`,
-      accept: 'application/json',
-      'user-agent': 'contact-sync',
-    };
-    if (spec.body !== undefined) headers['content-type'] = 'application/json';
     const page = spec.query?.find(([name]) => name === 'page')?.[1];
     const logged = { operation: spec.operation, method: spec.method, path, ...(page ? { page: Number(page) } : {}), attempt };
-
     this.stats.recordRequest(spec.operation, attempt > 1);
-    const started = performance.now();
-    let response;
-    try {
-      response = await got(url, {
-        method: spec.method,
-        headers,
-        ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
-        responseType: 'text',
-        throwHttpErrors: false,
-        followRedirect: false,
-        retry: { limit: 0 },
-        timeout: { request: this.#timeoutMs },
-      });
-    } catch (error) {
-      const mapped = errorFromTransport(request, error, this.#timeoutMs);
-      this.#logger.debug({ ...logged, code: mapped?.code ?? 'UNKNOWN', ms: Math.round(performance.now() - started) }, 'api request failed');
-      throw mapped ?? error;
-    }
-    const status = response.statusCode;
-    this.#logger.debug({ ...logged, status, ms: Math.round(performance.now() - started) }, 'api request');
-    // A server may echo what it was sent, escaped or not; the token must not reach a message through it.
-    const body = this.#redact(response.body);
+    const response = await httpExchange({
+      url,
+      method: spec.method,
+      token: this.#token,
+      ...(spec.body === undefined ? {} : { body: spec.body }),
+      timeoutMs: this.#timeoutMs,
+      request,
+      logger: this.#logger,
+      logged,
+      redact: this.#redact,
+    });
+    const { status, body } = response;
     if (status >= 200 && status < 300) {
       const result = spec.read(body, { operation: spec.operation, method: spec.method, path, status });
       this.#health.answered();

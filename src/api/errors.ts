@@ -87,12 +87,18 @@ function said(serverMessage: string | undefined): string {
 
 export class InvalidTokenError extends ApiError {
   readonly code = 'INVALID_TOKEN';
-  constructor(context: ApiErrorContext) {
+  /** A v1 channel token, or a v2 workspace's access token. */
+  readonly tokenKind: 'channel' | 'workspace';
+  constructor(context: ApiErrorContext & { tokenKind?: 'channel' | 'workspace' }) {
+    const tokenKind = context.tokenKind ?? 'channel';
     super(
       { status: 401, ...context },
-      `HTTP 401: the channel token is invalid${said(context.serverMessage)}; ` +
-        'check the `token` of the connection (generate it with the key icon next to the channel)',
+      `HTTP 401: the ${tokenKind} token is invalid${said(context.serverMessage)}; ` +
+        (tokenKind === 'channel'
+          ? 'check the `token` of the connection (generate it with the key icon next to the channel)'
+          : "check the `token` of the connection (a workspace's access token, from the workspace's settings: Developer API)"),
     );
+    this.tokenKind = tokenKind;
   }
 }
 

@@ -56,7 +56,7 @@ export async function checkConnections(jobs: readonly Job[], limiters: LimiterRe
 }
 
 function describeProblem(error: unknown, connection: string): string {
-  if (error instanceof InvalidTokenError) return `the platform refused the token (401); check the ${error.path?.includes('/v1/') === false ? 'workspace' : 'channel'} token connection "${connection}" reads`;
+  if (error instanceof InvalidTokenError) return `the platform refused the token (401); check the ${error.tokenKind} token connection "${connection}" reads`;
   if (error instanceof RateLimitedError) {
     const wait = error.retryAfterMs === undefined ? '' : ` for ${Math.ceil(error.retryAfterMs / 1000)} s`;
     return `the channel is throttled now (429${wait}); another run or integration may be using the token: wait, or lower rateLimits`;

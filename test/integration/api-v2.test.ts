@@ -138,6 +138,15 @@ describe('run on API v2', () => {
     }
   });
 
+  it('check names a refused workspace token as such', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(1));
+    ws.write('jobs.yaml', v2Jobs(emulator.v2Url, CUSTOMERS_JOB));
+    const run = await ws.run(['check', 'jobs.yaml'], { env: { CHANNEL_TOKEN: 'not-the-workspace-token' } });
+    expect(run.exitCode).toBe(3);
+    expect(run.stdout).toContain('FAILED: the platform refused the token (401); check the workspace token connection "main" reads');
+  });
+
   it('check says the surface that answered', async () => {
     const ws = workspace();
     ws.write('customers.csv', customersCsv(1));

@@ -12,9 +12,7 @@
  * - a create is one `create_or_update` by the contact's email or phone: retried as an update is;
  * - a send whose answer was lost is settled by reading the contact's messages (send-settlement.ts).
  */
-import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import got from 'got';
 import type { AttachmentType } from '../../limits.js';
 import { V2_MAX_PAGE_SIZE } from '../../limits.js';
 import { ApiCallStats } from '../call-stats.js';
@@ -22,7 +20,8 @@ import { checkBaseUrl, checkPositiveInteger, checkRetry } from '../client.js';
 import { ConnectionHealth, DEFAULT_UNAVAILABLE_AFTER_ATTEMPTS, DEFAULT_UNAVAILABLE_AFTER_MS } from '../connection-health.js';
 import type { ContactsApi, SendOptions, SendReceipt } from '../contacts-api.js';
 import { parseJsonBody } from '../envelopes.js';
-import { errorFromResponse, errorFromTransport, type RequestContext } from '../error-mapping.js';
+import { errorFromResponse, type RequestContext } from '../error-mapping.js';
+import { httpExchange } from '../http-exchange.js';
 import {
   ApiError,
   InvalidTokenError,
@@ -100,6 +99,16 @@ interface V2Call<T> {
 
 /** An attempt's outcome: a value, or the error of an answer (returned, so the limits learn from it). */
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+/** The context an error was made with, to make another of it. */
+function v2Context(error: ApiError): ApiErrorContext {
+  return {
+    operation: error.operation,
+    ...(error.method === undefined ? {} : { method: error.method }),
+    ...(error.path === undefined ? {} : { path: error.path }),
+    ...(error.serverMessage === undefined ? {} : { serverMessage: error.serverMessage }),
+  };
+}
 
 /** A filter of `POST /contact/list` on one field's value. */
 function listFilter(field: string, value: string): unknown {
@@ -460,36 +469,21 @@ export class V2Client implements ContactsApi {
     if (spec.contactId !== undefined) request.contactId = spec.contactId;
     const query = spec.query?.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
     const url = `${this.#root}${spec.path}${query ? `?${query}` : ''}`;
-    const logged = { operation: spec.operation, method: spec.method, path, attempt };
     this.stats.recordRequest(spec.operation, attempt > 1);
-    const started = performance.now();
-    let response;
-    try {
-      response = await got(url, {
-        method: spec.method,
-        headers: {
-          authorization: `Bearer ${this.#token}`,
-          accept: 'application/json',
-          'user-agent': 'contact-sync',
-          ...(spec.body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
-        responseType: 'text',
-        throwHttpErrors: false,
-        followRedirect: false,
-        retry: { limit: 0 },
-        timeout: { request: this.#timeoutMs },
-      });
-    } catch (error) {
-      const mapped = errorFromTransport(request, error, this.#timeoutMs);
-      this.#logger.debug({ ...logged, code: mapped?.code ?? 'UNKNOWN', ms: Math.round(performance.now() - started) }, 'api request failed');
-      throw mapped ?? error;
-    }
-    const status = response.statusCode;
-    this.#logger.debug({ ...logged, status, ms: Math.round(performance.now() - started) }, 'api request');
+    const response = await httpExchange({
+      url,
+      method: spec.method,
+      token: this.#token,
+      ...(spec.body === undefined ? {} : { body: spec.body }),
+      timeoutMs: this.#timeoutMs,
+      request,
+      logger: this.#logger,
+      logged: { operation: spec.operation, method: spec.method, path, attempt },
+      redact: this.#redact,
+    });
+    const { status, body } = response;
     const limit = headerNumber(response.headers['x-ratelimit-limit']);
     const remaining = headerNumber(response.headers['x-ratelimit-remaining']);
-    const body = this.#redact(response.body);
     const where: ApiErrorContext = { operation: spec.operation, method: spec.method, path, status };
     const error = status >= 200 && status < 300 ? undefined : this.#answerError(request, status, body, response.headers, url);
     const answer: EndpointAnswer = {
@@ -515,12 +509,13 @@ export class V2Client implements ContactsApi {
 
   /** The error of a non-2xx answer: v1's mapping, with v2's 400 (a value the platform refuses) as `REQUEST_INVALID`. */
   #answerError(request: RequestContext, status: number, body: string, headers: Readonly<Record<string, string | string[] | undefined>>, url: string): ApiError {
-    const error = errorFromResponse(request, { status, body, headers, url }, this.#now());
+    const mapped = errorFromResponse(request, { status, body, headers, url }, this.#now());
     if (status === 429) this.stats.recordRateLimited(request.operation);
+    const error = mapped instanceof InvalidTokenError ? new InvalidTokenError({ ...v2Context(mapped), tokenKind: 'workspace' }) : mapped;
     if (error instanceof InvalidTokenError) this.#refusedToken = error;
     if (status === 400) {
       const said = error.serverMessage === undefined ? '' : `: "${error.serverMessage}"`;
-      return new RequestInvalidError({ operation: request.operation, method: request.method, path: request.path, status, problem: `HTTP 400: the platform refused the request${said}` });
+      return new RequestInvalidError({ ...v2Context(error), status, problem: `HTTP 400: the platform refused the request${said}` });
     }
     return error;
   }

@@ -197,6 +197,9 @@ describe('V2Client errors and retries', () => {
     expect(second).toBe(first);
     expect(server.requests).toHaveLength(1);
     expect(JSON.stringify([(first as Error).message, first])).not.toContain(TOKEN);
+    expect((first as Error).message).toBe(
+      "getContact GET /v2/contact/id:12: HTTP 401: the workspace token is invalid (the platform said: \"Unauthorized [redacted]\"); check the `token` of the connection (a workspace's access token, from the workspace's settings: Developer API)",
+    );
   });
 
   test('a 429 hands its Retry-After to the limits and is retried after it', async () => {
