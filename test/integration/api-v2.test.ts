@@ -200,4 +200,21 @@ describe('run on API v2', () => {
     expect((after['PUT /contact/{identifier}'] ?? 0) - (before['PUT /contact/{identifier}'] ?? 0)).toBe(1);
     expect((after['GET /contact/{identifier}'] ?? 0) - (before['GET /contact/{identifier}'] ?? 0)).toBe(1);
   });
+
+  it('--emulator serves a v2 connection from the emulator\'s v2 surface: run, then reconcile of a seeded platform', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(3));
+    const jobs = jobsYaml({ url: 'https://api.respond.io/v2', token: WORKSPACE_TOKEN, job: withState(CUSTOMERS_JOB), connectionExtra: '    api: v2' });
+    ws.write('jobs.yaml', jobs);
+    const run = await ws.run(['run', 'jobs.yaml', '--emulator', '--report-dir', 'run']);
+    expect(run.exitCode).toBe(0);
+    expect(ws.summary('import', 'run').rows).toMatchObject({ created: 3, failed: 0 });
+
+    const seeded = [1, 2].map((i) => ({ custom_fields: expectedCustomer(i).fields, tags: expectedCustomer(i).tags }));
+    ws.write('seed.json', JSON.stringify({ main: seeded }));
+    ws.write('jobs.yaml', jobs.replace('state: state/import.db', 'state: state/other.db'));
+    const reconcile = await ws.run(['reconcile', 'jobs.yaml', '--emulator', '--emulator-seed', 'seed.json', '--report-dir', 'reconcile']);
+    expect(reconcile.exitCode).toBe(1);
+    expect(reconcile.stdout).toContain('The file and the platform differ on 1 key(s)');
+  });
 });
