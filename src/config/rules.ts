@@ -98,13 +98,19 @@ function surfaceRules(path: YamlPath, connection: Loose): PathIssue[] {
 function v2MessageRule(path: YamlPath, job: Loose, connections: Loose | undefined): PathIssue[] {
   const name = asText(job.connection);
   const connection = name === undefined ? undefined : asRecord(connections?.[name]);
-  if (job.message === undefined || connection?.api !== 'v2' || connection.channelId !== undefined) return [];
-  return [
-    {
+  if (job.message === undefined || connection?.api !== 'v2') return [];
+  const issues: PathIssue[] = [];
+  if (connection.channelId === undefined) {
+    issues.push({
       path: [...path, 'message'],
       message: `is sent through connection "${name}", which speaks api: v2: set connections.${name}.channelId to the channel's number, or to null for the channel the contact last used (a contact just created has none)`,
-    },
-  ];
+    });
+  }
+  const message = asRecord(job.message);
+  if (message?.forceCancelSurvey === true || message?.forceCancelSurvey === 'true') {
+    issues.push({ path: [...path, 'message', 'forceCancelSurvey'], message: `has no counterpart on api: v2 (connection "${name}"): a v2 send cancels no survey; remove it` });
+  }
+  return issues;
 }
 
 function jobRules(path: YamlPath, job: Loose | undefined, connections: Loose | undefined): PathIssue[] {

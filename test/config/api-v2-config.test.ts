@@ -85,6 +85,12 @@ describe('api: v1 | v2', () => {
         },
       ],
     ],
+    [
+      'forceCancelSurvey on a v2 send',
+      'baseUrl: https://api.respond.io/v2\napi: v2\nchannelId: 1',
+      'message: { text: hi, forceCancelSurvey: true }',
+      [{ path: 'jobs[0].message.forceCancelSurvey', message: 'has no counterpart on api: v2 (connection "main"): a v2 send cancels no survey; remove it' }],
+    ],
     ['an unknown api', 'baseUrl: https://app.example.com/api\napi: v3', '', [{ path: 'connections.main.api', message: '"v3" is not one of v1, v2; did you mean "v1"?' }]],
   ])('%s is refused with its YAML path', async (_case, connection, job, expected) => {
     expect(await issuesOf(jobsFile(connection, job))).toEqual(expected);
