@@ -50,7 +50,7 @@ export function connectionClient(job: Job, limiters: LimiterRegistry, options: C
   };
   if (connection.api === 'v2') {
     const organisations = options.organisations ?? new OrganisationLimits();
-    return new V2Client({ ...common, limits: organisations.for(connection.organisation), channelId: connection.channelId ?? null });
+    return new V2Client({ ...common, limits: organisations.for(connection), channelId: connection.channelId ?? null });
   }
   const clientOptions: ApiClientOptions = { ...common, channelType: connection.channelType, limiters: apiLimiters(job, limiters) };
   return new ApiClient(clientOptions);

@@ -7,9 +7,15 @@
  * pacing) stands in.
  */
 import type { EndpointLimits } from '../api/v2/endpoint-limits.js';
+import type { Connection } from '../config/job-types.js';
 import { SerialEndpointLimits } from '../api/v2/serial-endpoint-limits.js';
 
-export type EndpointLimitsFactory = (organisation: string) => EndpointLimits;
+/**
+ * Makes one organisation's budget, on the first connection that names it: the connection gives
+ * what the budget may need of the jobs file (`rateLimits.redis` to share it between processes,
+ * `rateLimits` as a ceiling).
+ */
+export type EndpointLimitsFactory = (organisation: string, connection: Connection) => EndpointLimits;
 
 export const serialLimitsFactory: EndpointLimitsFactory = () => new SerialEndpointLimits();
 
@@ -18,11 +24,12 @@ export class OrganisationLimits {
 
   constructor(private readonly makeLimits: EndpointLimitsFactory = serialLimitsFactory) {}
 
-  /** The organisation's budget, made on first use. */
-  for(organisation: string): EndpointLimits {
+  /** The budget of the connection's organisation, made on first use. */
+  for(connection: Connection): EndpointLimits {
+    const { organisation } = connection;
     let limits = this.#byOrganisation.get(organisation);
     if (limits === undefined) {
-      limits = this.makeLimits(organisation);
+      limits = this.makeLimits(organisation, connection);
       this.#byOrganisation.set(organisation, limits);
     }
     return limits;
