@@ -5,9 +5,7 @@
  * following are off: the first would resend creates and sends, the second would carry the
  * Authorization header to whatever origin a redirect names.
  */
-import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import got from 'got';
 import type Bottleneck from 'bottleneck';
 import { type AttachmentType, type ApiGroup } from '../limits.js';
 import { ApiCallStats } from './call-stats.js';
@@ -21,7 +19,8 @@ import {
   readSendAnswer,
   readSuccessEnvelope,
 } from './envelopes.js';
-import { errorFromResponse, errorFromTransport, type RequestContext } from './error-mapping.js';
+import { errorFromResponse, type RequestContext } from './error-mapping.js';
+import { httpExchange } from './http-exchange.js';
 import { ApiError, InvalidTokenError, RateLimitedError, type ApiErrorContext } from './errors.js';
 import { silentLogger, type ApiLogger } from './logger.js';
 import { limiterFailure } from './limiter.js';
@@ -116,26 +115,26 @@ interface CallSpec<T> {
   read: (body: string, where: ApiErrorContext) => T;
 }
 
-function optionError(name: string, expected: string, value: unknown): TypeError {
+export function optionError(name: string, expected: string, value: unknown): TypeError {
   const shown = typeof value === 'string' ? JSON.stringify(stripUrlAuth(value)) : String(value);
   return new TypeError(`ApiClient option \`${name}\` must be ${expected}, got ${shown} (${typeof value})`);
 }
 
-function checkBaseUrl(value: unknown): URL {
+export function checkBaseUrl(value: unknown): URL {
   if (typeof value !== 'string') throw optionError('baseUrl', 'an http(s) URL string', value);
   const [problem] = baseUrlProblems(value);
   if (problem !== undefined) throw new TypeError(`ApiClient option \`baseUrl\` ${JSON.stringify(stripUrlAuth(value))} ${problem}`);
   return new URL(value);
 }
 
-function checkPositiveInteger(name: string, value: unknown, unit: string): number {
+export function checkPositiveInteger(name: string, value: unknown, unit: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
     throw optionError(name, `a whole number of ${unit} from 1 up`, value);
   }
   return value;
 }
 
-function checkRetry(value: Partial<RetryOptions> | undefined): RetryOptions {
+export function checkRetry(value: Partial<RetryOptions> | undefined): RetryOptions {
   const retry = { ...DEFAULT_RETRY, ...value };
   if (!Number.isInteger(retry.limit) || retry.limit < 0 || retry.limit > 100) {
     throw optionError('retry.limit', 'a whole number of retries from 0 to 100', retry.limit);
@@ -420,38 +419,21 @@ export class ApiClient implements ContactsApi {
     if (spec.attachmentType !== undefined) request.attachmentType = spec.attachmentType;
     const query = spec.query?.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
     const url = `${this.#root}${spec.path}${query ? `?${query}` : ''}`;
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.#token}`,
-      accept: 'application/json',
-      'user-agent': 'contact-sync',
-    };
-    if (spec.body !== undefined) headers['content-type'] = 'application/json';
     const page = spec.query?.find(([name]) => name === 'page')?.[1];
     const logged = { operation: spec.operation, method: spec.method, path, ...(page ? { page: Number(page) } : {}), attempt };
-
     this.stats.recordRequest(spec.operation, attempt > 1);
-    const started = performance.now();
-    let response;
-    try {
-      response = await got(url, {
-        method: spec.method,
-        headers,
-        ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
-        responseType: 'text',
-        throwHttpErrors: false,
-        followRedirect: false,
-        retry: { limit: 0 },
-        timeout: { request: this.#timeoutMs },
-      });
-    } catch (error) {
-      const mapped = errorFromTransport(request, error, this.#timeoutMs);
-      this.#logger.debug({ ...logged, code: mapped?.code ?? 'UNKNOWN', ms: Math.round(performance.now() - started) }, 'api request failed');
-      throw mapped ?? error;
-    }
-    const status = response.statusCode;
-    this.#logger.debug({ ...logged, status, ms: Math.round(performance.now() - started) }, 'api request');
-    // A server may echo what it was sent, escaped or not; the token must not reach a message through it.
-    const body = this.#redact(response.body);
+    const response = await httpExchange({
+      url,
+      method: spec.method,
+      token: this.#token,
+      ...(spec.body === undefined ? {} : { body: spec.body }),
+      timeoutMs: this.#timeoutMs,
+      request,
+      logger: this.#logger,
+      logged,
+      redact: this.#redact,
+    });
+    const { status, body } = response;
     if (status >= 200 && status < 300) {
       const result = spec.read(body, { operation: spec.operation, method: spec.method, path, status });
       this.#health.answered();

@@ -1,6 +1,6 @@
 /**
  * The platform port: what the pipeline needs of the platform, one method per operation, whichever
- * surface answers. `ApiClient` (client.ts) implements it over v1's HTTP; the pipeline depends only
+ * surface answers. `ApiClient` (client.ts) implements it over v1's HTTP, `V2Client` (v2/client.ts) over v2's; the pipeline depends only
  * on this interface and plans with its `surface` (platform-surface.ts).
  */
 import type { AttachmentType } from '../limits.js';
@@ -16,6 +16,14 @@ export interface SendOptions {
    * A throw stops the send before it leaves.
    */
   onLeave?: () => void;
+}
+
+/**
+ * What a send may answer: v2 gives the platform's `messageId` of the message; v1 gives nothing
+ * (its sends resolve to undefined).
+ */
+export interface SendReceipt {
+  readonly messageId?: string;
 }
 
 /** Counts per operation, for reports and benchmarks. Retries and 429s are counted apart. */
@@ -63,17 +71,17 @@ export interface ContactsApi {
   /** Operation 6. At most 30 fields. Throws `OutcomeUnknownError` when it may have been created. */
   createContact(fields: Record<string, string>): Promise<{ id: string }>;
   /** Operation 7. Throws `OutcomeUnknownError` when it may have been delivered. */
-  sendText(id: string, text: string, options?: SendOptions): Promise<void>;
+  sendText(id: string, text: string, options?: SendOptions): Promise<void | SendReceipt>;
   /** Operation 8. */
-  sendAttachment(id: string, type: AttachmentType, url: string, options?: SendOptions): Promise<void>;
+  sendAttachment(id: string, type: AttachmentType, url: string, options?: SendOptions): Promise<void | SendReceipt>;
   /** Operation 9. At most 10 replies of at most 20 characters. */
-  sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<void>;
+  sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<void | SendReceipt>;
   /**
    * A WhatsApp message template (the element's layout is `whatsappTemplateElement`), the only
    * message that may start a conversation on a WhatsApp channel. Answered 201 with
    * `{status: "success", data: {...}}` on a reseller's page: any 2xx with a success status is sent.
    */
-  sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<void>;
+  sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<void | SendReceipt>;
   /** Calls made through this client so far. */
   readonly stats: CallStats;
 }

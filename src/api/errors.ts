@@ -25,6 +25,7 @@ export const API_ERROR_CODES = [
   'PAGE_LIMIT',
   'SEND_REFUSED',
   'API_UNAVAILABLE',
+  'V2_CANNOT_CREATE',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
@@ -86,12 +87,18 @@ function said(serverMessage: string | undefined): string {
 
 export class InvalidTokenError extends ApiError {
   readonly code = 'INVALID_TOKEN';
-  constructor(context: ApiErrorContext) {
+  /** A v1 channel token, or a v2 workspace's access token. */
+  readonly tokenKind: 'channel' | 'workspace';
+  constructor(context: ApiErrorContext & { tokenKind?: 'channel' | 'workspace' }) {
+    const tokenKind = context.tokenKind ?? 'channel';
     super(
       { status: 401, ...context },
-      `HTTP 401: the channel token is invalid${said(context.serverMessage)}; ` +
-        'check the `token` of the connection (generate it with the key icon next to the channel)',
+      `HTTP 401: the ${tokenKind} token is invalid${said(context.serverMessage)}; ` +
+        (tokenKind === 'channel'
+          ? 'check the `token` of the connection (generate it with the key icon next to the channel)'
+          : "check the `token` of the connection (a workspace's access token, from the workspace's settings: Developer API)"),
     );
+    this.tokenKind = tokenKind;
   }
 }
 
@@ -295,4 +302,24 @@ function pageLimitProblem({ maxPages, lastPage, listing }: PageLimitContext): st
     `and grew to ${lastPage} while it was read, past the cap of ${maxPages} (twice the pages announced, plus 10); ` +
     'contacts are being added with the marker faster than they can be read: run again when they are not'
   );
+}
+
+/**
+ * A contact the platform's API v2 cannot create: v2 names a new contact by its email or phone and
+ * needs a first name (spec/api-v2-notes.md, "Contacts"). Refused before any call: the row's data
+ * must change, or the job must write those fields.
+ */
+export class V2CannotCreateError extends ApiError {
+  readonly code = 'V2_CANNOT_CREATE';
+  /** What the fields lack: `identifier` (neither email nor phone), `firstName`. */
+  readonly missing: ReadonlyArray<'identifier' | 'firstName'>;
+  constructor(missing: ReadonlyArray<'identifier' | 'firstName'>) {
+    const lacks = missing.map((what) => (what === 'identifier' ? 'neither an email nor a phone' : 'no firstName')).join(' and ');
+    super(
+      { operation: 'createContact' },
+      `API v2 cannot create this contact: it has ${lacks}; v2 creates a contact by its email or phone (in E.164 form), with a firstName: ` +
+        'give the row an email or a phone and a first name (fields email, phone, firstName of the job), or use a v1 connection',
+    );
+    this.missing = missing;
+  }
 }

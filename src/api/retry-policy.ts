@@ -7,6 +7,9 @@
  * - create contact and send message do not: they retry only when the request cannot have taken
  *   effect (429, connection refused); after a timeout, a reset or a 5xx they fail with
  *   `OutcomeUnknownError`.
+ * - v2's create is `create_or_update` by email or phone: retry-safe, it retries as an update does
+ *   (`idempotent: true`); v2's send is not, and its unknown outcome is settled by the v2 client
+ *   reading the contact's messages (src/api/v2/send-settlement.ts).
  */
 import { type ApiError, MalformedResponseError, NetworkError, OutcomeUnknownError, RateLimitedError, ServerError, TimeoutError } from './errors.js';
 import type { ApiOperation } from './wire-types.js';
@@ -42,6 +45,12 @@ export interface RetryInput {
   retry: RetryOptions;
   /** A number in [0, 1), for jitter. */
   random: () => number;
+  /**
+   * Whether repeating the request repeats the same effect; by default the operation's place in
+   * `NON_IDEMPOTENT_OPERATIONS`. v2's create is a `create_or_update` by the contact's email or
+   * phone: repeated, it finds the contact the lost answer created, so it is retried as an update.
+   */
+  idempotent?: boolean;
 }
 
 /**
@@ -70,7 +79,7 @@ function mayHaveTakenEffect(error: ApiError): boolean {
 
 export function decideRetry(input: RetryInput): RetryDecision {
   const { error, retry } = input;
-  const idempotent = !NON_IDEMPOTENT_OPERATIONS.has(input.operation);
+  const idempotent = input.idempotent ?? !NON_IDEMPOTENT_OPERATIONS.has(input.operation);
 
   if (!idempotent && !cannotHaveTakenEffect(error)) {
     return { retry: false, error: mayHaveTakenEffect(error) ? new OutcomeUnknownError(error) : error };

@@ -19,6 +19,7 @@ import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
 import { apiLimiters, connectionClient } from './connection.js';
+import { OrganisationLimits } from './v2-endpoint-limits.js';
 
 /** The value searched for: no contact holds it, so the answer is one empty page. */
 const PROBE_VALUE = 'contact-sync-connection-check';
@@ -40,10 +41,11 @@ export async function checkConnections(jobs: readonly Job[], limiters: LimiterRe
   const seen = new Map<string, Job>();
   for (const job of jobs) if (!seen.has(job.connection.name)) seen.set(job.connection.name, job);
   const checks: ConnectionCheck[] = [];
+  const organisations = new OrganisationLimits();
   for (const job of seen.values()) {
     const { connection } = job;
     // The connection's own timeouts; a 429 or a failure is the answer to report, not something to wait out.
-    const api = connectionClient(job, limiters, { retryLimit: 0 });
+    const api = connectionClient(job, limiters, { retryLimit: 0, organisations });
     const started = now();
     const problem = await api.searchContactsPage(job.key.field, PROBE_VALUE).then(
       () => undefined,
@@ -75,7 +77,7 @@ export function learntLimitsOf(api: ContactsApi | (ContactsApi & LearnsLimits)):
 }
 
 function describeProblem(error: unknown, connection: string): string {
-  if (error instanceof InvalidTokenError) return `the platform refused the token (401); check the channel token connection "${connection}" reads`;
+  if (error instanceof InvalidTokenError) return `the platform refused the token (401); check the ${error.tokenKind} token connection "${connection}" reads`;
   if (error instanceof RateLimitedError) {
     const wait = error.retryAfterMs === undefined ? '' : ` for ${Math.ceil(error.retryAfterMs / 1000)} s`;
     return `the channel is throttled now (429${wait}); another run or integration may be using the token: wait, or lower rateLimits`;

@@ -5,8 +5,11 @@
 import type { Logger } from 'pino';
 import type { ApiCallStats } from '../api/call-stats.js';
 import { ApiClient, type ApiLimiters, type ApiClientOptions } from '../api/client.js';
+import type { ContactsApi } from '../api/contacts-api.js';
 import type { LimiterRegistry } from '../api/limiter.js';
+import { V2Client } from '../api/v2/client.js';
 import type { Job } from '../config/job-types.js';
+import { OrganisationLimits } from './v2-endpoint-limits.js';
 
 /** The job's limiters, shared through `rateLimits.redis` when the connection names one. */
 export function apiLimiters(job: Job, limiters: LimiterRegistry): ApiLimiters {
@@ -24,17 +27,20 @@ export interface ConnectionClientOptions {
   readonly logger?: Logger;
   /** Retries to allow; `check` allows none (a 429 or a failure is its answer). @default the connection's */
   readonly retryLimit?: number;
+  /** v2: the command's budgets per organisation, to schedule through. @default a budget of this client's own */
+  readonly organisations?: OrganisationLimits;
 }
 
-/** The API client of `job`'s connection: its URL, token, channel type, limiters and timeouts. */
-export function connectionClient(job: Job, limiters: LimiterRegistry, options: ConnectionClientOptions = {}): ApiClient {
+/**
+ * The platform client of `job`'s connection, v1's or v2's as its `api:` says: its URL, token,
+ * limits and timeouts. The pipeline gets it as the port (`ContactsApi`) and never asks which.
+ */
+export function connectionClient(job: Job, limiters: LimiterRegistry, options: ConnectionClientOptions = {}): ContactsApi {
   const { connection } = job;
   const { timeouts } = connection;
-  const clientOptions: ApiClientOptions = {
+  const common = {
     baseUrl: connection.baseUrl,
     token: connection.token,
-    channelType: connection.channelType,
-    limiters: apiLimiters(job, limiters),
     timeoutMs: timeouts.requestMs,
     maxPages: timeouts.maxPages,
     retry: { maxRetryAfterMs: timeouts.maxRetryAfterMs, ...(options.retryLimit === undefined ? {} : { limit: options.retryLimit }) },
@@ -42,5 +48,10 @@ export function connectionClient(job: Job, limiters: LimiterRegistry, options: C
     ...(options.stats === undefined ? {} : { stats: options.stats }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   };
+  if (connection.api === 'v2') {
+    const organisations = options.organisations ?? new OrganisationLimits();
+    return new V2Client({ ...common, limits: organisations.for(connection), channelId: connection.channelId ?? null });
+  }
+  const clientOptions: ApiClientOptions = { ...common, channelType: connection.channelType, limiters: apiLimiters(job, limiters) };
   return new ApiClient(clientOptions);
 }

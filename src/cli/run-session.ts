@@ -21,6 +21,7 @@ import type { Shard } from '../pipeline/shard.js';
 import { CleanupStack, type Release } from './cleanup-stack.js';
 import type { CliIo } from './cli-io.js';
 import { apiLimiters, connectionClient } from './connection.js';
+import { OrganisationLimits } from './v2-endpoint-limits.js';
 import { describeFailure } from './failure.js';
 import { overrideInput } from './input-override.js';
 import { JobLocks } from './job-locks.js';
@@ -109,6 +110,8 @@ export async function runSession(options: SessionOptions, io: CliIo, logger: Log
 interface OpenSession {
   readonly jobs: readonly Job[];
   readonly limiters: LimiterRegistry;
+  /** The v2 budgets of the session's organisations, shared by its jobs. */
+  readonly organisations: OrganisationLimits;
   readonly reportDir: string;
   readonly deadline: number | undefined;
   readonly signal: AbortSignal;
@@ -151,7 +154,7 @@ async function openSession(stack: CleanupStack, options: SessionOptions, io: Cli
   for (const job of jobs) apiLimiters(job, limiters);
   await limiters.ready();
   await locks.acquireShared(jobs);
-  return { jobs, limiters, reportDir: reports.dir, deadline, signal: interrupt.signal };
+  return { jobs, limiters, organisations: new OrganisationLimits(), reportDir: reports.dir, deadline, signal: interrupt.signal };
 }
 
 /** `--check`: each connection answers (one call each), or the run takes no row (exit 3). */
@@ -184,7 +187,7 @@ async function runJobs(session: OpenSession, options: SessionOptions, io: CliIo,
           const stack = new CleanupStack(onSuppressed);
           end = await stack.releaseAfter(() => {
             const stats = new ApiCallStats();
-            const api = connectionClient(job, session.limiters, { stats, logger: logger.child({ job: job.name }) });
+            const api = connectionClient(job, session.limiters, { stats, logger: logger.child({ job: job.name }), organisations: session.organisations });
             const { reportDir, signal, deadline } = session;
             return work({ job, api, stats, reportDir, signal, deadline, argv: options.argv, labelled, io, logger, defer: (release) => stack.defer(release) });
           });

@@ -7,6 +7,8 @@ import { formatRate } from './rate.js';
 
 export const CONFIG_DEFAULTS = {
   channelType: 'generic',
+  /** The platform's API v1 unless a connection says `api: v2`. */
+  api: 'v1',
   allowInsecure: false,
   /** `100/min` (spec section 8). */
   contactsRate: formatRate(DEFAULT_CONTACTS_RATE),

@@ -14,6 +14,12 @@ export interface Connection {
   /** Channel token. Never logged, reported or put in an error message. */
   token: string;
   channelType: ChannelType;
+  /** The platform surface the connection speaks (`api:`). */
+  api: 'v1' | 'v2';
+  /** v2: the organisation whose per-endpoint budget the connection shares (`organisation:`, default its name). */
+  organisation: string;
+  /** v2: `channelId` of sends, null for the contact's last channel; undefined when not given. */
+  channelId?: number | null;
   rateLimits: { contacts: Rate; messages: Rate; redis?: string };
   /** Allow `http://` to a host other than loopback. @default false */
   allowInsecure: boolean;

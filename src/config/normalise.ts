@@ -45,7 +45,7 @@ export function normaliseJobsFile(parsed: JobsFileParsed, context: NormaliseCont
 
 function normaliseConnection(name: string, input: ConnectionParsed, context: NormaliseContext, warnings: PathIssue[]): Connection {
   const baseUrl = input.baseUrl.replace(/\/+$/, '');
-  if (/\/v1$/.test(baseUrl)) {
+  if (input.api !== 'v2' && /\/v1$/.test(baseUrl)) {
     warnings.push({
       path: ['connections', name, 'baseUrl'],
       message: `ends with /v1, and request paths already start with /v1/; write the API root: ${baseUrl.replace(/\/v1$/, '')}`,
@@ -61,6 +61,9 @@ function normaliseConnection(name: string, input: ConnectionParsed, context: Nor
     baseUrl,
     token: context.tokens[name] ?? '',
     channelType: input.channelType ?? CONFIG_DEFAULTS.channelType,
+    api: input.api ?? CONFIG_DEFAULTS.api,
+    organisation: input.organisation ?? name,
+    ...(input.channelId === undefined ? {} : { channelId: input.channelId }),
     rateLimits,
     allowInsecure: input.allowInsecure ?? CONFIG_DEFAULTS.allowInsecure,
     timeouts: normaliseTimeouts(input.timeouts),

@@ -50,6 +50,7 @@ function connectionRules(path: YamlPath, connection: Loose | undefined): PathIss
     issues.push({ path: [...path, 'token'], message: 'is empty; write token: ${CHANNEL_TOKEN} and set CHANNEL_TOKEN in the environment' });
   }
   issues.push(...notifyRules([...path, 'notify'], asRecord(connection.notify)));
+  issues.push(...surfaceRules(path, connection));
   const baseUrl = asText(connection.baseUrl);
   const insecureAllowed = connection.allowInsecure === true || connection.allowInsecure === 'true';
   if (baseUrl !== undefined && URL.canParse(baseUrl) && !insecureAllowed) {
@@ -60,6 +61,54 @@ function connectionRules(path: YamlPath, connection: Loose | undefined): PathIss
         message: `http://${url.host} would send the token in clear text over the network; use https://, or set allowInsecure: true on a network you trust`,
       });
     }
+  }
+  return issues;
+}
+
+/** The keys of one surface only, and v2's base URL (docs/configuration.md, "API v1 or v2"). */
+function surfaceRules(path: YamlPath, connection: Loose): PathIssue[] {
+  const issues: PathIssue[] = [];
+  const v2 = connection.api === 'v2';
+  const baseUrl = asText(connection.baseUrl);
+  const rootPath = baseUrl !== undefined && URL.canParse(baseUrl) ? new URL(baseUrl).pathname.replace(/\/+$/, '') : undefined;
+  if (v2) {
+    if (rootPath !== undefined && !rootPath.endsWith('/v2')) {
+      issues.push({
+        path: [...path, 'baseUrl'],
+        message: `with api: v2 is the API's root, ending at /v2 as the platform's SDK has it (https://api.respond.io/v2); request paths /contact/... are appended to it`,
+      });
+    }
+    if (connection.channelType !== undefined) {
+      issues.push({ path: [...path, 'channelType'], message: 'means nothing with api: v2 (a v2 token is a workspace\'s, and ids are never encoded); remove it' });
+    }
+    return issues;
+  }
+  for (const key of ['organisation', 'channelId'] as const) {
+    if (connection[key] !== undefined) {
+      issues.push({ path: [...path, key], message: `is used only with api: v2 (this connection speaks ${asText(connection.api) ?? CONFIG_DEFAULTS.api}); add api: v2 or remove it` });
+    }
+  }
+  if (rootPath?.endsWith('/v2') === true) {
+    issues.push({ path: [...path, 'baseUrl'], message: 'ends with /v2, the root of the platform\'s API v2; add api: v2 to speak v2 with a workspace token, or write the v1 API root' });
+  }
+  return issues;
+}
+
+/** A v2 send names its channel: a job that sends through a v2 connection needs its `channelId`. */
+function v2MessageRule(path: YamlPath, job: Loose, connections: Loose | undefined): PathIssue[] {
+  const name = asText(job.connection);
+  const connection = name === undefined ? undefined : asRecord(connections?.[name]);
+  if (job.message === undefined || connection?.api !== 'v2') return [];
+  const issues: PathIssue[] = [];
+  if (connection.channelId === undefined) {
+    issues.push({
+      path: [...path, 'message'],
+      message: `is sent through connection "${name}", which speaks api: v2: set connections.${name}.channelId to the channel's number, or to null for the channel the contact last used (a contact just created has none)`,
+    });
+  }
+  const message = asRecord(job.message);
+  if (message?.forceCancelSurvey === true || message?.forceCancelSurvey === 'true') {
+    issues.push({ path: [...path, 'message', 'forceCancelSurvey'], message: `has no counterpart on api: v2 (connection "${name}"): a v2 send cancels no survey; remove it` });
   }
   return issues;
 }
@@ -105,6 +154,7 @@ function jobRules(path: YamlPath, job: Loose | undefined, connections: Loose | u
     issues.push({ path: [...path, 'message', 'contactIdColumn'], message: `is used only with mode: message (this job's mode is ${mode}); set mode: message or remove it` });
   }
   if (message !== undefined) issues.push(...messageRules([...path, 'message'], message));
+  issues.push(...v2MessageRule(path, job, connections));
   issues.push(...tagRules([...path, 'tags'], asRecord(job.tags)));
   issues.push(...pruneRules([...path, 'tags'], asRecord(job.tags), job.state, mode));
   issues.push(...lowercaseRules(path, asRecord(job.tags), asRecord(job.onMissing)));

@@ -170,6 +170,17 @@ const connection = z
     tokenFile: nonEmpty('a file path').optional().meta({
       description: 'a file holding the channel token (trimmed), relative to the jobs file, instead of token',
     }),
+    api: z
+      .enum(['v1', 'v2'])
+      .optional()
+      .meta({ description: 'the surface of the platform the connection speaks: v1 (a channel token) or v2 (a workspace token, baseUrl https://api.respond.io/v2)', default: CONFIG_DEFAULTS.api }),
+    organisation: nonEmpty('an organisation name')
+      .optional()
+      .meta({ description: 'api: v2 only: the organisation whose budget the connection spends; connections and processes naming one organisation share it (default: the connection\'s name)' }),
+    channelId: z
+      .union([z.null(), envInteger('channelId', 1, 2_147_483_647)])
+      .optional()
+      .meta({ description: 'api: v2 only: the channel v2 sends go out on (a channel\'s number in the workspace), or null for the channel the contact last used; required by a v2 job that sends messages' }),
     channelType: z
       .enum(['generic', 'viber'])
       .optional()
@@ -189,7 +200,7 @@ const connection = z
     timeouts: timeouts.optional(),
     notify: notify.optional(),
   })
-  .meta({ description: 'a connection: {baseUrl, token or tokenFile, channelType, rateLimits}' });
+  .meta({ description: 'a connection: {baseUrl, token or tokenFile, api, channelType, rateLimits}' });
 
 const encoding = z
   .string()

@@ -79,6 +79,17 @@ describe('decideRetry: the idempotency table', () => {
   });
 });
 
+describe('decideRetry: v2\'s create_or_update (idempotent: true)', () => {
+  it.each<Kind>(['reset', 'timeout', 'server'])('a create that says it is retry-safe retries after %s, as an update does', (kind) => {
+    expect(decideRetry({ operation: 'createContact', error: failure(kind, 'createContact'), attempt: 1, retry, random: half, idempotent: true }).retry).toBe(true);
+  });
+
+  it('a send that says it is not stays not repeatable', () => {
+    const decision = decideRetry({ operation: 'sendMessage', error: failure('timeout', 'sendMessage'), attempt: 1, retry, random: half, idempotent: false });
+    expect(decision.retry ? 'retry' : decision.error.code).toBe('OUTCOME_UNKNOWN');
+  });
+});
+
 describe('decideRetry: bounds and delays', () => {
   it('stops after retry.limit retries and returns the last error', () => {
     const error = failure('server', 'getContact');

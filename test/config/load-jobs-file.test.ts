@@ -56,6 +56,8 @@ jobs:
       baseUrl: 'https://app.example.com/api',
       token: 'secret-token',
       channelType: 'viber',
+      api: 'v1',
+      organisation: 'main',
       rateLimits: { contacts: { limit: 200, periodMs: 60_000 }, messages: { limit: 10, periodMs: 1_000 } },
       allowInsecure: false,
       timeouts: { requestMs: 30_000, maxPages: 1000, maxRetryAfterMs: 120_000, unavailableAfterAttempts: 20, unavailableAfterMs: 300_000 },

@@ -17,7 +17,7 @@ function tableCodes(heading: string): string[] {
   const rest = reports.slice(start + 4);
   const end = rest.search(/^#{2,3} /m);
   const section = end < 0 ? rest : rest.slice(0, end);
-  return [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]!);
+  return [...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1]!);
 }
 
 describe('docs/reports.md error codes', () => {
@@ -40,7 +40,7 @@ describe('docs/reports.md error codes', () => {
 
   it('each line says what CODE_HELP (the words of the HTML report) says, meaning and fix', () => {
     const section = reports.slice(reports.indexOf('## Error codes'), reports.indexOf('## Spreadsheet safety'));
-    const documented = Object.fromEntries([...section.matchAll(/^\| `([A-Z_]+)` \| (.*?) \| (.*?) \|$/gm)].map((match) => [match[1]!, { meaning: match[2]!, fix: match[3]! }]));
+    const documented = Object.fromEntries([...section.matchAll(/^\| `([A-Z0-9_]+)` \| (.*?) \| (.*?) \|$/gm)].map((match) => [match[1]!, { meaning: match[2]!, fix: match[3]! }]));
     expect(documented).toEqual(CODE_HELP);
   });
 });

@@ -13,6 +13,8 @@ export function makeJob(overrides: Partial<Job> = {}): Job {
       baseUrl: 'http://127.0.0.1:1/api',
       token: 'test-token',
       channelType: 'generic',
+      api: 'v1',
+      organisation: 'main',
       rateLimits: { contacts: DEFAULT_CONTACTS_RATE, messages: DEFAULT_MESSAGES_RATE },
       allowInsecure: false,
       timeouts: { requestMs: 30_000, maxPages: 1000, maxRetryAfterMs: 120_000, unavailableAfterAttempts: 20, unavailableAfterMs: 300_000 },

@@ -27,7 +27,18 @@ export interface RecordingProxy {
  * is told each request's path and query before it goes on: a test changes the platform there
  * (contacts added while a list is paged through).
  */
-export async function startRecordingProxy(targetUrl: string, options: { beforeForward?: (path: string) => void } = {}): Promise<RecordingProxy> {
+export async function startRecordingProxy(
+  targetUrl: string,
+  options: {
+    beforeForward?: (path: string) => void;
+    /**
+     * Told each request's method and path: `true` forwards the request, waits for the target's
+     * whole answer and then drops the connection instead of passing the answer on (an answer lost
+     * after the platform did the work).
+     */
+    dropAnswer?: (method: string, path: string) => boolean;
+  } = {},
+): Promise<RecordingProxy> {
   const target = new URL(targetUrl);
   const agent = new Agent({ keepAlive: true });
   const requests: RecordedRequest[] = [];
@@ -41,6 +52,11 @@ export async function startRecordingProxy(targetUrl: string, options: { beforeFo
       const upstream = request(
         { agent, host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: forwardHeaders(incoming.headers, target.host) },
         (answer) => {
+          if (options.dropAnswer?.(incoming.method ?? 'GET', incoming.url ?? '/') === true) {
+            answer.resume();
+            answer.on('end', () => outgoing.destroy());
+            return;
+          }
           outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(outgoing);
         },

@@ -12,6 +12,16 @@ export interface RecordedRequest {
   path: string;
   /** The body as text. */
   body: string;
+  /** The request's headers (lower-case names). */
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** What `answer` makes the server send back instead of the next status and `OK`. */
+export interface RecordedAnswer {
+  status?: number;
+  /** Sent as JSON unless a string. */
+  body?: unknown;
+  headers?: Record<string, string>;
 }
 
 export interface RecordingServer {
@@ -21,16 +31,26 @@ export interface RecordingServer {
   close(): Promise<void>;
 }
 
-export async function recordingServer(options: { path?: string; statuses?: number[]; headers?: Record<string, string> } = {}): Promise<RecordingServer> {
+export async function recordingServer(
+  options: { path?: string; statuses?: number[]; headers?: Record<string, string>; answer?: (request: RecordedRequest) => RecordedAnswer } = {},
+): Promise<RecordingServer> {
   const requests: RecordedRequest[] = [];
   const statuses = [...(options.statuses ?? [])];
   const server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     request.on('end', () => {
-      requests.push({ method: request.method ?? '', path: request.url ?? '', body });
-      response.writeHead(statuses.shift() ?? 200, options.headers ?? {});
-      response.end('OK');
+      const recorded = { method: request.method ?? '', path: request.url ?? '', body, headers: request.headers };
+      requests.push(recorded);
+      const answer = options.answer?.(recorded);
+      if (answer === undefined) {
+        response.writeHead(statuses.shift() ?? 200, options.headers ?? {});
+        response.end('OK');
+        return;
+      }
+      const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
+      response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
+      response.end(text);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

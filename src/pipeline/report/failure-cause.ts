@@ -34,6 +34,7 @@ export const FAILURE_CAUSE: Readonly<Record<ReportErrorCode, FailureCause>> = {
   REQUEST_INVALID: 'fix',
   UNMATCHED_FILE_TYPE: 'fix',
   PAGE_LIMIT: 'fix',
+  V2_CANNOT_CREATE: 'fix',
   // ...or the connection, the platform, the workspace or the job, the same for every row.
   INVALID_TOKEN: 'run-again',
   RATE_LIMITED: 'run-again',

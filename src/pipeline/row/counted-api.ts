@@ -2,7 +2,7 @@
  * A view of the client that counts the calls one row makes, for the `api_calls` column. Retries
  * inside the client are not calls of the row's own; the summary counts them apart.
  */
-import type { ContactsApi, SendOptions } from '../../api/contacts-api.js';
+import type { ContactsApi, SendOptions, SendReceipt } from '../../api/contacts-api.js';
 import type { AttachmentType } from '../../limits.js';
 import type { Contact, ContactPage, WhatsappTemplate } from '../../api/wire-types.js';
 
@@ -65,22 +65,22 @@ export class CountedApi implements ContactsApi {
     return this.api.createContact(fields);
   }
 
-  sendText(id: string, text: string, options?: SendOptions): Promise<void> {
+  sendText(id: string, text: string, options?: SendOptions): Promise<void | SendReceipt> {
     this.calls++;
     return this.api.sendText(id, text, options);
   }
 
-  sendAttachment(id: string, type: AttachmentType, url: string, options?: SendOptions): Promise<void> {
+  sendAttachment(id: string, type: AttachmentType, url: string, options?: SendOptions): Promise<void | SendReceipt> {
     this.calls++;
     return this.api.sendAttachment(id, type, url, options);
   }
 
-  sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<void> {
+  sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<void | SendReceipt> {
     this.calls++;
     return this.api.sendQuickReplies(id, title, replies, options);
   }
 
-  sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<void> {
+  sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<void | SendReceipt> {
     this.calls++;
     return this.api.sendTemplate(id, template, options);
   }

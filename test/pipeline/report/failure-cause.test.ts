@@ -26,6 +26,7 @@ describe('failureCause', () => {
       'REQUEST_INVALID',
       'UNKNOWN_COUNTRY',
       'UNMATCHED_FILE_TYPE',
+      'V2_CANNOT_CREATE',
     ]);
   });
 

@@ -1,0 +1,65 @@
+/**
+ * One HTTP request of a platform client (v1's `ApiClient`, v2's `V2Client`) and its answer, over
+ * got: the token as a Bearer header, no got retry (a retry would resend creates and sends), no
+ * redirect (it would carry the Authorization header to whatever origin a redirect names), the
+ * answer as text with the token cut out of it. A request that got no complete answer throws its
+ * `ApiError` (errorFromTransport). Each request is one debug line, never with the token.
+ */
+import { performance } from 'node:perf_hooks';
+import got from 'got';
+import { errorFromTransport, type RequestContext } from './error-mapping.js';
+import type { ApiLogger } from './logger.js';
+
+export interface HttpExchange {
+  readonly url: string;
+  readonly method: string;
+  readonly token: string;
+  /** Sent as JSON when given. */
+  readonly body?: unknown;
+  readonly timeoutMs: number;
+  /** What the request is, for the errors. */
+  readonly request: RequestContext;
+  readonly logger: ApiLogger;
+  /** The fields of the request's debug line. */
+  readonly logged: Readonly<Record<string, unknown>>;
+  /** Cuts the token out of the answer. */
+  readonly redact: (text: string) => string;
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  /** The body as text, without the token. */
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+export async function httpExchange(exchange: HttpExchange): Promise<HttpAnswer> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${exchange.token}`,
+    accept: 'application/json',
+    'user-agent': 'contact-sync',
+  };
+  if (exchange.body !== undefined) headers['content-type'] = 'application/json';
+  const started = performance.now();
+  let response;
+  try {
+    response = await got(exchange.url, {
+      method: exchange.method as 'GET',
+      headers,
+      ...(exchange.body === undefined ? {} : { body: JSON.stringify(exchange.body) }),
+      responseType: 'text',
+      throwHttpErrors: false,
+      followRedirect: false,
+      retry: { limit: 0 },
+      timeout: { request: exchange.timeoutMs },
+    });
+  } catch (error) {
+    const mapped = errorFromTransport(exchange.request, error, exchange.timeoutMs);
+    exchange.logger.debug({ ...exchange.logged, code: mapped?.code ?? 'UNKNOWN', ms: Math.round(performance.now() - started) }, 'api request failed');
+    throw mapped ?? error;
+  }
+  const status = response.statusCode;
+  exchange.logger.debug({ ...exchange.logged, status, ms: Math.round(performance.now() - started) }, 'api request');
+  // A server may echo what it was sent, escaped or not; the token must not reach a message through it.
+  return { status, body: exchange.redact(response.body), headers: response.headers };
+}

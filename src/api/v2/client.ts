@@ -1,0 +1,522 @@
+/**
+ * `V2Client`: the platform's Developer API v2 over HTTP (got), behind the same port as v1's
+ * `ApiClient` (docs/architecture.md, "Two surfaces"). What it shares with v1: no got retry and no
+ * redirect (a redirect would carry the Authorization header elsewhere), the token cut out of every
+ * answer, the retry policy by idempotency (retry-policy.ts), the error classes (a `{code, message}`
+ * body is mapped like v1's), the circuit breaker and Retry-After pause (connection-health.ts).
+ * What is v2's own:
+ * - every attempt is scheduled through `EndpointLimits` by its endpoint (method and path template),
+ *   and hands it the answer's `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `Retry-After`;
+ * - a key in `email` or `phone` is read by one `GET /contact/email:...`, another by a filtered
+ *   `POST /contact/list`; lists give 100 contacts a page with a cursor;
+ * - a create is one `create_or_update` by the contact's email or phone: retried as an update is;
+ * - a send whose answer was lost is settled by reading the contact's messages (send-settlement.ts).
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { AttachmentType } from '../../limits.js';
+import { V2_MAX_PAGE_SIZE } from '../../limits.js';
+import { ApiCallStats } from '../call-stats.js';
+import { checkBaseUrl, checkPositiveInteger, checkRetry } from '../client.js';
+import { ConnectionHealth, DEFAULT_UNAVAILABLE_AFTER_ATTEMPTS, DEFAULT_UNAVAILABLE_AFTER_MS } from '../connection-health.js';
+import type { ContactsApi, SendOptions, SendReceipt } from '../contacts-api.js';
+import { parseJsonBody } from '../envelopes.js';
+import { errorFromResponse, type RequestContext } from '../error-mapping.js';
+import { httpExchange } from '../http-exchange.js';
+import {
+  ApiError,
+  InvalidTokenError,
+  OutcomeUnknownError,
+  PageLimitError,
+  RateLimitedError,
+  RequestInvalidError,
+  V2CannotCreateError,
+  type ApiErrorContext,
+} from '../errors.js';
+import { silentLogger, type ApiLogger } from '../logger.js';
+import { V2_SURFACE } from '../platform-surface.js';
+import { tokenRedactor } from '../redact-token.js';
+import { checkAttachment, checkContactId, checkFields, checkQuickReplies, checkSearch, checkTags, checkTemplate, checkText } from '../request-checks.js';
+import { decideRetry, type RetryOptions } from '../retry-policy.js';
+import { type ApiOperation, type Contact, type ContactPage, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
+import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
+import { DEFAULT_SETTLE_SKEW_MS, settledMessageId } from './send-settlement.js';
+import { readContactIdAnswer, readCursorPage, readListedMessage, readMessageIdAnswer, type ListedMessage } from './v2-answers.js';
+import { idIdentifier, isIdentifierValue, keyIdentifier, readV2Contact, v2ContactBody } from './v2-contact-shape.js';
+
+export interface V2ClientOptions {
+  /** The API root as the official SDK has it, like `https://api.respond.io/v2`: paths `/contact/...` are appended. */
+  readonly baseUrl: string;
+  /** A workspace's access token, sent as `Authorization: Bearer <token>`. Never logged nor put in a message. */
+  readonly token: string;
+  /** The organisation's budget per endpoint, shared by every client of the organisation. */
+  readonly limits: EndpointLimits;
+  /** `channelId` of every send: a channel's number, or null for the channel the contact last used. @default null */
+  readonly channelId?: number | null;
+  readonly logger?: ApiLogger;
+  /** Longest wait for a complete answer of one request, in milliseconds. @default 30000 */
+  readonly timeoutMs?: number;
+  readonly retry?: Partial<RetryOptions>;
+  readonly random?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Clock, milliseconds since the epoch: Retry-After dates, and when a send left. @default Date.now */
+  readonly now?: () => number;
+  /** Pages one search or list reads at most (a list has no total to bound it by). @default 1000 */
+  readonly maxPages?: number;
+  readonly stats?: ApiCallStats;
+  readonly unavailableAfter?: { readonly attempts?: number; readonly ms?: number };
+  /** How far behind ours the platform's clock may be when a lost send is settled, in milliseconds. @default 30000 */
+  readonly settleSkewMs?: number;
+}
+
+type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+/** The endpoints, as their budgets and the emulator's counters name them. */
+const ENDPOINT = {
+  contact: '/contact/{identifier}',
+  createOrUpdate: '/contact/create_or_update/{identifier}',
+  list: '/contact/list',
+  tag: '/contact/{identifier}/tag',
+  message: '/contact/{identifier}/message',
+  messageList: '/contact/{identifier}/message/list',
+} as const;
+
+interface V2Call<T> {
+  operation: ApiOperation;
+  method: HttpMethod;
+  template: (typeof ENDPOINT)[keyof typeof ENDPOINT];
+  /** Below the root, segments encoded: `/contact/id:12`. */
+  path: string;
+  query?: ReadonlyArray<readonly [string, string]>;
+  body?: unknown;
+  contactId?: string;
+  /** Overrides the operation's idempotency (create_or_update is retry-safe). */
+  idempotent?: boolean;
+  onLeave?: () => void;
+  /** What a 404 means, when it is an answer rather than a failure (a key no contact holds). */
+  notFound?: () => T;
+  read: (body: string, where: ApiErrorContext) => T;
+}
+
+/** An attempt's outcome: a value, or the error of an answer (returned, so the limits learn from it). */
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+/** The context an error was made with, to make another of it. */
+function v2Context(error: ApiError): ApiErrorContext {
+  return {
+    operation: error.operation,
+    ...(error.method === undefined ? {} : { method: error.method }),
+    ...(error.path === undefined ? {} : { path: error.path }),
+    ...(error.serverMessage === undefined ? {} : { serverMessage: error.serverMessage }),
+  };
+}
+
+/** A filter of `POST /contact/list` on one field's value. */
+function listFilter(field: string, value: string): unknown {
+  return { search: '', timezone: 'UTC', filter: { $and: [{ category: 'contactField', field, operator: 'isEqualTo', value }] } };
+}
+
+function headerNumber(value: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text !== undefined && /^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
+}
+
+/** v1's page shape for one page of contacts, as `searchContactsPage` answers (`check` reads it). */
+function contactPage(data: Contact[], page: number, more: boolean): ContactPage {
+  const lastPage = more ? page + 1 : page;
+  return {
+    data,
+    links: { first: null, last: null, prev: null, next: null },
+    meta: { current_page: page, from: null, last_page: lastPage, path: '', per_page: V2_MAX_PAGE_SIZE, to: null, total: data.length },
+  };
+}
+
+export class V2Client implements ContactsApi {
+  readonly surface = V2_SURFACE;
+  readonly stats: ApiCallStats;
+  readonly #token: string;
+  readonly #redact: (text: string) => string;
+  readonly #root: string;
+  readonly #rootPath: string;
+  readonly #limits: EndpointLimits;
+  readonly #channelId: number | null;
+  readonly #logger: ApiLogger;
+  readonly #timeoutMs: number;
+  readonly #retry: RetryOptions;
+  readonly #random: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #now: () => number;
+  readonly #maxPages: number;
+  readonly #settleSkewMs: number;
+  readonly #health: ConnectionHealth;
+  #refusedToken: InvalidTokenError | undefined;
+
+  constructor(options: V2ClientOptions) {
+    const base = checkBaseUrl(options.baseUrl);
+    this.#rootPath = base.pathname.replace(/\/+$/, '');
+    this.#root = `${base.origin}${this.#rootPath}`;
+    if (typeof options.token !== 'string' || !/^[!-~]+$/.test(options.token)) {
+      throw new TypeError('V2Client option `token` must be a non-empty string of visible ASCII characters (no spaces or line breaks), got one that is not');
+    }
+    this.#token = options.token;
+    this.#redact = tokenRedactor(options.token);
+    if (typeof options.limits?.schedule !== 'function') throw new TypeError('V2Client option `limits` must be an EndpointLimits (src/api/v2/endpoint-limits.ts)');
+    this.#limits = options.limits;
+    const channelId = options.channelId ?? null;
+    if (channelId !== null) checkPositiveInteger('channelId', channelId, 'a channel number');
+    this.#channelId = channelId;
+    this.#logger = options.logger ?? silentLogger;
+    this.#timeoutMs = checkPositiveInteger('timeoutMs', options.timeoutMs ?? 30_000, 'milliseconds');
+    this.#retry = checkRetry(options.retry);
+    this.#random = options.random ?? Math.random;
+    this.#sleep = options.sleep ?? ((ms) => delay(ms));
+    this.#now = options.now ?? Date.now;
+    this.#maxPages = checkPositiveInteger('maxPages', options.maxPages ?? 1000, 'pages');
+    this.#settleSkewMs = options.settleSkewMs ?? DEFAULT_SETTLE_SKEW_MS;
+    this.stats = options.stats ?? new ApiCallStats();
+    this.#health = new ConnectionHealth({
+      unavailableAfterAttempts: checkPositiveInteger('unavailableAfter.attempts', options.unavailableAfter?.attempts ?? DEFAULT_UNAVAILABLE_AFTER_ATTEMPTS, 'attempts'),
+      unavailableAfterMs: checkPositiveInteger('unavailableAfter.ms', options.unavailableAfter?.ms ?? DEFAULT_UNAVAILABLE_AFTER_MS, 'milliseconds'),
+      maxRetryAfterMs: this.#retry.maxRetryAfterMs,
+      now: this.#now,
+      sleep: this.#sleep,
+    });
+  }
+
+  /** The limits the organisation's budget learnt so far (for `check`). */
+  learntLimits(): LearntLimit[] {
+    return this.#limits.learnt();
+  }
+
+  async searchContactsPage(field: string, value: string, page = 1): Promise<ContactPage> {
+    checkSearch(field, value, page);
+    if (isIdentifierValue(field, value)) {
+      // One contact at most holds an identifier: there is no second page.
+      return contactPage(page === 1 ? await this.#findByIdentifier(field, value) : [], page, false);
+    }
+    let cursor: string | undefined;
+    for (let at = 1; ; at += 1) {
+      const result = await this.#listPage(field, value, cursor);
+      if (at === page || result.nextCursor === undefined) return contactPage(at === page ? result.contacts : [], page, result.nextCursor !== undefined);
+      cursor = result.nextCursor;
+    }
+  }
+
+  searchContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
+    checkSearch(field, value, 1);
+    if (isIdentifierValue(field, value)) return this.#direct(field, value);
+    return this.#list(field, value);
+  }
+
+  listContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
+    checkSearch(field, value, 1);
+    return this.#list(field, value);
+  }
+
+  async getContact(id: string): Promise<Contact> {
+    checkContactId('getContact', id);
+    return this.#call({
+      operation: 'getContact',
+      method: 'GET',
+      template: ENDPOINT.contact,
+      path: `/contact/${idIdentifier(id)}`,
+      contactId: id,
+      read: (body, where) => readV2Contact(parseJsonBody(body, where), where),
+    });
+  }
+
+  async updateContact(id: string, fields: Record<string, string>): Promise<void> {
+    checkContactId('updateContact', id);
+    checkFields('updateContact', fields);
+    const body = v2ContactBody(fields);
+    // Only an empty firstName, which v2 cannot clear: nothing to send.
+    if (Object.keys(body).length === 0) return;
+    await this.#call({
+      operation: 'updateContact',
+      method: 'PUT',
+      template: ENDPOINT.contact,
+      path: `/contact/${idIdentifier(id)}`,
+      contactId: id,
+      body,
+      read: (text, where) => void readContactIdAnswer(text, where),
+    });
+  }
+
+  async addTags(id: string, tags: readonly string[]): Promise<void> {
+    await this.#tags('addTags', 'POST', id, tags);
+  }
+
+  async removeTags(id: string, tags: readonly string[]): Promise<void> {
+    await this.#tags('removeTags', 'DELETE', id, tags);
+  }
+
+  /**
+   * One `create_or_update` by the contact's email, else its phone. A contact v2 cannot create
+   * (neither a well-formed email nor a phone, or no firstName) fails before any call with
+   * `V2_CANNOT_CREATE`.
+   */
+  async createContact(fields: Record<string, string>): Promise<{ id: string }> {
+    checkFields('createContact', fields);
+    const by = (['email', 'phone'] as const).find((name) => isIdentifierValue(name, fields[name] ?? ''));
+    const missing: Array<'identifier' | 'firstName'> = [];
+    if (by === undefined) missing.push('identifier');
+    if ((fields.firstName ?? '').trim() === '') missing.push('firstName');
+    if (by === undefined || missing.length > 0) throw new V2CannotCreateError(missing);
+    const id = await this.#call({
+      operation: 'createContact',
+      method: 'POST',
+      template: ENDPOINT.createOrUpdate,
+      path: `/contact/create_or_update/${keyIdentifier(by, fields[by] ?? '')}`,
+      body: v2ContactBody(fields),
+      idempotent: true,
+      read: readContactIdAnswer,
+    });
+    return { id };
+  }
+
+  async sendText(id: string, text: string, options?: SendOptions): Promise<SendReceipt> {
+    checkContactId('sendMessage', id);
+    checkText(text);
+    return this.#send(id, { type: 'text', text }, options);
+  }
+
+  async sendAttachment(id: string, type: AttachmentType, url: string, options?: SendOptions): Promise<SendReceipt> {
+    checkContactId('sendMessage', id);
+    checkAttachment(type, url);
+    return this.#send(id, { type: 'attachment', attachment: { type, url } }, options);
+  }
+
+  async sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<SendReceipt> {
+    checkContactId('sendMessage', id);
+    checkQuickReplies(title, replies);
+    return this.#send(id, { type: 'quick_reply', title, replies: replies.map(String) }, options);
+  }
+
+  async sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<SendReceipt> {
+    checkContactId('sendMessage', id);
+    checkTemplate(template);
+    return this.#send(id, whatsappTemplateElement(template), options);
+  }
+
+  async #tags(operation: 'addTags' | 'removeTags', method: 'POST' | 'DELETE', id: string, tags: readonly string[]): Promise<void> {
+    checkContactId(operation, id);
+    checkTags(operation, tags);
+    await this.#call({
+      operation,
+      method,
+      template: ENDPOINT.tag,
+      path: `/contact/${idIdentifier(id)}/tag`,
+      contactId: id,
+      body: tags.map(String),
+      read: (text, where) => void readContactIdAnswer(text, where),
+    });
+  }
+
+  async #findByIdentifier(field: 'email' | 'phone', value: string): Promise<Contact[]> {
+    return this.#call({
+      operation: 'searchContacts',
+      method: 'GET',
+      template: ENDPOINT.contact,
+      path: `/contact/${keyIdentifier(field, value)}`,
+      notFound: () => [],
+      read: (body, where) => [readV2Contact(parseJsonBody(body, where), where)],
+    });
+  }
+
+  async *#direct(field: 'email' | 'phone', value: string): AsyncGenerator<Contact[], void, undefined> {
+    yield await this.#findByIdentifier(field, value);
+  }
+
+  async #listPage(field: string, value: string, cursor: string | undefined): Promise<{ contacts: Contact[]; nextCursor: string | undefined }> {
+    return this.#call({
+      operation: 'searchContacts',
+      method: 'POST',
+      template: ENDPOINT.list,
+      path: '/contact/list',
+      query: [['limit', String(V2_MAX_PAGE_SIZE)], ...(cursor === undefined ? [] : [['cursorId', cursor] as const])],
+      body: listFilter(field, value),
+      read: (body, where) => {
+        const page = readCursorPage(body, where);
+        return { contacts: page.items.map((item, index) => readV2Contact(item, where, `items[${index}]`)), nextCursor: page.nextCursor };
+      },
+    });
+  }
+
+  /** Every page of a filtered list, one yield per request, at most `maxPages` (a list has no total to bound it by). */
+  async *#list(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
+    let cursor: string | undefined;
+    for (let page = 1; page <= this.#maxPages; page += 1) {
+      const result = await this.#listPage(field, value, cursor);
+      yield result.contacts;
+      if (result.nextCursor === undefined || result.contacts.length === 0) return;
+      cursor = result.nextCursor;
+    }
+    throw new PageLimitError({ operation: 'searchContacts', maxPages: this.#maxPages, lastPage: this.#maxPages + 1 });
+  }
+
+  /**
+   * A send, exactly once: when its answer is lost after it left, the contact's messages say
+   * whether it went out; if they do not show it, it is sent once more. Only when the messages
+   * cannot be read, or the second send's answer is lost too and the list does not show it, does
+   * the send end as an unknown outcome.
+   */
+  async #send(id: string, message: object, options: SendOptions | undefined): Promise<SendReceipt> {
+    let leftAt = this.#now();
+    const call: V2Call<string> = {
+      operation: 'sendMessage',
+      method: 'POST',
+      template: ENDPOINT.message,
+      path: `/contact/${idIdentifier(id)}/message`,
+      contactId: id,
+      body: { channelId: this.#channelId, message },
+      onLeave: () => {
+        leftAt = this.#now();
+        options?.onLeave?.();
+      },
+      read: readMessageIdAnswer,
+    };
+    for (let send = 1; ; send += 1) {
+      try {
+        const messageId = await this.#call(call);
+        this.#logger.debug({ operation: 'sendMessage', contactId: id, messageId }, 'message sent');
+        return { messageId };
+      } catch (error) {
+        if (!(error instanceof OutcomeUnknownError)) throw error;
+        const listed = await this.#messagesOf(id).catch((readError: unknown) => {
+          this.#logger.info({ operation: 'sendMessage', contactId: id, code: readError instanceof ApiError ? readError.code : 'UNKNOWN' }, 'lost send not settled: the message list could not be read');
+          return undefined;
+        });
+        if (listed === undefined) throw error;
+        const messageId = settledMessageId(listed, message, leftAt, this.#settleSkewMs);
+        this.#logger.info({ operation: 'sendMessage', contactId: id, settled: messageId === undefined ? 'not sent' : 'sent', messageId, send }, 'lost send settled by the message list');
+        if (messageId !== undefined) return { messageId };
+        if (send >= 2) throw error;
+      }
+    }
+  }
+
+  /** The contact's messages, oldest first, every page (counted as reads: `getContact`). */
+  async #messagesOf(id: string): Promise<ListedMessage[]> {
+    const listed: ListedMessage[] = [];
+    let cursor: string | undefined;
+    for (let page = 1; page <= this.#maxPages; page += 1) {
+      const result = await this.#call({
+        operation: 'getContact',
+        method: 'GET',
+        template: ENDPOINT.messageList,
+        path: `/contact/${idIdentifier(id)}/message/list`,
+        query: [['limit', String(V2_MAX_PAGE_SIZE)], ...(cursor === undefined ? [] : [['cursorId', cursor] as const])],
+        contactId: id,
+        read: (body, where) => {
+          const read = readCursorPage(body, where);
+          return { items: read.items.map((item, index) => readListedMessage(item, where, `items[${index}]`)), nextCursor: read.nextCursor };
+        },
+      });
+      listed.push(...result.items);
+      if (result.nextCursor === undefined) return listed;
+      cursor = result.nextCursor;
+    }
+    throw new PageLimitError({ operation: 'getContact', maxPages: this.#maxPages, lastPage: this.#maxPages + 1 });
+  }
+
+  /** One call: attempts through the organisation's budget until success or the retry policy says stop. */
+  async #call<T>(spec: V2Call<T>): Promise<T> {
+    const endpoint = `${spec.method} ${spec.template}`;
+    let waitedUntil = 0;
+    for (let attempt = 1; ; attempt += 1) {
+      this.#health.check();
+      let outcome: Outcome<T>;
+      try {
+        outcome = await this.#limits.schedule(endpoint, async () => {
+          await this.#health.beforeAttempt(waitedUntil);
+          this.#health.check();
+          if (this.#refusedToken === undefined) spec.onLeave?.();
+          return this.#attempt(spec, attempt);
+        });
+      } catch (error) {
+        // No answer came (a timeout, a reset): nothing for the limits to learn.
+        if (!(error instanceof ApiError)) throw error;
+        outcome = { ok: false, error };
+      }
+      if (outcome.ok) return outcome.value;
+      const { error } = outcome;
+      if (error === this.#health.stopped || error === this.#refusedToken) throw error;
+      this.#health.failed(spec.operation, error);
+      const decision = decideRetry({
+        operation: spec.operation,
+        error,
+        attempt,
+        retry: this.#retry,
+        random: this.#random,
+        ...(spec.idempotent === undefined ? {} : { idempotent: spec.idempotent }),
+      });
+      if (this.#health.stopped !== undefined) {
+        throw !decision.retry && decision.error.code === 'OUTCOME_UNKNOWN' ? decision.error : this.#health.stopped;
+      }
+      if (!decision.retry) throw decision.error;
+      this.#logger.info({ operation: spec.operation, path: error.path, code: error.code, status: error.status, attempt, delayMs: decision.delayMs }, 'api call retried');
+      const pausedUntil = this.#health.pausedUntil;
+      await this.#sleep(decision.delayMs);
+      if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) waitedUntil = pausedUntil;
+    }
+  }
+
+  /** One request. An answer comes back as an outcome with what it said of the limits; no answer throws. */
+  async #attempt<T>(spec: V2Call<T>, attempt: number): Promise<{ value: Outcome<T>; answer: EndpointAnswer }> {
+    // A refused workspace token stays refused: the calls queued behind that answer are not sent.
+    if (this.#refusedToken !== undefined) return { value: { ok: false, error: this.#refusedToken }, answer: { status: 401 } };
+    const path = `${this.#rootPath}${spec.path}`;
+    const request: RequestContext = { operation: spec.operation, method: spec.method, path };
+    if (spec.contactId !== undefined) request.contactId = spec.contactId;
+    const query = spec.query?.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+    const url = `${this.#root}${spec.path}${query ? `?${query}` : ''}`;
+    this.stats.recordRequest(spec.operation, attempt > 1);
+    const response = await httpExchange({
+      url,
+      method: spec.method,
+      token: this.#token,
+      ...(spec.body === undefined ? {} : { body: spec.body }),
+      timeoutMs: this.#timeoutMs,
+      request,
+      logger: this.#logger,
+      logged: { operation: spec.operation, method: spec.method, path, attempt },
+      redact: this.#redact,
+    });
+    const { status, body } = response;
+    const limit = headerNumber(response.headers['x-ratelimit-limit']);
+    const remaining = headerNumber(response.headers['x-ratelimit-remaining']);
+    const where: ApiErrorContext = { operation: spec.operation, method: spec.method, path, status };
+    const error = status >= 200 && status < 300 ? undefined : this.#answerError(request, status, body, response.headers, url);
+    const answer: EndpointAnswer = {
+      status,
+      ...(limit === undefined ? {} : { limit }),
+      ...(remaining === undefined ? {} : { remaining }),
+      ...(error instanceof RateLimitedError && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+    };
+    if (status === 404 && spec.notFound !== undefined) {
+      this.#health.answered();
+      return { value: { ok: true, value: spec.notFound() }, answer };
+    }
+    if (error !== undefined) return { value: { ok: false, error }, answer };
+    try {
+      const value = spec.read(body, where);
+      this.#health.answered();
+      return { value: { ok: true, value }, answer };
+    } catch (readError) {
+      if (readError instanceof ApiError) return { value: { ok: false, error: readError }, answer };
+      throw readError;
+    }
+  }
+
+  /** The error of a non-2xx answer: v1's mapping, with v2's 400 (a value the platform refuses) as `REQUEST_INVALID`. */
+  #answerError(request: RequestContext, status: number, body: string, headers: Readonly<Record<string, string | string[] | undefined>>, url: string): ApiError {
+    const mapped = errorFromResponse(request, { status, body, headers, url }, this.#now());
+    if (status === 429) this.stats.recordRateLimited(request.operation);
+    const error = mapped instanceof InvalidTokenError ? new InvalidTokenError({ ...v2Context(mapped), tokenKind: 'workspace' }) : mapped;
+    if (error instanceof InvalidTokenError) this.#refusedToken = error;
+    if (status === 400) {
+      const said = error.serverMessage === undefined ? '' : `: "${error.serverMessage}"`;
+      return new RequestInvalidError({ ...v2Context(error), status, problem: `HTTP 400: the platform refused the request${said}` });
+    }
+    return error;
+  }
+}
