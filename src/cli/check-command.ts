@@ -19,7 +19,7 @@ import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
 import { apiLimiters, connectionClient } from './connection.js';
-import { OrganisationLimits } from './v2-endpoint-limits.js';
+import { learntLimitsFactory, OrganisationLimits } from './v2-endpoint-limits.js';
 
 /** The value searched for: no contact holds it, so the answer is one empty page. */
 const PROBE_VALUE = 'contact-sync-connection-check';
@@ -41,7 +41,7 @@ export async function checkConnections(jobs: readonly Job[], limiters: LimiterRe
   const seen = new Map<string, Job>();
   for (const job of jobs) if (!seen.has(job.connection.name)) seen.set(job.connection.name, job);
   const checks: ConnectionCheck[] = [];
-  const organisations = new OrganisationLimits();
+  const organisations = new OrganisationLimits(learntLimitsFactory(limiters));
   for (const job of seen.values()) {
     const { connection } = job;
     // The connection's own timeouts; a 429 or a failure is the answer to report, not something to wait out.

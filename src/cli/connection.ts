@@ -9,7 +9,7 @@ import type { ContactsApi } from '../api/contacts-api.js';
 import type { LimiterRegistry } from '../api/limiter.js';
 import { V2Client } from '../api/v2/client.js';
 import type { Job } from '../config/job-types.js';
-import { OrganisationLimits } from './v2-endpoint-limits.js';
+import { learntLimitsFactory, OrganisationLimits } from './v2-endpoint-limits.js';
 
 /** The job's limiters, shared through `rateLimits.redis` when the connection names one. */
 export function apiLimiters(job: Job, limiters: LimiterRegistry): ApiLimiters {
@@ -49,7 +49,7 @@ export function connectionClient(job: Job, limiters: LimiterRegistry, options: C
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   };
   if (connection.api === 'v2') {
-    const organisations = options.organisations ?? new OrganisationLimits();
+    const organisations = options.organisations ?? new OrganisationLimits(learntLimitsFactory(limiters));
     return new V2Client({ ...common, limits: organisations.for(connection), channelId: connection.channelId ?? null });
   }
   const clientOptions: ApiClientOptions = { ...common, channelType: connection.channelType, limiters: apiLimiters(job, limiters) };

@@ -21,7 +21,7 @@ import type { Shard } from '../pipeline/shard.js';
 import { CleanupStack, type Release } from './cleanup-stack.js';
 import type { CliIo } from './cli-io.js';
 import { apiLimiters, connectionClient } from './connection.js';
-import { OrganisationLimits } from './v2-endpoint-limits.js';
+import { learntLimitsFactory, OrganisationLimits } from './v2-endpoint-limits.js';
 import { describeFailure } from './failure.js';
 import { overrideInput } from './input-override.js';
 import { JobLocks } from './job-locks.js';
@@ -154,7 +154,7 @@ async function openSession(stack: CleanupStack, options: SessionOptions, io: Cli
   for (const job of jobs) apiLimiters(job, limiters);
   await limiters.ready();
   await locks.acquireShared(jobs);
-  return { jobs, limiters, organisations: new OrganisationLimits(), reportDir: reports.dir, deadline, signal: interrupt.signal };
+  return { jobs, limiters, organisations: new OrganisationLimits(learntLimitsFactory(limiters)), reportDir: reports.dir, deadline, signal: interrupt.signal };
 }
 
 /** `--check`: each connection answers (one call each), or the run takes no row (exit 3). */

@@ -20,6 +20,11 @@ export interface Connection {
   organisation: string;
   /** v2: `channelId` of sends, null for the contact's last channel; undefined when not given. */
   channelId?: number | null;
+  /**
+   * v2: the rates `rateLimits.contacts` and `rateLimits.messages` state, when the jobs file gives
+   * them: a ceiling per endpoint over what the answers teach (v2's limits are learnt, not configured).
+   */
+  ceilings?: { contacts?: Rate; messages?: Rate };
   rateLimits: { contacts: Rate; messages: Rate; redis?: string };
   /** Allow `http://` to a host other than loopback. @default false */
   allowInsecure: boolean;

@@ -56,6 +56,14 @@ function normaliseConnection(name: string, input: ConnectionParsed, context: Nor
     messages: parseRate(input.rateLimits?.messages ?? CONFIG_DEFAULTS.messagesRate),
   };
   if (input.rateLimits?.redis !== undefined) rateLimits.redis = input.rateLimits.redis;
+  // On v2 the limits are learnt; a rate the file states is a ceiling over them, the defaults none.
+  const ceilings =
+    input.api !== 'v2'
+      ? undefined
+      : {
+          ...(input.rateLimits?.contacts === undefined ? {} : { contacts: rateLimits.contacts }),
+          ...(input.rateLimits?.messages === undefined ? {} : { messages: rateLimits.messages }),
+        };
   return {
     name,
     baseUrl,
@@ -64,6 +72,7 @@ function normaliseConnection(name: string, input: ConnectionParsed, context: Nor
     api: input.api ?? CONFIG_DEFAULTS.api,
     organisation: input.organisation ?? name,
     ...(input.channelId === undefined ? {} : { channelId: input.channelId }),
+    ...(ceilings === undefined ? {} : { ceilings }),
     rateLimits,
     allowInsecure: input.allowInsecure ?? CONFIG_DEFAULTS.allowInsecure,
     timeouts: normaliseTimeouts(input.timeouts),

@@ -6,7 +6,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { LimiterRegistry } from '../../src/api/limiter.js';
 import { V2Client } from '../../src/api/v2/client.js';
 import type { EndpointLimits } from '../../src/api/v2/endpoint-limits.js';
-import { SerialEndpointLimits } from '../../src/api/v2/serial-endpoint-limits.js';
+import { SerialEndpointLimits } from '../helpers/serial-endpoint-limits.js';
 import { connectionClient } from '../../src/cli/connection.js';
 import { OrganisationLimits } from '../../src/cli/v2-endpoint-limits.js';
 import type { Connection } from '../../src/config/job-types.js';

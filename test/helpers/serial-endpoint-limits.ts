@@ -4,7 +4,7 @@
  * (learnt-limits.ts) is plugged in through `connectionClient`'s `endpointLimits`; tests use it
  * against an emulator without v2 limits, or with generous ones.
  */
-import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
+import type { EndpointAnswer, EndpointLimits, LearntLimit } from '../../src/api/v2/endpoint-limits.js';
 
 /** v2's window until an answer says otherwise (spec/api-v2-notes.md, "Access and limits"). */
 const ASSUMED_WINDOW_MS = 1000;
