@@ -101,6 +101,34 @@ function systemCodeOf(error: unknown): string {
 }
 
 /**
+ * Report files flushed together, by one timer and when any of them has a batch: a row's lines in
+ * results.csv, rejected.csv and changes.csv reach the disk back to back, so a run killed at any
+ * moment leaves the files agreeing (but for the instant between two writes), never a row in one
+ * and not in the other for a whole flush interval.
+ */
+export class CsvFlushGroup {
+  readonly #files: CsvFile[] = [];
+  readonly #timer: NodeJS.Timeout;
+
+  constructor() {
+    this.#timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS);
+    this.#timer.unref();
+  }
+
+  add(file: CsvFile): void {
+    this.#files.push(file);
+  }
+
+  flush(): void {
+    for (const file of this.#files) file.flush();
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+  }
+}
+
+/**
  * An append-only report CSV file (owner-readable only), flushed in batches of whole rows. A write that fails, or writes only
  * part of a batch, is undone (the file is cut back to its last whole row) and remembered: the next
  * append or close throws it, so the job stops without a half-written row.
@@ -108,7 +136,7 @@ function systemCodeOf(error: unknown): string {
 export class CsvFile {
   private readonly fd: number;
   private buffer = '';
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: NodeJS.Timeout | undefined;
   /** Bytes of whole rows on disk. */
   private written = 0;
   private failure: ReportWriteError | undefined;
@@ -120,6 +148,8 @@ export class CsvFile {
     private readonly neutralise: boolean,
     /** rejected.csv is written as the input was (input-csv-format.ts). @default UTF-8, comma, LF */
     private readonly format: CsvFormat = REPORT_CSV,
+    /** Flushed with these other files rather than on a timer of its own. */
+    private readonly group?: CsvFlushGroup,
   ) {
     // A new file replaces one left by an earlier run (it keeps neither its mode nor its inode), and no link at the name is followed (safe-file.ts).
     try {
@@ -130,14 +160,18 @@ export class CsvFile {
     this.buffer = format.preamble + format.line(header);
     this.flush();
     this.throwIfFailed();
-    this.timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS);
-    this.timer.unref();
+    if (group === undefined) {
+      this.timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS);
+      this.timer.unref();
+    } else {
+      group.add(this);
+    }
   }
 
   append(cells: readonly string[]): void {
     this.throwIfFailed();
     this.buffer += this.format.line(this.neutralise ? cells.map(spreadsheetSafe) : cells);
-    if (this.buffer.length >= FLUSH_BYTES) this.flush();
+    if (this.buffer.length >= FLUSH_BYTES) (this.group ?? this).flush();
     this.throwIfFailed();
   }
 
@@ -189,6 +223,8 @@ export class ReportWriter {
   private readonly results: CsvFile;
   private readonly rejected: CsvFile;
   private readonly changes: CsvFile;
+  /** results.csv, rejected.csv and changes.csv reach the disk together. */
+  private readonly flushGroup = new CsvFlushGroup();
   private readonly failedColumns: FailedRowColumns;
   private readonly digest: RunDigest;
   private closed = false;
@@ -202,12 +238,12 @@ export class ReportWriter {
     this.digest = new RunDigest(limits);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.paths = reportPaths(dir, job);
-    this.results = new CsvFile(this.paths.results, RESULT_COLUMNS, true);
+    this.results = new CsvFile(this.paths.results, RESULT_COLUMNS, true, REPORT_CSV, this.flushGroup);
     this.failedColumns = failedRowColumns(input.header);
     // rejected.csv is fed back as input: it keeps the input's values exactly, `=` and `@` included,
     // in the input's encoding, delimiter and line ends.
-    this.rejected = new CsvFile(this.paths.rejected, this.failedColumns.header, false, inputCsvFormat(input.layout));
-    this.changes = new CsvFile(this.paths.changes, CHANGE_COLUMNS, true);
+    this.rejected = new CsvFile(this.paths.rejected, this.failedColumns.header, false, inputCsvFormat(input.layout), this.flushGroup);
+    this.changes = new CsvFile(this.paths.changes, CHANGE_COLUMNS, true, REPORT_CSV, this.flushGroup);
   }
 
   /** The departed step's writes, for the run report's "least the data needed" (`RunDigest.addDepartedWrites`). */
@@ -260,6 +296,7 @@ export class ReportWriter {
 
   /** Flushes and closes the CSVs; the first write failure, if any (the files end at their last whole row). */
   closeRows(): ReportWriteError | undefined {
+    this.flushGroup.close();
     let failure: ReportWriteError | undefined;
     for (const file of [this.results, this.rejected, this.changes]) {
       try {
