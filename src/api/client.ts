@@ -21,7 +21,7 @@ import {
 } from './envelopes.js';
 import { errorFromResponse, type RequestContext } from './error-mapping.js';
 import { httpExchange } from './http-exchange.js';
-import { ApiError, InvalidTokenError, RateLimitedError, type ApiErrorContext } from './errors.js';
+import { ApiError, InvalidTokenError, type ApiErrorContext } from './errors.js';
 import { silentLogger, type ApiLogger } from './logger.js';
 import { limiterFailure } from './limiter.js';
 import { runInSlot } from './limiter-slots.js';
@@ -36,7 +36,8 @@ import {
   checkTemplate,
   checkText,
 } from './request-checks.js';
-import { DEFAULT_RETRY, decideRetry, type RetryOptions } from './retry-policy.js';
+import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
+import { retryAfterFailure, type AttemptParts } from './failed-attempt.js';
 import { baseUrlProblems } from './base-url.js';
 import { stripUrlAuth } from './strip-url-auth.js';
 import { ConnectionHealth, DEFAULT_UNAVAILABLE_AFTER_ATTEMPTS, DEFAULT_UNAVAILABLE_AFTER_MS } from './connection-health.js';
@@ -356,6 +357,10 @@ export class ApiClient implements ContactsApi {
     return encodeURIComponent(wireId);
   }
 
+  #attemptParts(): AttemptParts {
+    return { health: this.#health, retry: this.#retry, random: this.#random, sleep: this.#sleep, logger: this.#logger };
+  }
+
   /** Runs one call: attempts through the limiter until success or the retry policy says stop. */
   async #call<T>(spec: CallSpec<T>): Promise<T> {
     const limiter = this.#limiters[spec.group];
@@ -385,24 +390,7 @@ export class ApiClient implements ContactsApi {
         if (!started) throw limiterFailure(limiter, error);
         if (!(error instanceof ApiError)) throw error;
         if (error === this.#health.stopped) throw error;
-        this.#health.failed(spec.operation, error);
-        // This very answer may have stopped the connection: no retry then.
-        if (this.#health.stopped !== undefined) {
-          // A create or send that may have taken effect is still reported as such.
-          const decision = decideRetry({ operation: spec.operation, error, attempt, retry: this.#retry, random: this.#random });
-          throw !decision.retry && decision.error.code === 'OUTCOME_UNKNOWN' ? decision.error : this.#health.stopped;
-        }
-        const decision = decideRetry({ operation: spec.operation, error, attempt, retry: this.#retry, random: this.#random });
-        if (!decision.retry) throw decision.error;
-        this.#logger.info(
-          { operation: spec.operation, path: error.path, code: error.code, status: error.status, attempt, delayMs: decision.delayMs },
-          'api call retried',
-        );
-        // After a Retry-After the whole connection is paused until pausedUntil: this call sleeps it
-        // here, the others in beforeAttempt.
-        const pausedUntil = this.#health.pausedUntil;
-        await this.#sleep(decision.delayMs);
-        if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) waitedUntil = pausedUntil;
+        waitedUntil = await retryAfterFailure(this.#attemptParts(), { operation: spec.operation, error, attempt, waitedUntil });
       }
     }
     // decideRetry refuses a retry once attempt > retry.limit, so the loop always returns or throws.

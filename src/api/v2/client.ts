@@ -36,7 +36,8 @@ import { silentLogger, type ApiLogger } from '../logger.js';
 import { V2_SURFACE } from '../platform-surface.js';
 import { tokenRedactor } from '../redact-token.js';
 import { checkAttachment, checkContactId, checkFields, checkQuickReplies, checkSearch, checkTags, checkTemplate, checkText } from '../request-checks.js';
-import { decideRetry, type RetryOptions } from '../retry-policy.js';
+import type { RetryOptions } from '../retry-policy.js';
+import { retryAfterFailure } from '../failed-attempt.js';
 import { type ApiOperation, type Contact, type ContactPage, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
 import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
 import { DEFAULT_SETTLE_SKEW_MS, settledMessageId } from './send-settlement.js';
@@ -440,23 +441,10 @@ export class V2Client implements ContactsApi {
       if (outcome.ok) return outcome.value;
       const { error } = outcome;
       if (error === this.#health.stopped || error === this.#refusedToken) throw error;
-      this.#health.failed(spec.operation, error);
-      const decision = decideRetry({
-        operation: spec.operation,
-        error,
-        attempt,
-        retry: this.#retry,
-        random: this.#random,
-        ...(spec.idempotent === undefined ? {} : { idempotent: spec.idempotent }),
-      });
-      if (this.#health.stopped !== undefined) {
-        throw !decision.retry && decision.error.code === 'OUTCOME_UNKNOWN' ? decision.error : this.#health.stopped;
-      }
-      if (!decision.retry) throw decision.error;
-      this.#logger.info({ operation: spec.operation, path: error.path, code: error.code, status: error.status, attempt, delayMs: decision.delayMs }, 'api call retried');
-      const pausedUntil = this.#health.pausedUntil;
-      await this.#sleep(decision.delayMs);
-      if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) waitedUntil = pausedUntil;
+      waitedUntil = await retryAfterFailure(
+        { health: this.#health, retry: this.#retry, random: this.#random, sleep: this.#sleep, logger: this.#logger },
+        { operation: spec.operation, ...(spec.idempotent === undefined ? {} : { idempotent: spec.idempotent }), error, attempt, waitedUntil },
+      );
     }
   }
 
