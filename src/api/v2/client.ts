@@ -31,7 +31,6 @@ import {
   PageLimitError,
   RateLimitedError,
   RequestInvalidError,
-  V2CannotCreateError,
   type ApiErrorContext,
 } from '../errors.js';
 import { silentLogger, type ApiLogger } from '../logger.js';
@@ -43,7 +42,7 @@ import { type ApiOperation, type Contact, type ContactPage, type MessageElement,
 import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
 import { DEFAULT_SETTLE_SKEW_MS, settledMessageId } from './send-settlement.js';
 import { readContactIdAnswer, readCursorPage, readListedMessage, readMessageIdAnswer, type ListedMessage } from './v2-answers.js';
-import { idIdentifier, isIdentifierValue, keyIdentifier, readV2Contact, v2ContactBody } from './v2-contact-shape.js';
+import { idIdentifier, isIdentifierValue, keyIdentifier, readV2Contact, v2ContactBody, v2CreateBy } from './v2-contact-shape.js';
 
 export interface V2ClientOptions {
   /** The API root as the official SDK has it, like `https://api.respond.io/v2`: paths `/contact/...` are appended. */
@@ -275,11 +274,9 @@ export class V2Client implements ContactsApi {
    */
   async createContact(fields: Record<string, string>): Promise<{ id: string }> {
     checkFields('createContact', fields);
-    const by = (['email', 'phone'] as const).find((name) => isIdentifierValue(name, fields[name] ?? ''));
-    const missing: Array<'identifier' | 'firstName'> = [];
-    if (by === undefined) missing.push('identifier');
-    if ((fields.firstName ?? '').trim() === '') missing.push('firstName');
-    if (by === undefined || missing.length > 0) throw new V2CannotCreateError(missing);
+    const creatable = v2CreateBy(fields);
+    if (!creatable.ok) throw creatable.error;
+    const { by } = creatable;
     const id = await this.#call({
       operation: 'createContact',
       method: 'POST',
