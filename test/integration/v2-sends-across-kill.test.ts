@@ -10,7 +10,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { messageHash } from '../../src/state/message-hash.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
-import { startCli, useCliChildren, waitUntil } from '../helpers/cli-process.js';
+import { startCli, useCliChildren, waitForQuiet, waitUntil } from '../helpers/cli-process.js';
 import { startRecordingProxy, type RecordingProxy } from '../helpers/recording-proxy.js';
 
 const WORKSPACE_TOKEN = 'workspace-token-5d8e02';
@@ -18,19 +18,6 @@ const ROWS = 4;
 const WAIT_MS = 15_000;
 const COMMAND = ['run', 'jobs.yaml', '--report-dir', 'reports', '--log-level', 'warn'];
 const isSend = (method: string, path: string): boolean => method === 'POST' && /\/message$/.test(path.split('?')[0] ?? '');
-
-/** Resolves once no request reached the emulator's v2 surface for `quietMs` (bounded by WAIT_MS). */
-async function waitForQuiet(platform: RunningEmulator, quietMs: number): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  let seen = -1;
-  while (Date.now() < deadline) {
-    const now = platform.v2Counters().total.received;
-    if (now === seen) return;
-    seen = now;
-    await new Promise((resolve) => setTimeout(resolve, quietMs));
-  }
-  throw new Error(`requests kept reaching the emulator for ${WAIT_MS} ms after the kill`);
-}
 
 describe('a v2 run killed while a greeting was on the wire, then run again', () => {
   const children = useCliChildren();
@@ -68,7 +55,7 @@ describe('a v2 run killed while a greeting was on the wire, then run again', () 
     await waitUntil(() => held >= 1, 'a greeting was stored by the platform and its answer held', WAIT_MS, killed);
     killed.child.kill('SIGKILL');
     expect(await killed.exited(WAIT_MS)).toEqual({ code: null, signal: 'SIGKILL' });
-    await waitForQuiet(platform, 50);
+    await waitForQuiet(() => platform.v2Counters().total.received, 50, WAIT_MS);
     holding = false;
     const greetedAtKill = platform.v2Messages().length;
     expect(greetedAtKill).toBeGreaterThanOrEqual(1);
