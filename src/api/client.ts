@@ -9,7 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type Bottleneck from 'bottleneck';
 import { type AttachmentType, type ApiGroup } from '../limits.js';
 import { ApiCallStats } from './call-stats.js';
-import type { ContactsApi, SendOptions } from './contacts-api.js';
+import type { ContactsApi, SendOptions, SentMessage } from './contacts-api.js';
 import { V1_SURFACE } from './platform-surface.js';
 import {
   parseJsonBody,
@@ -330,6 +330,11 @@ export class ApiClient implements ContactsApi {
     checkContactId('sendMessage', id);
     checkTemplate(template);
     await this.#send(id, whatsappTemplateElement(template), options);
+  }
+
+  /** v1 cannot read a contact's messages (`surface.sendsReadable` is false): the planner never asks. */
+  findSentMessage(_id: string, _message: MessageElement, _sinceMs: number): Promise<SentMessage | undefined> {
+    return Promise.reject(new TypeError('API v1 cannot read a contact\'s messages (surface.sendsReadable is false): findSentMessage is not called on v1'));
   }
 
   async #send(id: string, element: MessageElement, options: SendOptions | undefined): Promise<void> {

@@ -4,7 +4,7 @@
  * on this interface and plans with its `surface` (platform-surface.ts).
  */
 import type { AttachmentType } from '../limits.js';
-import type { ApiOperation, Contact, ContactPage, WhatsappTemplate } from './wire-types.js';
+import type { ApiOperation, Contact, ContactPage, MessageElement, WhatsappTemplate } from './wire-types.js';
 import type { PlatformSurface } from './platform-surface.js';
 
 export interface SendOptions {
@@ -24,6 +24,11 @@ export interface SendOptions {
  */
 export interface SendReceipt {
   readonly messageId?: string;
+}
+
+/** A message the platform shows was sent to a contact: its `messageId` (API v2). */
+export interface SentMessage {
+  readonly messageId: string;
 }
 
 /** Counts per operation, for reports and benchmarks. Retries and 429s are counted apart. */
@@ -82,6 +87,14 @@ export interface ContactsApi {
    * `{status: "success", data: {...}}` on a reseller's page: any 2xx with a success status is sent.
    */
   sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<void | SendReceipt>;
+  /**
+   * The message `message` sent to contact `id` no earlier than `sinceMs` (ms since the epoch, less
+   * the platform's clock skew), read from the contact's message list; undefined when the list
+   * shows none. Only a surface with `sendsReadable` can answer: the planner never calls it on
+   * another (v1's `ApiClient` throws). It settles a send an earlier run left "maybe sent"
+   * (docs/reliability.md, "Messages exactly once on v2").
+   */
+  findSentMessage(id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined>;
   /** Calls made through this client so far. */
   readonly stats: CallStats;
 }

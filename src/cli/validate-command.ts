@@ -1,7 +1,9 @@
 /**
  * `contact-sync validate <jobs.yaml>`: the config, the header and every row through the mapper,
  * with no API call. Exit 0 when every row maps, 1 when some rows would fail, 2 for config or input
- * errors. The same checks as `run`, so a green validate means run fails no row for its data.
+ * errors. The same checks as `run`, so a green validate means run fails no row for its data: on a
+ * v2 connection that creates contacts, a row v2 cannot create (`V2_CANNOT_CREATE`, the v2 client's
+ * own rule on the create the run would send) is one of them.
  */
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -17,6 +19,10 @@ import { loadJobs } from './load-jobs.js';
 import { ProblemsFile } from './problems-file.js';
 import { tagCaseLine } from './summary-table.js';
 import { counted } from '../pipeline/report/counted.js';
+import { V2_SURFACE } from '../api/platform-surface.js';
+import { v2CreateBy } from '../api/v2/v2-contact-shape.js';
+import { planCreate } from '../pipeline/row/plan.js';
+import type { ContactDraft } from '../pipeline/types.js';
 
 /** Row problems printed per job; the rest are counted. */
 const SHOWN_PROBLEMS = 50;
@@ -90,6 +96,7 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     const tagCase = { rows: 0, firstLine: 0, example: [] as string[] };
     const input = inputName(job);
     const keyIndex = source.header.indexOf(job.key.column);
+    const v2Creates = createsOnV2(job);
     for await (const record of source.records) {
       rows++;
       let problem: { code: string; message: string } | undefined;
@@ -114,6 +121,7 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
             if (listed.size < SHOWN_PROBLEMS) listed.add(mapped.draft.key);
             repeatedSet.seenBefore(mapped.draft.key);
           }
+          if (v2Creates) problem = v2CreateProblem(mapped.draft);
         }
       }
       if (problem !== undefined) {
@@ -136,6 +144,22 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     codes.push(invalid > 0 ? EXIT.rowsFailed : EXIT.ok);
   }
   return worstExit(codes);
+}
+
+/** Whether the job's rows may create contacts on API v2 (`mode` upsert or create on a v2 connection). */
+function createsOnV2(job: Job): boolean {
+  return job.connection.api === 'v2' && (job.mode === 'upsert' || job.mode === 'create');
+}
+
+/**
+ * Why v2 cannot create the row's contact, as a run fails it: the v2 client's rule (`v2CreateBy`)
+ * asked of the create the run would send (`planCreate`'s first call); undefined when it can.
+ */
+function v2CreateProblem(draft: ContactDraft): { code: string; message: string } | undefined {
+  const [create] = planCreate(draft, V2_SURFACE).operations;
+  const creatable = v2CreateBy(create?.kind === 'createContact' ? create.fields : {});
+  if (creatable.ok) return undefined;
+  return { code: creatable.error.code, message: `${creatable.error.message} (a run fails this row when no contact holds its key yet)` };
 }
 
 /** The job's `onDuplicateRows`, or undefined with `mode: message`, where it does not apply. */

@@ -2,7 +2,8 @@
  * The message journal (docs/messages.md): the messages sent, or maybe sent, to each contact, by
  * hash of the rendered message (table `messages`), and the keys whose row owes a message that has
  * not left yet (table `messages_due`, schema version 2; docs/reliability.md, "Messages journalled
- * when they leave"). It is what keeps a message at most once across a kill and a re-run.
+ * when they leave"). It is what keeps a message at most once across a kill and a re-run, and on
+ * API v2 exactly once: a send recorded `sent` keeps the platform's `messageId` (schema version 12).
  *
  * `record` and `markDue` are single statements that the store commits fsynced (`StateStore`'s
  * `synchronous = FULL` writes): a lost mark could send a message twice, or lose a greeting.
@@ -12,11 +13,20 @@ import type Database from 'better-sqlite3';
 /** `sent`: the platform accepted it. `unknown`: it may have been delivered (or is being sent). */
 export type MessageStatus = 'sent' | 'unknown';
 
+/** The journal's record of one message to one contact. */
+export interface MessageRecord {
+  readonly status: MessageStatus;
+  /** When it was recorded (ms since the epoch): for `unknown`, when the send left. */
+  readonly recordedAt: number;
+  /** The platform's id of the message (API v2's sends); null when none is known. */
+  readonly messageId: string | null;
+}
+
 export class MessageJournal {
   readonly #now: () => number;
   readonly #get: Database.Statement<[string, string], { status: MessageStatus }>;
-  readonly #getRecord: Database.Statement<[string, string], { status: MessageStatus; recordedAt: number }>;
-  readonly #upsert: Database.Statement<[string, string, MessageStatus, number]>;
+  readonly #getRecord: Database.Statement<[string, string], MessageRecord>;
+  readonly #upsert: Database.Statement<[string, string, MessageStatus, number, string | null]>;
   readonly #delete: Database.Statement<[string, string]>;
   readonly #count: Database.Statement<[], { n: number }>;
   readonly #markDue: Database.Statement<[string, number]>;
@@ -26,10 +36,10 @@ export class MessageJournal {
   constructor(db: Database.Database, now: () => number) {
     this.#now = now;
     this.#get = db.prepare('SELECT status FROM messages WHERE contact_id = ? AND message_hash = ?');
-    this.#getRecord = db.prepare('SELECT status, recorded_at AS recordedAt FROM messages WHERE contact_id = ? AND message_hash = ?');
+    this.#getRecord = db.prepare('SELECT status, recorded_at AS recordedAt, message_id AS messageId FROM messages WHERE contact_id = ? AND message_hash = ?');
     this.#upsert = db.prepare(
-      `INSERT INTO messages (contact_id, message_hash, status, recorded_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (contact_id, message_hash) DO UPDATE SET status = excluded.status, recorded_at = excluded.recorded_at`,
+      `INSERT INTO messages (contact_id, message_hash, status, recorded_at, message_id) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (contact_id, message_hash) DO UPDATE SET status = excluded.status, recorded_at = excluded.recorded_at, message_id = excluded.message_id`,
     );
     this.#delete = db.prepare('DELETE FROM messages WHERE contact_id = ? AND message_hash = ?');
     this.#count = db.prepare('SELECT count(*) AS n FROM messages');
@@ -43,13 +53,16 @@ export class MessageJournal {
     return this.#get.get(contactId, messageHash) !== undefined;
   }
 
-  /** Records a message to a contact as `status`, replacing an earlier record (the store fsyncs it). */
-  record(contactId: string, messageHash: string, status: MessageStatus): void {
-    this.#upsert.run(contactId, messageHash, status, this.#now());
+  /**
+   * Records a message to a contact as `status`, with the platform's `messageId` when one is known,
+   * replacing an earlier record (the store fsyncs it).
+   */
+  record(contactId: string, messageHash: string, status: MessageStatus, messageId?: string): void {
+    this.#upsert.run(contactId, messageHash, status, this.#now(), messageId ?? null);
   }
 
-  /** The record of this message to this contact, and when it was made. */
-  recordOf(contactId: string, messageHash: string): { status: MessageStatus; recordedAt: number } | undefined {
+  /** The record of this message to this contact, when it was made, and its messageId. */
+  recordOf(contactId: string, messageHash: string): MessageRecord | undefined {
     return this.#getRecord.get(contactId, messageHash);
   }
 

@@ -206,6 +206,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX contacts_by_verified ON contacts (verified_at, key);
     `,
   },
+  {
+    version: 12,
+    description: 'the messageId of a send',
+    sql: `
+      -- The platform's messageId of a message recorded \`sent\` on API v2: its send's answer, or the
+      -- contact's message list that settled a send whose answer was lost (by this run, or by a later
+      -- one: docs/reliability.md, "Messages exactly once on v2"). NULL for v1's sends (v1 answers
+      -- none), for an \`unknown\` mark, and for every send recorded before this column.
+      ALTER TABLE messages ADD COLUMN message_id TEXT;
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

@@ -38,7 +38,7 @@ import {
 } from './contacts-table.js';
 import type { IdSurface, StoredContact } from './known-contact.js';
 import { DepartedKeys, type DepartedRecord, type Departure } from './departed-keys.js';
-import { MessageJournal, type MessageStatus } from './message-journal.js';
+import { MessageJournal, type MessageRecord, type MessageStatus } from './message-journal.js';
 import { RunJournal, type RunFinish, type RunRecord, type RunStart } from './run-journal.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
 import { prepareStateFile, removeStateFiles, stateFilePaths } from './state-file.js';
@@ -402,16 +402,18 @@ export class StateStore {
    * Records a message to a contact, fsynced before it returns. For at-most-once across a kill,
    * record `unknown` before sending and `sent` once the platform accepted it; if the send surely
    * failed (429, refused connection, rejected request), `forgetMessage` lets a later run send it.
+   * A `sent` record keeps the platform's `messageId` when the surface answers one (API v2).
    */
-  recordMessage(contactId: string, messageHash: string, status: MessageStatus): void {
-    this.#durably(() => this.#messages.record(contactId, messageHash, status));
+  recordMessage(contactId: string, messageHash: string, status: MessageStatus, messageId?: string): void {
+    this.#durably(() => this.#messages.record(contactId, messageHash, status, messageId));
   }
 
   /**
    * The journal's record of this message to this contact: `sent`, or `unknown` (it left and no
-   * answer was recorded: a kill while it was on the wire, or an unknown outcome), and when.
+   * answer was recorded: a kill while it was on the wire, or an unknown outcome), when, and the
+   * platform's messageId of a `sent` one on API v2.
    */
-  messageRecord(contactId: string, messageHash: string): { status: MessageStatus; recordedAt: number } | undefined {
+  messageRecord(contactId: string, messageHash: string): MessageRecord | undefined {
     return this.#messages.recordOf(contactId, messageHash);
   }
 

@@ -102,6 +102,22 @@ export async function waitUntil(condition: () => boolean, what: string, timeoutM
 }
 
 /**
+ * Resolves once `received()` (the requests a platform received so far) stayed the same for
+ * `quietMs`: what a killed process sent has landed. Rejects after `timeoutMs`.
+ */
+export async function waitForQuiet(received: () => number, quietMs: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let seen = -1;
+  while (Date.now() < deadline) {
+    const now = received();
+    if (now === seen) return;
+    seen = now;
+    await new Promise((resolve) => setTimeout(resolve, quietMs));
+  }
+  throw new Error(`requests kept reaching the platform for ${timeoutMs} ms after the kill`);
+}
+
+/**
  * For a describe block that runs the CLI as child processes: builds dist/ once before the block,
  * and SIGKILLs every child still running after each test, so no test leaves one behind.
  * `track(cli)` registers a child and returns it.

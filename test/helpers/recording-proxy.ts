@@ -37,6 +37,12 @@ export async function startRecordingProxy(
      * after the platform did the work).
      */
     dropAnswer?: (method: string, path: string) => boolean;
+    /**
+     * Told each request's method and path: `true` forwards the request, waits for the target's
+     * whole answer and then keeps it: the client waits on until it is killed or the proxy closed
+     * (a process killed while its request was on the wire, after the platform did the work).
+     */
+    holdAnswer?: (method: string, path: string) => boolean;
   } = {},
 ): Promise<RecordingProxy> {
   const target = new URL(targetUrl);
@@ -52,6 +58,10 @@ export async function startRecordingProxy(
       const upstream = request(
         { agent, host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: forwardHeaders(incoming.headers, target.host) },
         (answer) => {
+          if (options.holdAnswer?.(incoming.method ?? 'GET', incoming.url ?? '/') === true) {
+            answer.resume();
+            return;
+          }
           if (options.dropAnswer?.(incoming.method ?? 'GET', incoming.url ?? '/') === true) {
             answer.resume();
             answer.on('end', () => outgoing.destroy());

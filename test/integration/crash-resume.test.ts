@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import type { CallCounters, FaultOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
-import { type CliProcess, startCli, useCliChildren, waitUntil } from '../helpers/cli-process.js';
+import { type CliProcess, startCli, useCliChildren, waitForQuiet, waitUntil } from '../helpers/cli-process.js';
 import { STATE_FILE, STATE_JOB, asExpected, contactsByKey, customerKey, expectedCustomer } from '../helpers/state-fixtures.js';
 
 const ROWS = 30;
@@ -76,19 +76,6 @@ const KILL_POINTS: KillPoint[] = [
   },
 ];
 
-/** Resolves once no request reached the emulator for `quietMs` (bounded by WAIT_MS). */
-async function waitForQuiet(platform: RunningEmulator, quietMs: number): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  let seen = -1;
-  while (Date.now() < deadline) {
-    const now = platform.counters(TOKEN).total.received;
-    if (now === seen) return;
-    seen = now;
-    await new Promise((resolve) => setTimeout(resolve, quietMs));
-  }
-  throw new Error(`requests kept reaching the emulator for ${WAIT_MS} ms after the kill`);
-}
-
 /** The rows of a report CSV; throws if it is not valid CSV. */
 function readReport(ws: Workspace, file: string): Array<Record<string, string>> {
   return parse<Record<string, string>>(readFileSync(join(ws.dir, 'reports', file), 'utf8'), { columns: true, bom: true });
@@ -126,7 +113,7 @@ describe('run killed with SIGKILL, then run again: the platform ends as if the f
       // not race them (no client could): wait until every create received is stored and no
       // request arrived for 50 ms.
       await waitUntil(() => platform.contacts(TOKEN).length === platform.counters(TOKEN).byOperation.createContact.received, 'the creates in flight landed', WAIT_MS);
-      await waitForQuiet(platform, 50);
+      await waitForQuiet(() => platform.counters(TOKEN).total.received, 50, WAIT_MS);
 
       // The killed run's reports are valid CSV, each row reported at most once.
       const lines = readReport(ws, 'import.results.csv').map((row) => row.line);

@@ -54,6 +54,47 @@ describe('validate', () => {
     expect(callsByOperation(emulator()).total).toBe(0);
   });
 
+  it('on a v2 connection, flags each row v2 cannot create with the run\'s V2_CANNOT_CREATE, file and line; mode update flags none', async () => {
+    const ws = workspace();
+    ws.write(
+      'customers.csv',
+      csvLines([
+        'customer_id,first_name,last_name,email,plan,segments',
+        'C1,Ann,Lee,ann@example.com,basic,a', // 2
+        'C2,Bob,Ray,,basic,a', // 3: neither an email nor a phone
+        'C3,,Poe,cid@example.com,basic,a', // 4: no firstName
+        'C4,,Fox,,basic,a', // 5: neither
+      ]),
+    );
+    const v2 = (job: string): string => jobsYaml({ url: emulator().v2Url, job, connectionExtra: '    api: v2' });
+    ws.write('jobs.yaml', v2(CUSTOMERS_JOB));
+
+    const run = await ws.run(['validate', 'jobs.yaml', '--problems', 'problems.csv']);
+
+    expect(run.exitCode).toBe(1);
+    expect(callsByOperation(emulator()).total).toBe(0);
+    expect(emulator().v2Counters().total.received).toBe(0);
+    const problems = run.stdout.split('\n').filter((line) => /customers\.csv:\d+: /.test(line));
+    expect(problems).toEqual([
+      expect.stringMatching(/customers\.csv:3: V2_CANNOT_CREATE: createContact: API v2 cannot create this contact: it has neither an email nor a phone; .* \(a run fails this row when no contact holds its key yet\)$/),
+      expect.stringMatching(/customers\.csv:4: V2_CANNOT_CREATE: createContact: API v2 cannot create this contact: it has no firstName; /),
+      expect.stringMatching(/customers\.csv:5: V2_CANNOT_CREATE: createContact: API v2 cannot create this contact: it has neither an email nor a phone and no firstName; /),
+    ]);
+    expect(run.stdout).toContain('import: 4 rows, 1 valid, 3 invalid');
+    const listed = parse<Record<string, string>>(readFileSync(join(ws.dir, 'problems.csv'), 'utf8'), { columns: true });
+    expect(listed.map((row) => [row.line, row.key, row.error_code])).toEqual([
+      ['3', 'C2', 'V2_CANNOT_CREATE'],
+      ['4', 'C3', 'V2_CANNOT_CREATE'],
+      ['5', 'C4', 'V2_CANNOT_CREATE'],
+    ]);
+
+    // mode update never creates: nothing to flag. The same file on v1 creates them all.
+    ws.write('jobs.yaml', v2(`${CUSTOMERS_JOB}\nmode: update`));
+    expect((await ws.run(['validate', 'jobs.yaml'])).stdout).toContain('import: 4 rows, 4 valid, 0 invalid');
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: CUSTOMERS_JOB }));
+    expect((await ws.run(['validate', 'jobs.yaml'])).exitCode).toBe(0);
+  });
+
   it('exits 2 on a config error, naming it', async () => {
     const ws = workspace();
     ws.write('customers.csv', customersCsv(3));

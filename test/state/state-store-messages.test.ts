@@ -46,6 +46,17 @@ describe('messages', () => {
     store.recordMessage('100', welcome, 'sent');
     expect(store.summary().messages).toBe(1);
   });
+
+  test('a v2 send keeps its messageId across a reopen; a v1 send and a maybe-sent mark have none', () => {
+    store.recordMessage('100', welcome, 'unknown');
+    expect(store.messageRecord('100', welcome)).toMatchObject({ status: 'unknown', messageId: null });
+    store.recordMessage('100', welcome, 'sent', 'm-41');
+    store.recordMessage('200', welcome, 'sent');
+    store.close();
+    store = StateStore.open(temp.statePath(), { job: 'welcome', keyField: 'customerid' });
+    expect(store.messageRecord('100', welcome)).toMatchObject({ status: 'sent', messageId: 'm-41' });
+    expect(store.messageRecord('200', welcome)).toMatchObject({ status: 'sent', messageId: null });
+  });
 });
 
 describe('messageHash', () => {

@@ -10,7 +10,9 @@
  * - a key in `email` or `phone` is read by one `GET /contact/email:...`, another by a filtered
  *   `POST /contact/list`; lists give 100 contacts a page with a cursor;
  * - a create is one `create_or_update` by the contact's email or phone: retried as an update is;
- * - a send whose answer was lost is settled by reading the contact's messages (send-settlement.ts).
+ * - a send whose answer was lost is settled by reading the contact's messages (send-settlement.ts),
+ *   in the same process, and by `findSentMessage` in a later run for a send an earlier one left
+ *   "maybe sent" (killed while it was on the wire).
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AttachmentType } from '../../limits.js';
@@ -18,7 +20,7 @@ import { V2_MAX_PAGE_SIZE } from '../../limits.js';
 import { ApiCallStats } from '../call-stats.js';
 import { checkBaseUrl, checkPositiveInteger, checkRetry } from '../client.js';
 import { ConnectionHealth, DEFAULT_UNAVAILABLE_AFTER_ATTEMPTS, DEFAULT_UNAVAILABLE_AFTER_MS } from '../connection-health.js';
-import type { ContactsApi, SendOptions, SendReceipt } from '../contacts-api.js';
+import type { ContactsApi, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
 import { parseJsonBody } from '../envelopes.js';
 import { errorFromResponse, type RequestContext } from '../error-mapping.js';
 import { httpExchange } from '../http-exchange.js';
@@ -29,7 +31,6 @@ import {
   PageLimitError,
   RateLimitedError,
   RequestInvalidError,
-  V2CannotCreateError,
   type ApiErrorContext,
 } from '../errors.js';
 import { silentLogger, type ApiLogger } from '../logger.js';
@@ -38,11 +39,11 @@ import { tokenRedactor } from '../redact-token.js';
 import { checkAttachment, checkContactId, checkFields, checkQuickReplies, checkSearch, checkTags, checkTemplate, checkText } from '../request-checks.js';
 import type { RetryOptions } from '../retry-policy.js';
 import { retryAfterFailure } from '../failed-attempt.js';
-import { type ApiOperation, type Contact, type ContactPage, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
+import { type ApiOperation, type Contact, type ContactPage, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
 import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
 import { DEFAULT_SETTLE_SKEW_MS, settledMessageId } from './send-settlement.js';
 import { readContactIdAnswer, readCursorPage, readListedMessage, readMessageIdAnswer, type ListedMessage } from './v2-answers.js';
-import { idIdentifier, isIdentifierValue, keyIdentifier, readV2Contact, v2ContactBody } from './v2-contact-shape.js';
+import { idIdentifier, isIdentifierValue, keyIdentifier, readV2Contact, v2ContactBody, v2CreateBy } from './v2-contact-shape.js';
 
 export interface V2ClientOptions {
   /** The API root as the official SDK has it, like `https://api.respond.io/v2`: paths `/contact/...` are appended. */
@@ -119,6 +120,23 @@ function listFilter(field: string, value: string): unknown {
 function headerNumber(value: string | string[] | undefined): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   return text !== undefined && /^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
+}
+
+/**
+ * The `message` of a v2 send for a message element: what the send's body carries and what the
+ * contact's message list shows of it (the one place of that shape, for sending and settling).
+ */
+function v2Message(element: MessageElement): object {
+  switch (element.type) {
+    case 'text':
+      return { type: 'text', text: element.text };
+    case 'quick_reply':
+      return { type: 'quick_reply', title: element.title, replies: element.replies.map(String) };
+    case 'whatsapp_template':
+      return element;
+    default:
+      return { type: 'attachment', attachment: { type: element.type, url: element.url } };
+  }
 }
 
 /** v1's page shape for one page of contacts, as `searchContactsPage` answers (`check` reads it). */
@@ -257,11 +275,9 @@ export class V2Client implements ContactsApi {
    */
   async createContact(fields: Record<string, string>): Promise<{ id: string }> {
     checkFields('createContact', fields);
-    const by = (['email', 'phone'] as const).find((name) => isIdentifierValue(name, fields[name] ?? ''));
-    const missing: Array<'identifier' | 'firstName'> = [];
-    if (by === undefined) missing.push('identifier');
-    if ((fields.firstName ?? '').trim() === '') missing.push('firstName');
-    if (by === undefined || missing.length > 0) throw new V2CannotCreateError(missing);
+    const creatable = v2CreateBy(fields);
+    if (!creatable.ok) throw creatable.error;
+    const { by } = creatable;
     const id = await this.#call({
       operation: 'createContact',
       method: 'POST',
@@ -277,25 +293,37 @@ export class V2Client implements ContactsApi {
   async sendText(id: string, text: string, options?: SendOptions): Promise<SendReceipt> {
     checkContactId('sendMessage', id);
     checkText(text);
-    return this.#send(id, { type: 'text', text }, options);
+    return this.#send(id, v2Message({ type: 'text', text }), options);
   }
 
   async sendAttachment(id: string, type: AttachmentType, url: string, options?: SendOptions): Promise<SendReceipt> {
     checkContactId('sendMessage', id);
     checkAttachment(type, url);
-    return this.#send(id, { type: 'attachment', attachment: { type, url } }, options);
+    return this.#send(id, v2Message({ type, url }), options);
   }
 
   async sendQuickReplies(id: string, title: string, replies: readonly string[], options?: SendOptions): Promise<SendReceipt> {
     checkContactId('sendMessage', id);
     checkQuickReplies(title, replies);
-    return this.#send(id, { type: 'quick_reply', title, replies: replies.map(String) }, options);
+    return this.#send(id, v2Message({ type: 'quick_reply', title, replies: [...replies] }), options);
   }
 
   async sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<SendReceipt> {
     checkContactId('sendMessage', id);
     checkTemplate(template);
-    return this.#send(id, whatsappTemplateElement(template), options);
+    return this.#send(id, v2Message(whatsappTemplateElement(template)), options);
+  }
+
+  /**
+   * The send of `message` to contact `id` that left at `sinceMs` or later, as the contact's message
+   * list shows it (the same rule as a lost answer in this process: send-settlement.ts); undefined
+   * when the list shows none. Reads every page of the list (counted as `getContact`).
+   */
+  async findSentMessage(id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined> {
+    checkContactId('getContact', id);
+    const messageId = settledMessageId(await this.#messagesOf(id), v2Message(message), sinceMs, this.#settleSkewMs);
+    this.#logger.info({ operation: 'getContact', contactId: id, settled: messageId === undefined ? 'not sent' : 'sent', messageId }, 'an earlier run\'s maybe-sent message settled by the message list');
+    return messageId === undefined ? undefined : { messageId };
   }
 
   async #tags(operation: 'addTags' | 'removeTags', method: 'POST' | 'DELETE', id: string, tags: readonly string[]): Promise<void> {

@@ -6,7 +6,7 @@
  * `custom_fields`, and a read folds both back into `Contact.custom_fields` under the same names:
  * the row's `email` is the contact's `email` whichever surface wrote it.
  */
-import { MalformedResponseError, type ApiErrorContext } from '../errors.js';
+import { MalformedResponseError, V2CannotCreateError, type ApiErrorContext } from '../errors.js';
 import type { Contact } from '../wire-types.js';
 
 /** v2's top-level contact fields (`ContactFields`). */
@@ -59,6 +59,19 @@ const IDENTIFIER_FORMS: Readonly<Record<'email' | 'phone', RegExp>> = {
 /** Whether `value` of `field` can name a contact in a path: a well-formed email or E.164 phone. */
 export function isIdentifierValue(field: string, value: string): field is 'email' | 'phone' {
   return (field === 'email' || field === 'phone') && IDENTIFIER_FORMS[field].test(value);
+}
+
+/**
+ * How v2 creates a contact of these fields: by its email, else its phone (a well-formed one, the
+ * `create_or_update` identifier), with a firstName; else why it cannot (`V2_CANNOT_CREATE`). The
+ * one rule: the v2 client's create and `validate` (offline) both ask it.
+ */
+export function v2CreateBy(fields: Readonly<Record<string, string>>): { ok: true; by: 'email' | 'phone' } | { ok: false; error: V2CannotCreateError } {
+  const by = (['email', 'phone'] as const).find((name) => isIdentifierValue(name, fields[name] ?? ''));
+  const missing: Array<'identifier' | 'firstName'> = [];
+  if (by === undefined) missing.push('identifier');
+  if ((fields.firstName ?? '').trim() === '') missing.push('firstName');
+  return by === undefined || missing.length > 0 ? { ok: false, error: new V2CannotCreateError(missing) } : { ok: true, by };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

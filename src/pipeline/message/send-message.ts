@@ -5,17 +5,20 @@
  * state store the message is journalled as maybe-sent when the limiter releases it, just before it
  * leaves (not while it waits its turn), so no later run sends the same message to the same contact
  * again unless `message.repeat` is true, and a kill leaves unknown only the sends on the wire
- * (docs/reliability.md, "Messages").
+ * (docs/reliability.md, "Messages"). On a surface whose sends are readable (API v2) a send recorded
+ * `sent` keeps its `messageId`, and one an earlier run left unknown is settled by reading the
+ * contact's messages: exactly once (the pure rule: send-decision.ts).
  */
 import { ApiError, ApiUnavailableError, InvalidTokenError, OutcomeUnknownError } from '../../api/errors.js';
 import { RetryAfterTooLongError } from '../../api/connection-health.js';
 import { RateLimiterUnavailableError } from '../../api/rate-limiter-unavailable-error.js';
-import type { ContactsApi } from '../../api/contacts-api.js';
+import type { ContactsApi, SendReceipt } from '../../api/contacts-api.js';
 import { templateOf, type MessageElement } from '../../api/wire-types.js';
 import type { MessageSpec } from '../../config/job-types.js';
 import { messageHash } from '../../state/message-hash.js';
 import type { StateStore } from '../../state/state-store.js';
 import { renderMessage } from './message-render.js';
+import { decideSend, type MessageListRead } from './send-decision.js';
 
 /** The part of the state store a message's send uses: its journal of sends (at most once, docs/messages.md). */
 export type MessageStore = Pick<StateStore, 'messageRecord' | 'recordMessage' | 'forgetMessage'>;
@@ -46,22 +49,26 @@ export async function sendRowMessage(contactIds: readonly string[], values: Read
 async function sendOnce(contactId: string, element: MessageElement, context: SendContext): Promise<MessageOutcome> {
   const { api, spec, state } = context;
   const hash = messageHash(element);
-  if (!spec.repeat) {
-    const earlier = state?.messageRecord(contactId, hash);
-    if (earlier?.status === 'sent') {
-      return { status: 'skipped', error: 'this message was already sent to this contact (message.repeat: false)' };
-    }
-    // Reported again with its reason, as skipped: this run did nothing, and its exit code is not
-    // held at 1 by a send an earlier run already reported unknown.
-    if (earlier?.status === 'unknown') {
-      return {
-        status: 'skipped',
-        error:
-          `not sent again: an earlier run sent this message at ${new Date(earlier.recordedAt).toISOString()} and never learnt whether it arrived ` +
-          '(the run was stopped while it was on the wire, or the platform did not answer); it is not sent again: ' +
-          'check with the contact, then rerun with message.repeat: true to resend',
-      };
-    }
+  const earlier = spec.repeat ? undefined : state?.messageRecord(contactId, hash);
+  const facts = { repeat: spec.repeat, earlier, sendsReadable: api.surface.sendsReadable };
+  let step = decideSend(facts);
+  if (step.kind === 'read') {
+    // A dry run reads nothing here: the real run would settle the send or send it, once.
+    if (context.dryRun) return { status: 'sent', error: '' };
+    step = decideSend({ ...facts, listed: await readMessageList(api, contactId, element, step.sinceMs) });
+  }
+  switch (step.kind) {
+    case 'skip':
+      // Reported as skipped, with its reason: this run did nothing, and its exit code is not held
+      // at 1 by a send an earlier run already reported unknown.
+      return { status: 'skipped', error: step.reason };
+    case 'settled':
+      state?.recordMessage(contactId, hash, 'sent', step.messageId);
+      return { status: 'sent', error: step.note };
+    case 'read':
+      throw new Error('the send decision asked to read the message list twice');
+    case 'send':
+      break;
   }
   if (context.dryRun) return { status: 'sent', error: '' };
   let journalled = false;
@@ -76,19 +83,20 @@ async function sendOnce(contactId: string, element: MessageElement, context: Sen
   const forget = (): void => {
     if (journalled) state?.forgetMessage(contactId, hash);
   };
+  let receipt: void | SendReceipt;
   try {
     switch (element.type) {
       case 'text':
-        await api.sendText(contactId, element.text, options);
+        receipt = await api.sendText(contactId, element.text, options);
         break;
       case 'quick_reply':
-        await api.sendQuickReplies(contactId, element.title, element.replies, options);
+        receipt = await api.sendQuickReplies(contactId, element.title, element.replies, options);
         break;
       case 'whatsapp_template':
-        await api.sendTemplate(contactId, templateOf(element), options);
+        receipt = await api.sendTemplate(contactId, templateOf(element), options);
         break;
       default:
-        await api.sendAttachment(contactId, element.type, element.url, options);
+        receipt = await api.sendAttachment(contactId, element.type, element.url, options);
     }
   } catch (error) {
     if (error instanceof InvalidTokenError) {
@@ -110,8 +118,23 @@ async function sendOnce(contactId: string, element: MessageElement, context: Sen
     forget();
     return { status: 'failed', error: error instanceof ApiError ? `${error.code}: ${error.message}` : String(error) };
   }
-  state?.recordMessage(contactId, hash, 'sent');
+  state?.recordMessage(contactId, hash, 'sent', receipt?.messageId);
   return { status: 'sent', error: '' };
+}
+
+/**
+ * The contact's messages read for a maybe-sent message (only on a surface with `sendsReadable`).
+ * A refused token or a platform that is down stops the job, as a send's would; any other failure
+ * to read leaves the message maybe sent, for a later run to settle.
+ */
+async function readMessageList(api: ContactsApi, contactId: string, element: MessageElement, sinceMs: number): Promise<MessageListRead> {
+  try {
+    return { found: await api.findSentMessage(contactId, element, sinceMs) };
+  } catch (error) {
+    if (error instanceof InvalidTokenError || error instanceof RateLimiterUnavailableError || error instanceof ApiUnavailableError || error instanceof RetryAfterTooLongError) throw error;
+    if (!(error instanceof ApiError)) throw error;
+    return { unreadable: `${error.code}: ${error.message}` };
+  }
 }
 
 const RANK: Record<MessageStatus, number> = { skipped: 0, sent: 1, failed: 2, unknown: 3 };

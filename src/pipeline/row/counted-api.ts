@@ -2,9 +2,9 @@
  * A view of the client that counts the calls one row makes, for the `api_calls` column. Retries
  * inside the client are not calls of the row's own; the summary counts them apart.
  */
-import type { ContactsApi, SendOptions, SendReceipt } from '../../api/contacts-api.js';
+import type { ContactsApi, SendOptions, SendReceipt, SentMessage } from '../../api/contacts-api.js';
 import type { AttachmentType } from '../../limits.js';
-import type { Contact, ContactPage, WhatsappTemplate } from '../../api/wire-types.js';
+import type { Contact, ContactPage, MessageElement, WhatsappTemplate } from '../../api/wire-types.js';
 
 export class CountedApi implements ContactsApi {
   /** Calls made through this view. */
@@ -83,5 +83,11 @@ export class CountedApi implements ContactsApi {
   sendTemplate(id: string, template: WhatsappTemplate, options?: SendOptions): Promise<void | SendReceipt> {
     this.calls++;
     return this.api.sendTemplate(id, template, options);
+  }
+
+  /** One call of the row's (the message list is one page but for a contact with 100 messages and more). */
+  findSentMessage(id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined> {
+    this.calls++;
+    return this.api.findSentMessage(id, message, sinceMs);
   }
 }

@@ -244,6 +244,23 @@ describe('V2Client errors and retries', () => {
     expect(server.requests.map((request) => request.method)).toEqual(['POST', 'GET', 'POST', 'POST', 'GET', 'POST', 'GET']);
   });
 
+  test('findSentMessage reads every page of the contact\'s messages and finds a message of that content sent since (less the skew), by the same rule', async () => {
+    const since = 1_700_000_000_000;
+    const listed = (messageId: number, text: string, at: number) => ({ messageId, message: { type: 'text', text }, status: [{ value: 'sent', timestamp: at / 1000 }] });
+    answers.push(
+      { body: { items: [listed(1, 'Welcome', since - 3_600_000)], pagination: { next: 'https://api.respond.io/v2/contact/id:12/message/list?limit=100&cursorId=42', previous: '' } } },
+      { body: { items: [listed(2, 'Other', since + 1000), listed(3, 'Welcome', since + 1000)], pagination: { next: '', previous: '' } } },
+    );
+    expect(await client().findSentMessage('12', { type: 'text', text: 'Welcome' }, since)).toEqual({ messageId: '3' });
+    expect(sent().map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v2/contact/id:12/message/list?limit=100', 'GET /v2/contact/id:12/message/list?limit=100&cursorId=42']);
+    // Only the one of an hour before: not this send.
+    answers.push({ body: { items: [listed(1, 'Welcome', since - 3_600_000)], pagination: { next: '', previous: '' } } });
+    expect(await client().findSentMessage('12', { type: 'text', text: 'Welcome' }, since)).toBeUndefined();
+    // An attachment is compared in v2's shape of it.
+    answers.push({ body: { items: [{ messageId: 8, message: { type: 'attachment', attachment: { type: 'image', url: 'https://cdn.example.com/a.png' } }, status: [] }], pagination: { next: '', previous: '' } } });
+    expect(await client().findSentMessage('12', { type: 'image', url: 'https://cdn.example.com/a.png' }, since)).toEqual({ messageId: '8' });
+  });
+
   test('a lost send whose message list cannot be read stays an unknown outcome, never sent twice', async () => {
     answers.push({ status: 500, body: { code: 500, message: 'down' } }, { status: 401, body: { code: 401, message: 'no' } });
     await expect(client().sendText('12', 'Hi')).rejects.toBeInstanceOf(OutcomeUnknownError);
