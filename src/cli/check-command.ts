@@ -18,7 +18,7 @@ import type { Job } from '../config/job-types.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
-import { apiLimiters, connectionClient } from './connection.js';
+import { connectionClient, prepareLimits } from './connection.js';
 import { learntLimitsFactory, OrganisationLimits } from './v2-endpoint-limits.js';
 
 /** The value searched for: no contact holds it, so the answer is one empty page. */
@@ -104,7 +104,9 @@ export async function checkCommand(args: { jobsFile: string; job: string[] }, io
   const jobs = await loadJobs(args.jobsFile, args.job, io, logger);
   const limiters = new LimiterRegistry();
   try {
-    for (const job of jobs) apiLimiters(job, limiters);
+    // The registry keeps v2's budgets per organisation: checkConnections's clients get these.
+    const organisations = new OrganisationLimits(learntLimitsFactory(limiters));
+    for (const job of jobs) prepareLimits(job, limiters, organisations);
     await limiters.ready();
     const checks = await checkConnections(jobs, limiters);
     io.stdout.write(checks.map((check) => `${formatCheck(check)}\n`).join(''));

@@ -22,6 +22,17 @@ export function apiLimiters(job: Job, limiters: LimiterRegistry): ApiLimiters {
   };
 }
 
+/**
+ * Makes, before the first call, the limits `job`'s client will schedule through, so that
+ * `limiters.ready()` connects their Redis (an unreachable one fails the start): v1's groups of the
+ * token, or v2's budget of the connection's organisation. A v2 connection gets no v1 group: its
+ * client never schedules through one, and one shared through Redis would leave keys of its own there.
+ */
+export function prepareLimits(job: Job, limiters: LimiterRegistry, organisations: OrganisationLimits): void {
+  if (job.connection.api === 'v2') organisations.for(job.connection);
+  else apiLimiters(job, limiters);
+}
+
 export interface ConnectionClientOptions {
   readonly stats?: ApiCallStats;
   readonly logger?: Logger;

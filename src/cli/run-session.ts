@@ -20,7 +20,7 @@ import { userLockDir } from '../lock/lock-target.js';
 import type { Shard } from '../pipeline/shard.js';
 import { CleanupStack, type Release } from './cleanup-stack.js';
 import type { CliIo } from './cli-io.js';
-import { apiLimiters, connectionClient } from './connection.js';
+import { connectionClient, prepareLimits } from './connection.js';
 import { learntLimitsFactory, OrganisationLimits } from './v2-endpoint-limits.js';
 import { describeFailure } from './failure.js';
 import { overrideInput } from './input-override.js';
@@ -151,10 +151,11 @@ async function openSession(stack: CleanupStack, options: SessionOptions, io: Cli
   interrupt.listen();
   // Every limiter shared through Redis connects before the first job: an unreachable Redis is
   // a start failure (exit 2), before any row or call.
-  for (const job of jobs) apiLimiters(job, limiters);
+  const organisations = new OrganisationLimits(learntLimitsFactory(limiters));
+  for (const job of jobs) prepareLimits(job, limiters, organisations);
   await limiters.ready();
   await locks.acquireShared(jobs);
-  return { jobs, limiters, organisations: new OrganisationLimits(learntLimitsFactory(limiters)), reportDir: reports.dir, deadline, signal: interrupt.signal };
+  return { jobs, limiters, organisations, reportDir: reports.dir, deadline, signal: interrupt.signal };
 }
 
 /** `--check`: each connection answers (one call each), or the run takes no row (exit 3). */

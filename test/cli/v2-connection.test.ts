@@ -7,7 +7,7 @@ import { LimiterRegistry } from '../../src/api/limiter.js';
 import { V2Client } from '../../src/api/v2/client.js';
 import type { EndpointLimits } from '../../src/api/v2/endpoint-limits.js';
 import { SerialEndpointLimits } from '../helpers/serial-endpoint-limits.js';
-import { connectionClient } from '../../src/cli/connection.js';
+import { connectionClient, prepareLimits } from '../../src/cli/connection.js';
 import { OrganisationLimits } from '../../src/cli/v2-endpoint-limits.js';
 import type { Connection } from '../../src/config/job-types.js';
 import { makeJob } from '../helpers/job-factory.js';
@@ -60,5 +60,22 @@ describe('connectionClient', () => {
     // Nothing listens on port 1: the attempt was scheduled, then refused.
     await expect(api.getContact('12')).rejects.toMatchObject({ code: 'NETWORK' });
     expect(scheduled).toEqual(['GET /contact/{identifier}']);
+  });
+
+  test('prepareLimits makes v1 its two groups, and v2 only its organisation\'s budget, no v1 group', async () => {
+    const own = new LimiterRegistry();
+    try {
+      const made: string[] = [];
+      const organisations = new OrganisationLimits((organisation) => {
+        made.push(organisation);
+        return new SerialEndpointLimits();
+      });
+      prepareLimits(makeJob({ connection: connection('v2', { api: 'v2', baseUrl: 'http://127.0.0.1:1/v2', channelId: 1, organisation: 'acme' }) }), own, organisations);
+      expect([own.size, made]).toEqual([0, ['acme']]);
+      prepareLimits(makeJob(), own, organisations);
+      expect([own.size, made]).toEqual([2, ['acme']]);
+    } finally {
+      await own.stop({ dropWaitingJobs: true });
+    }
   });
 });
