@@ -67,4 +67,38 @@ describe('two connections with one base URL and one token', () => {
     const other = jobsFile(['    token: ${CHANNEL_TOKEN}', redis, '  second:', '    baseUrl: https://api.example.com/api', '    token: ${OTHER_TOKEN}'].join('\n'));
     await expect(loadJobsFile(other, { env: { CHANNEL_TOKEN: TOKEN, OTHER_TOKEN: 'another-token-77' } })).resolves.toBeDefined();
   });
+
+  it("on API v2 the budget is the organisation's, whatever the tokens: two connections of one organisation are held to one rateLimits.redis", async () => {
+    const v2 = (second: string): string => {
+      const dir = tempDir('contact-sync-token-');
+      writeFileSync(join(dir, 'c.csv'), 'id\n1\n');
+      const path = join(dir, 'jobs.yaml');
+      const connection = (name: string, extra: string[]): string[] => [`  ${name}:`, '    api: v2', '    baseUrl: https://api.example.com/v2', ...extra];
+      writeFileSync(
+        path,
+        [
+          'connections:',
+          ...connection('main', ['    organisation: acme', '    token: ${CHANNEL_TOKEN}', '    rateLimits: { redis: "redis://127.0.0.1:6379" }']),
+          ...connection('second', [second, '    token: ${OTHER_TOKEN}']),
+          'jobs:',
+          '  - name: j',
+          '    connection: main',
+          '    input: c.csv',
+          '    key: { column: id, field: customerid }',
+          '',
+        ].join('\n'),
+      );
+      return path;
+    };
+    const env = { CHANNEL_TOKEN: TOKEN, OTHER_TOKEN: 'another-token-77' };
+    const error = await configError(v2('    organisation: acme'), env);
+    expect(error.issues.map((issue) => [issue.path, issue.message])).toEqual([
+      [
+        'connections.second',
+        'is of organisation acme at api.example.com (API v2) as is connections.main, so both spend one budget, but connections.main shares it through Redis at redis://127.0.0.1:6379 and this one paces itself alone; give both the same rateLimits.redis (or neither)',
+      ],
+    ]);
+    expect(error.message).not.toContain(TOKEN);
+    await expect(loadJobsFile(v2('    organisation: other'), { env })).resolves.toBeDefined();
+  });
 });
