@@ -57,14 +57,14 @@ export function fivePercentChange(index: number): RowChange | undefined {
 }
 
 /**
- * Writes `rows` rows to `path`, streamed with backpressure so a file of a million rows costs no
- * memory here either.
+ * Writes `rows` rows to `path` (rows `first` to `first + rows - 1`), streamed with backpressure so
+ * a file of a million rows costs no memory here either.
  */
-export async function writeCustomerFile(path: string, rows: number, changeOf: (index: number) => RowChange | undefined = () => undefined): Promise<void> {
+export async function writeCustomerFile(path: string, rows: number, changeOf: (index: number) => RowChange | undefined = () => undefined, first = 1): Promise<void> {
   const out = createWriteStream(path, { encoding: 'utf8' });
   const done = once(out, 'finish');
   let chunk = `${CUSTOMER_HEADER.join(',')}\n`;
-  for (let index = 1; index <= rows; index++) {
+  for (let index = first; index < first + rows; index++) {
     chunk += `${customerCells(index, changeOf(index)).join(',')}\n`;
     if (chunk.length >= 64 * 1024) {
       if (!out.write(chunk)) await once(out, 'drain');

@@ -1,7 +1,7 @@
 /**
  * The jobs.yaml of each benchmark run. The connection reads its URL, token and rate from the
- * environment (`BENCH_API_URL`, `BENCH_CHANNEL_TOKEN`, `BENCH_CONTACTS_RATE`), so the token is in
- * no file and one file serves every channel.
+ * environment (`BENCH_API_URL`, `BENCH_CHANNEL_TOKEN`, `BENCH_CONTACTS_RATE`; on v2 shared,
+ * `BENCH_REDIS_URL`), so the token is in no file and one file serves every channel.
  */
 
 export interface BenchJob {
@@ -16,7 +16,15 @@ export interface BenchJob {
   prefetch?: boolean;
   /** Rows in flight. @default 8 (the product's default) */
   concurrency?: number;
+  /** The key is the `email` column in the `email` field (the customer id becomes a plain field). @default false */
+  emailKey?: boolean;
 }
+
+/**
+ * The connection of a jobs file: v1 (a channel token, `BENCH_CONTACTS_RATE` its limit) or v2 (a
+ * workspace token, the limits learnt; with `redis`, shared through `BENCH_REDIS_URL`).
+ */
+export type BenchConnection = { api: 'v1' } | { api: 'v2'; organisation: string; redis: boolean };
 
 /**
  * The 8 fields and the tags of the benchmark job: plain columns, the email and phone transforms,
@@ -34,16 +42,27 @@ export const JOB_BODY = `    key: { column: customer_id, field: customerid }
       source: { value: crm }
     tags: { column: segments, separator: ";" }`;
 
-export function jobsYaml(jobs: readonly BenchJob[]): string {
-  const lines = [
-    'connections:',
-    '  bench:',
+/** JOB_BODY keyed by the email: the same fields, the customer id written as one of them. */
+const EMAIL_KEY_BODY = JOB_BODY.replace('key: { column: customer_id, field: customerid }', 'key: { column: email, field: email }').replace(
+  'email: { column: email, transform: email }',
+  'customerid: customer_id',
+);
+
+function connectionLines(connection: BenchConnection): string[] {
+  const head = ['connections:', '  bench:'];
+  if (connection.api === 'v1') return [...head, '    baseUrl: ${BENCH_API_URL}', '    token: ${BENCH_CHANNEL_TOKEN}', '    rateLimits:', '      contacts: ${BENCH_CONTACTS_RATE}'];
+  return [
+    ...head,
+    '    api: v2',
     '    baseUrl: ${BENCH_API_URL}',
     '    token: ${BENCH_CHANNEL_TOKEN}',
-    '    rateLimits:',
-    '      contacts: ${BENCH_CONTACTS_RATE}',
-    'jobs:',
+    `    organisation: ${JSON.stringify(connection.organisation)}`,
+    ...(connection.redis ? ['    rateLimits:', '      redis: ${BENCH_REDIS_URL}'] : []),
   ];
+}
+
+export function jobsYaml(jobs: readonly BenchJob[], connection: BenchConnection = { api: 'v1' }): string {
+  const lines = [...connectionLines(connection), 'jobs:'];
   for (const job of jobs) {
     lines.push(
       `  - name: ${job.name}`,
@@ -53,7 +72,7 @@ export function jobsYaml(jobs: readonly BenchJob[]): string {
       `    state: ${job.state === false ? 'false' : JSON.stringify(job.state)}`,
       `    concurrency: ${job.concurrency ?? 8}`,
       ...(job.prefetch === true ? ['    match: { prefetch: { field: source, value: crm } }'] : []),
-      JOB_BODY,
+      job.emailKey === true ? EMAIL_KEY_BODY : JOB_BODY,
     );
   }
   return `${lines.join('\n')}\n`;

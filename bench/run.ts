@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md. See docs/benchmarks.md.
  *
- *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only] [--sqlite-only] [--reconcile-only] [--journal-only] [--short-job-only] [--verify-only]
+ *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only] [--sqlite-only] [--reconcile-only] [--journal-only] [--short-job-only] [--verify-only] [--surfaces-only]
  *
  * `--limiter-only` runs the limiter section alone and prints its figures; with `--out FILE` it
  * replaces that section of FILE (a RESULTS.md), saying when and under what load it was taken.
@@ -22,6 +22,9 @@
  * figures) and prints it; with `--out FILE` it replaces (or adds) that section of FILE.
  * `--verify-only` runs the season without reconcile, with `verify` (issue 38), alone and prints it;
  * with `--out FILE` it replaces (or adds) that section of FILE.
+ * `--surfaces-only` runs API v1 and v2 side by side (issue 36: a first import's calls by surface
+ * and key, reconcile pages, v2's share of the learnt limit by one and two processes) alone and
+ * prints it; with `--out FILE` it replaces (or adds) that section of FILE.
  * `--quick` runs every section at a tenth of the size (a smoke test of the bench itself; its
  * figures are not the committed ones) and writes to a temporary file unless `--out` is given.
  */
@@ -47,6 +50,7 @@ import { runSqliteEngines, SQLITE_SECTION } from './sqlite-engines.js';
 import { RECONCILE_SECTION, reconcileMarkdown, runReconcileBench } from './reconcile.js';
 import { JOURNAL_SECTION, journalMarkdown, runJournalBench } from './change-journal.js';
 import { SHORT_JOB_SECTION, runShortJobBench } from './short-job.js';
+import { SURFACES_SECTION, runSurfacesBench, surfacesMarkdown } from './surfaces.js';
 
 /**
  * The strict limit of the API scenarios: the platform's 100/min scaled up 60 times, so that a
@@ -156,6 +160,10 @@ async function main(argv: readonly string[]): Promise<void> {
     await sectionAlone('verify-only', VERIFY_SEASON_SECTION, (workDir) => runSeason(workDir, cli, quick, log), outFile);
     return;
   }
+  if (argv.includes('--surfaces-only')) {
+    await sectionAlone('surfaces-only', SURFACES_SECTION, (workDir) => runSurfaces(workDir, cli, quick, log), outFile);
+    return;
+  }
   if (argv.includes('--short-job-only')) {
     await sectionAlone('short-job-only', SHORT_JOB_SECTION, (workDir) => runShortJobBench(workDir, cli, quick, log), outFile);
     return;
@@ -209,8 +217,10 @@ async function main(argv: readonly string[]): Promise<void> {
     const shortJob = await runShortJobBench(workDir, cli, quick, log);
     log('a season without reconcile, with verify (issue 38)');
     const season = await runSeason(workDir, cli, quick, log);
+    log('API v1 and v2 side by side (issue 36)');
+    const surfaces = await runSurfaces(workDir, cli, quick, log);
     const totalMs = performance.now() - started;
-    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month.plain + '\n' + month.prefetch + '\n' + sqlite + '\n' + reconcile + '\n' + journal + '\n' + shortJob + '\n' + season);
+    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month.plain + '\n' + month.prefetch + '\n' + sqlite + '\n' + reconcile + '\n' + journal + '\n' + shortJob + '\n' + season + '\n' + surfaces);
     log(`wrote ${out} (${(totalMs / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
@@ -281,6 +291,17 @@ async function runSeason(workDir: string, cli: CliPaths, quick: boolean, log: (l
 }
 
 /**
+ * Issue 36's surfaces side by side, each measure on an emulator of its own: v1 at the API
+ * scenarios' scaled limit, v2's endpoints at 20 a second each (a limit the job learns; the
+ * platform's own is not published), so that the limiter, not the rows in flight, sets the pace.
+ */
+async function runSurfaces(workDir: string, cli: CliPaths, quick: boolean, log: (line: string) => void): Promise<string> {
+  const redis = process.env.REDIS_URL;
+  const context = { workDir, cli, rows: quick ? 60 : 300, v1Rate: API_RATE, v2Rate: { limit: 20, periodMs: 1000 }, redisUrl: redis === undefined || redis === '' ? undefined : redis };
+  return surfacesMarkdown(await runSurfacesBench(context, log));
+}
+
+/**
  * Issue 22's change journal, on an emulator of its own, fast enough (like the month's) that the
  * calls and the journal's writes, not the pace, are measured.
  */
@@ -313,12 +334,12 @@ async function sectionAlone(flag: string, heading: string, measure: (workDir: st
   }
 }
 
-/** Replaces the section that starts with `heading` (up to the next `## `), or appends it. */
+/** Replaces the section that starts with `heading` (up to the next `## `, a blank line before it), or appends it. */
 function replaceSection(markdown: string, heading: string, section: string): string {
   const start = markdown.indexOf(heading);
   if (start < 0) return `${markdown.trimEnd()}\n\n${section}`;
   const next = markdown.indexOf('\n## ', start + heading.length);
-  return markdown.slice(0, start) + section + (next < 0 ? '' : markdown.slice(next + 1));
+  return markdown.slice(0, start) + (next < 0 ? section : `${section.trimEnd()}\n\n${markdown.slice(next + 1)}`);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
