@@ -5,10 +5,10 @@
  * following are off: the first would resend creates and sends, the second would carry the
  * Authorization header to whatever origin a redirect names.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type Bottleneck from 'bottleneck';
 import { type AttachmentType, type ApiGroup } from '../limits.js';
-import { ApiCallStats } from './call-stats.js';
+import type { ApiCallStats } from './call-stats.js';
+import { connectionParts, optionError, type ConnectionOptions, type ConnectionParts } from './connection-options.js';
 import type { ContactsApi, SendOptions, SentMessage } from './contacts-api.js';
 import { V1_SURFACE } from './platform-surface.js';
 import {
@@ -22,7 +22,6 @@ import {
 import { errorFromResponse, type RequestContext } from './error-mapping.js';
 import { httpExchange } from './http-exchange.js';
 import { ApiError, InvalidTokenError, type ApiErrorContext } from './errors.js';
-import { silentLogger, type ApiLogger } from './logger.js';
 import { limiterFailure } from './limiter.js';
 import { runInSlot } from './limiter-slots.js';
 import { paginateContacts, paginateList } from './pagination.js';
@@ -36,12 +35,7 @@ import {
   checkTemplate,
   checkText,
 } from './request-checks.js';
-import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
-import { retryAfterFailure, type AttemptParts } from './failed-attempt.js';
-import { baseUrlProblems } from './base-url.js';
-import { stripUrlAuth } from './strip-url-auth.js';
-import { ConnectionHealth, DEFAULT_UNAVAILABLE_AFTER_ATTEMPTS, DEFAULT_UNAVAILABLE_AFTER_MS } from './connection-health.js';
-import { tokenRedactor } from './redact-token.js';
+import { retryAfterFailure } from './failed-attempt.js';
 import {
   encodeViberId,
   VIBER_ENCODED_ID_OPERATIONS,
@@ -62,40 +56,12 @@ export interface ApiLimiters {
   readonly messages: Bottleneck;
 }
 
-export interface ApiClientOptions {
-  /**
-   * The API root, like `https://app.example.com/api`: request paths `/v1/...` are appended to it.
-   * http or https, without credentials, query or fragment; a trailing slash is ignored.
-   */
-  readonly baseUrl: string;
-  /** Channel token, sent as `Authorization: Bearer <token>`. Never logged nor put in a message. */
-  readonly token: string;
+/** The connection's options (`baseUrl` is the API root, like `https://app.example.com/api`: request paths `/v1/...` are appended; `token` a channel's), and v1's own. */
+export interface ApiClientOptions extends ConnectionOptions {
   /** On `viber`, the contact id of the operations in `VIBER_ENCODED_ID_OPERATIONS` is Base64-encoded. @default 'generic' */
   readonly channelType?: ChannelType;
   /** The Bottleneck limiters to schedule through, shared by every client of the same token. */
   readonly limiters: ApiLimiters;
-  /** Debug line per request, info line per retry; pino-compatible. @default a silent logger */
-  readonly logger?: ApiLogger;
-  /** Longest wait for a complete answer of one request, in milliseconds. @default 30000 */
-  readonly timeoutMs?: number;
-  /** Retries with bounded exponential backoff and jitter; missing keys take `DEFAULT_RETRY`. @default DEFAULT_RETRY */
-  readonly retry?: Partial<RetryOptions>;
-  /** Source of jitter, a number in [0, 1). @default Math.random */
-  readonly random?: () => number;
-  /** Waits between attempts, in milliseconds. @default a timer */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** Clock for HTTP-date `Retry-After`, in milliseconds since the epoch. @default Date.now */
-  readonly now?: () => number;
-  /** Hard cap of pages read by `searchContacts` (one key's search; `listContacts` is bounded by the pages announced). @default 1000 */
-  readonly maxPages?: number;
-  /** Where requests are counted; pass one instance to every client of a job run. @default a new ApiCallStats */
-  readonly stats?: ApiCallStats;
-  /**
-   * Circuit breaker: attempts in a row, or milliseconds since the first failure, without a success
-   * after which the platform counts as unavailable (`ApiUnavailableError`); see connection-health.ts.
-   * @default { attempts: 20, ms: 300000 }
-   */
-  readonly unavailableAfter?: { readonly attempts?: number; readonly ms?: number };
 }
 
 type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -116,42 +82,6 @@ interface CallSpec<T> {
   read: (body: string, where: ApiErrorContext) => T;
 }
 
-export function optionError(name: string, expected: string, value: unknown): TypeError {
-  const shown = typeof value === 'string' ? JSON.stringify(stripUrlAuth(value)) : String(value);
-  return new TypeError(`ApiClient option \`${name}\` must be ${expected}, got ${shown} (${typeof value})`);
-}
-
-export function checkBaseUrl(value: unknown): URL {
-  if (typeof value !== 'string') throw optionError('baseUrl', 'an http(s) URL string', value);
-  const [problem] = baseUrlProblems(value);
-  if (problem !== undefined) throw new TypeError(`ApiClient option \`baseUrl\` ${JSON.stringify(stripUrlAuth(value))} ${problem}`);
-  return new URL(value);
-}
-
-export function checkPositiveInteger(name: string, value: unknown, unit: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw optionError(name, `a whole number of ${unit} from 1 up`, value);
-  }
-  return value;
-}
-
-export function checkRetry(value: Partial<RetryOptions> | undefined): RetryOptions {
-  const retry = { ...DEFAULT_RETRY, ...value };
-  if (!Number.isInteger(retry.limit) || retry.limit < 0 || retry.limit > 100) {
-    throw optionError('retry.limit', 'a whole number of retries from 0 to 100', retry.limit);
-  }
-  for (const name of ['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
-    const ms = retry[name];
-    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
-      throw optionError(`retry.${name}`, 'a number of milliseconds from 0 up', ms);
-    }
-  }
-  if (retry.maxDelayMs < retry.baseDelayMs) {
-    throw optionError('retry.maxDelayMs', `at least retry.baseDelayMs (${retry.baseDelayMs})`, retry.maxDelayMs);
-  }
-  return retry;
-}
-
 function isLimiter(value: unknown): value is Bottleneck {
   return typeof value === 'object' && value !== null && typeof (value as { schedule?: unknown }).schedule === 'function';
 }
@@ -159,37 +89,16 @@ function isLimiter(value: unknown): value is Bottleneck {
 export class ApiClient implements ContactsApi {
   readonly surface = V1_SURFACE;
   readonly stats: ApiCallStats;
-  readonly #token: string;
-  readonly #redact: (text: string) => string;
-  /** Origin and path of the API root, without trailing slash. */
-  readonly #root: string;
-  readonly #rootPath: string;
+  /** The connection: its root, token, timeouts, retry settings, clock and health. */
+  readonly #c: ConnectionParts;
   readonly #channelType: ChannelType;
   readonly #limiters: ApiLimiters;
-  readonly #logger: ApiLogger;
-  readonly #timeoutMs: number;
-  readonly #retry: RetryOptions;
-  readonly #random: () => number;
-  readonly #sleep: (ms: number) => Promise<void>;
-  readonly #now: () => number;
-  readonly #maxPages: number;
-  /** Pauses (Retry-After) and the circuit breaker of this connection. */
-  readonly #health: ConnectionHealth;
   /** The 401 that refused this client's token, once one came. */
   #refusedToken: InvalidTokenError | undefined;
 
   constructor(options: ApiClientOptions) {
-    const base = checkBaseUrl(options.baseUrl);
-    this.#rootPath = base.pathname.replace(/\/+$/, '');
-    this.#root = `${base.origin}${this.#rootPath}`;
-    // Visible ASCII only, as an HTTP header value must be; the value is not echoed: it is a secret.
-    if (typeof options.token !== 'string' || !/^[!-~]+$/.test(options.token)) {
-      throw new TypeError(
-        `ApiClient option \`token\` must be a non-empty string of visible ASCII characters (no spaces or line breaks), got a ${typeof options.token} that is not`,
-      );
-    }
-    this.#token = options.token;
-    this.#redact = tokenRedactor(options.token);
+    this.#c = connectionParts(options);
+    this.stats = this.#c.stats;
     const channelType = options.channelType ?? 'generic';
     if (channelType !== 'generic' && channelType !== 'viber') {
       throw optionError('channelType', '"generic" or "viber"', channelType);
@@ -198,21 +107,6 @@ export class ApiClient implements ContactsApi {
     if (!isLimiter(options.limiters?.contacts)) throw optionError('limiters.contacts', 'a Bottleneck limiter', options.limiters?.contacts);
     if (!isLimiter(options.limiters.messages)) throw optionError('limiters.messages', 'a Bottleneck limiter', options.limiters.messages);
     this.#limiters = options.limiters;
-    this.#logger = options.logger ?? silentLogger;
-    this.#timeoutMs = checkPositiveInteger('timeoutMs', options.timeoutMs ?? 30_000, 'milliseconds');
-    this.#retry = checkRetry(options.retry);
-    this.#random = options.random ?? Math.random;
-    this.#sleep = options.sleep ?? ((ms) => delay(ms));
-    this.#now = options.now ?? Date.now;
-    this.#maxPages = checkPositiveInteger('maxPages', options.maxPages ?? 1000, 'pages');
-    this.stats = options.stats ?? new ApiCallStats();
-    this.#health = new ConnectionHealth({
-      unavailableAfterAttempts: checkPositiveInteger('unavailableAfter.attempts', options.unavailableAfter?.attempts ?? DEFAULT_UNAVAILABLE_AFTER_ATTEMPTS, 'attempts'),
-      unavailableAfterMs: checkPositiveInteger('unavailableAfter.ms', options.unavailableAfter?.ms ?? DEFAULT_UNAVAILABLE_AFTER_MS, 'milliseconds'),
-      maxRetryAfterMs: this.#retry.maxRetryAfterMs,
-      now: this.#now,
-      sleep: this.#sleep,
-    });
   }
 
   async searchContactsPage(field: string, value: string, page = 1): Promise<ContactPage> {
@@ -233,7 +127,7 @@ export class ApiClient implements ContactsApi {
 
   searchContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
     checkSearch(field, value, 1);
-    return paginateContacts((page) => this.searchContactsPage(field, value, page), this.#maxPages);
+    return paginateContacts((page) => this.searchContactsPage(field, value, page), this.#c.maxPages);
   }
 
   listContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
@@ -362,21 +256,17 @@ export class ApiClient implements ContactsApi {
     return encodeURIComponent(wireId);
   }
 
-  #attemptParts(): AttemptParts {
-    return { health: this.#health, retry: this.#retry, random: this.#random, sleep: this.#sleep, logger: this.#logger };
-  }
-
   /** Runs one call: attempts through the limiter until success or the retry policy says stop. */
   async #call<T>(spec: CallSpec<T>): Promise<T> {
     const limiter = this.#limiters[spec.group];
-    const maxAttempts = this.#retry.limit + 1;
+    const maxAttempts = this.#c.retry.limit + 1;
     // The end of the connection pause this call already slept through (after its own 429).
     let waitedUntil = 0;
     for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
       // A rejection before the attempt started is the limiter's own (its Redis went away).
       let started = false;
       // A stopped connection makes no call (docs/reliability.md, "A dead or throttling platform").
-      this.#health.check();
+      this.#c.health.check();
       try {
         // The answer comes at once; the slot stays taken one window more (limiter-slots.ts).
         return await runInSlot(
@@ -384,18 +274,18 @@ export class ApiClient implements ContactsApi {
           async () => {
             started = true;
             // The slot holds the call while the connection is paused by a Retry-After.
-            await this.#health.beforeAttempt(waitedUntil);
-            this.#health.check();
+            await this.#c.health.beforeAttempt(waitedUntil);
+            this.#c.health.check();
             if (this.#refusedToken === undefined) spec.onLeave?.();
             return this.#attempt(spec, attempt);
           },
-          this.#timeoutMs,
+          this.#c.timeoutMs,
         );
       } catch (error) {
         if (!started) throw limiterFailure(limiter, error);
         if (!(error instanceof ApiError)) throw error;
-        if (error === this.#health.stopped) throw error;
-        waitedUntil = await retryAfterFailure(this.#attemptParts(), { operation: spec.operation, error, attempt, waitedUntil });
+        if (error === this.#c.health.stopped) throw error;
+        waitedUntil = await retryAfterFailure(this.#c, { operation: spec.operation, error, attempt, waitedUntil });
       }
     }
     // decideRetry refuses a retry once attempt > retry.limit, so the loop always returns or throws.
@@ -406,34 +296,34 @@ export class ApiClient implements ContactsApi {
     // A channel token the platform refused stays refused: calls queued behind that answer are
     // not sent, so a 401 costs one call of the budget, not one per row in flight.
     if (this.#refusedToken !== undefined) throw this.#refusedToken;
-    const path = `${this.#rootPath}${spec.path}`;
+    const path = `${this.#c.rootPath}${spec.path}`;
     const request: RequestContext = { operation: spec.operation, method: spec.method, path };
     if (spec.contactId !== undefined) request.contactId = spec.contactId;
     if (spec.attachmentType !== undefined) request.attachmentType = spec.attachmentType;
     const query = spec.query?.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
-    const url = `${this.#root}${spec.path}${query ? `?${query}` : ''}`;
+    const url = `${this.#c.root}${spec.path}${query ? `?${query}` : ''}`;
     const page = spec.query?.find(([name]) => name === 'page')?.[1];
     const logged = { operation: spec.operation, method: spec.method, path, ...(page ? { page: Number(page) } : {}), attempt };
     this.stats.recordRequest(spec.operation, attempt > 1);
     const response = await httpExchange({
       url,
       method: spec.method,
-      token: this.#token,
+      token: this.#c.token,
       ...(spec.body === undefined ? {} : { body: spec.body }),
-      timeoutMs: this.#timeoutMs,
+      timeoutMs: this.#c.timeoutMs,
       request,
-      logger: this.#logger,
+      logger: this.#c.logger,
       logged,
-      redact: this.#redact,
+      redact: this.#c.redact,
     });
     const { status, body } = response;
     if (status >= 200 && status < 300) {
       const result = spec.read(body, { operation: spec.operation, method: spec.method, path, status });
-      this.#health.answered();
+      this.#c.health.answered();
       return result;
     }
     if (status === 429) this.stats.recordRateLimited(spec.operation);
-    const error = errorFromResponse(request, { status, body, headers: response.headers, url }, this.#now());
+    const error = errorFromResponse(request, { status, body, headers: response.headers, url }, this.#c.now());
     if (error instanceof InvalidTokenError) this.#refusedToken = error;
     throw error;
   }

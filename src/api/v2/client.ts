@@ -14,12 +14,10 @@
  *   in the same process, and by `findSentMessage` in a later run for a send an earlier one left
  *   "maybe sent" (killed while it was on the wire).
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { AttachmentType } from '../../limits.js';
 import { V2_MAX_PAGE_SIZE } from '../../limits.js';
-import { ApiCallStats } from '../call-stats.js';
-import { checkBaseUrl, checkPositiveInteger, checkRetry } from '../client.js';
-import { ConnectionHealth, DEFAULT_UNAVAILABLE_AFTER_ATTEMPTS, DEFAULT_UNAVAILABLE_AFTER_MS } from '../connection-health.js';
+import type { ApiCallStats } from '../call-stats.js';
+import { checkPositiveInteger, connectionParts, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
 import type { ContactsApi, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
 import { parseJsonBody } from '../envelopes.js';
 import { errorFromResponse, type RequestContext } from '../error-mapping.js';
@@ -33,11 +31,8 @@ import {
   RequestInvalidError,
   type ApiErrorContext,
 } from '../errors.js';
-import { silentLogger, type ApiLogger } from '../logger.js';
 import { V2_SURFACE } from '../platform-surface.js';
-import { tokenRedactor } from '../redact-token.js';
 import { checkAttachment, checkContactId, checkFields, checkQuickReplies, checkSearch, checkTags, checkTemplate, checkText } from '../request-checks.js';
-import type { RetryOptions } from '../retry-policy.js';
 import { retryAfterFailure } from '../failed-attempt.js';
 import { type ApiOperation, type Contact, type ContactPage, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
 import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
@@ -45,27 +40,12 @@ import { DEFAULT_SETTLE_SKEW_MS, settledMessageId } from './send-settlement.js';
 import { readContactIdAnswer, readCursorPage, readListedMessage, readMessageIdAnswer, type ListedMessage } from './v2-answers.js';
 import { idIdentifier, isIdentifierValue, keyIdentifier, readV2Contact, v2ContactBody, v2CreateBy } from './v2-contact-shape.js';
 
-export interface V2ClientOptions {
-  /** The API root as the official SDK has it, like `https://api.respond.io/v2`: paths `/contact/...` are appended. */
-  readonly baseUrl: string;
-  /** A workspace's access token, sent as `Authorization: Bearer <token>`. Never logged nor put in a message. */
-  readonly token: string;
+/** The connection's options (`baseUrl` is the API root as the official SDK has it, like `https://api.respond.io/v2`: paths `/contact/...` are appended; `token` a workspace's), and v2's own. */
+export interface V2ClientOptions extends ConnectionOptions {
   /** The organisation's budget per endpoint, shared by every client of the organisation. */
   readonly limits: EndpointLimits;
   /** `channelId` of every send: a channel's number, or null for the channel the contact last used. @default null */
   readonly channelId?: number | null;
-  readonly logger?: ApiLogger;
-  /** Longest wait for a complete answer of one request, in milliseconds. @default 30000 */
-  readonly timeoutMs?: number;
-  readonly retry?: Partial<RetryOptions>;
-  readonly random?: () => number;
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** Clock, milliseconds since the epoch: Retry-After dates, and when a send left. @default Date.now */
-  readonly now?: () => number;
-  /** Pages one search or list reads at most (a list has no total to bound it by). @default 1000 */
-  readonly maxPages?: number;
-  readonly stats?: ApiCallStats;
-  readonly unavailableAfter?: { readonly attempts?: number; readonly ms?: number };
   /** How far behind ours the platform's clock may be when a lost send is settled, in milliseconds. @default 30000 */
   readonly settleSkewMs?: number;
 }
@@ -152,53 +132,22 @@ function contactPage(data: Contact[], page: number, more: boolean): ContactPage 
 export class V2Client implements ContactsApi {
   readonly surface = V2_SURFACE;
   readonly stats: ApiCallStats;
-  readonly #token: string;
-  readonly #redact: (text: string) => string;
-  readonly #root: string;
-  readonly #rootPath: string;
+  /** The connection: its root, token, timeouts, retry settings, clock and health. */
+  readonly #c: ConnectionParts;
   readonly #limits: EndpointLimits;
   readonly #channelId: number | null;
-  readonly #logger: ApiLogger;
-  readonly #timeoutMs: number;
-  readonly #retry: RetryOptions;
-  readonly #random: () => number;
-  readonly #sleep: (ms: number) => Promise<void>;
-  readonly #now: () => number;
-  readonly #maxPages: number;
   readonly #settleSkewMs: number;
-  readonly #health: ConnectionHealth;
   #refusedToken: InvalidTokenError | undefined;
 
   constructor(options: V2ClientOptions) {
-    const base = checkBaseUrl(options.baseUrl);
-    this.#rootPath = base.pathname.replace(/\/+$/, '');
-    this.#root = `${base.origin}${this.#rootPath}`;
-    if (typeof options.token !== 'string' || !/^[!-~]+$/.test(options.token)) {
-      throw new TypeError('V2Client option `token` must be a non-empty string of visible ASCII characters (no spaces or line breaks), got one that is not');
-    }
-    this.#token = options.token;
-    this.#redact = tokenRedactor(options.token);
+    this.#c = connectionParts(options);
+    this.stats = this.#c.stats;
     if (typeof options.limits?.schedule !== 'function') throw new TypeError('V2Client option `limits` must be an EndpointLimits (src/api/v2/endpoint-limits.ts)');
     this.#limits = options.limits;
     const channelId = options.channelId ?? null;
     if (channelId !== null) checkPositiveInteger('channelId', channelId, 'a channel number');
     this.#channelId = channelId;
-    this.#logger = options.logger ?? silentLogger;
-    this.#timeoutMs = checkPositiveInteger('timeoutMs', options.timeoutMs ?? 30_000, 'milliseconds');
-    this.#retry = checkRetry(options.retry);
-    this.#random = options.random ?? Math.random;
-    this.#sleep = options.sleep ?? ((ms) => delay(ms));
-    this.#now = options.now ?? Date.now;
-    this.#maxPages = checkPositiveInteger('maxPages', options.maxPages ?? 1000, 'pages');
     this.#settleSkewMs = options.settleSkewMs ?? DEFAULT_SETTLE_SKEW_MS;
-    this.stats = options.stats ?? new ApiCallStats();
-    this.#health = new ConnectionHealth({
-      unavailableAfterAttempts: checkPositiveInteger('unavailableAfter.attempts', options.unavailableAfter?.attempts ?? DEFAULT_UNAVAILABLE_AFTER_ATTEMPTS, 'attempts'),
-      unavailableAfterMs: checkPositiveInteger('unavailableAfter.ms', options.unavailableAfter?.ms ?? DEFAULT_UNAVAILABLE_AFTER_MS, 'milliseconds'),
-      maxRetryAfterMs: this.#retry.maxRetryAfterMs,
-      now: this.#now,
-      sleep: this.#sleep,
-    });
   }
 
   /** The limits the organisation's budget learnt so far (for `check`). */
@@ -322,7 +271,7 @@ export class V2Client implements ContactsApi {
   async findSentMessage(id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined> {
     checkContactId('getContact', id);
     const messageId = settledMessageId(await this.#messagesOf(id), v2Message(message), sinceMs, this.#settleSkewMs);
-    this.#logger.info({ operation: 'getContact', contactId: id, settled: messageId === undefined ? 'not sent' : 'sent', messageId }, 'an earlier run\'s maybe-sent message settled by the message list');
+    this.#c.logger.info({ operation: 'getContact', contactId: id, settled: messageId === undefined ? 'not sent' : 'sent', messageId }, 'an earlier run\'s maybe-sent message settled by the message list');
     return messageId === undefined ? undefined : { messageId };
   }
 
@@ -373,13 +322,13 @@ export class V2Client implements ContactsApi {
   /** Every page of a filtered list, one yield per request, at most `maxPages` (a list has no total to bound it by). */
   async *#list(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
     let cursor: string | undefined;
-    for (let page = 1; page <= this.#maxPages; page += 1) {
+    for (let page = 1; page <= this.#c.maxPages; page += 1) {
       const result = await this.#listPage(field, value, cursor);
       yield result.contacts;
       if (result.nextCursor === undefined || result.contacts.length === 0) return;
       cursor = result.nextCursor;
     }
-    throw new PageLimitError({ operation: 'searchContacts', maxPages: this.#maxPages, lastPage: this.#maxPages + 1 });
+    throw new PageLimitError({ operation: 'searchContacts', maxPages: this.#c.maxPages, lastPage: this.#c.maxPages + 1 });
   }
 
   /**
@@ -389,7 +338,7 @@ export class V2Client implements ContactsApi {
    * the send end as an unknown outcome.
    */
   async #send(id: string, message: object, options: SendOptions | undefined): Promise<SendReceipt> {
-    let leftAt = this.#now();
+    let leftAt = this.#c.now();
     const call: V2Call<string> = {
       operation: 'sendMessage',
       method: 'POST',
@@ -398,7 +347,7 @@ export class V2Client implements ContactsApi {
       contactId: id,
       body: { channelId: this.#channelId, message },
       onLeave: () => {
-        leftAt = this.#now();
+        leftAt = this.#c.now();
         options?.onLeave?.();
       },
       read: readMessageIdAnswer,
@@ -406,17 +355,17 @@ export class V2Client implements ContactsApi {
     for (let send = 1; ; send += 1) {
       try {
         const messageId = await this.#call(call);
-        this.#logger.debug({ operation: 'sendMessage', contactId: id, messageId }, 'message sent');
+        this.#c.logger.debug({ operation: 'sendMessage', contactId: id, messageId }, 'message sent');
         return { messageId };
       } catch (error) {
         if (!(error instanceof OutcomeUnknownError)) throw error;
         const listed = await this.#messagesOf(id).catch((readError: unknown) => {
-          this.#logger.info({ operation: 'sendMessage', contactId: id, code: readError instanceof ApiError ? readError.code : 'UNKNOWN' }, 'lost send not settled: the message list could not be read');
+          this.#c.logger.info({ operation: 'sendMessage', contactId: id, code: readError instanceof ApiError ? readError.code : 'UNKNOWN' }, 'lost send not settled: the message list could not be read');
           return undefined;
         });
         if (listed === undefined) throw error;
         const messageId = settledMessageId(listed, message, leftAt, this.#settleSkewMs);
-        this.#logger.info({ operation: 'sendMessage', contactId: id, settled: messageId === undefined ? 'not sent' : 'sent', messageId, send }, 'lost send settled by the message list');
+        this.#c.logger.info({ operation: 'sendMessage', contactId: id, settled: messageId === undefined ? 'not sent' : 'sent', messageId, send }, 'lost send settled by the message list');
         if (messageId !== undefined) return { messageId };
         if (send >= 2) throw error;
       }
@@ -427,7 +376,7 @@ export class V2Client implements ContactsApi {
   async #messagesOf(id: string): Promise<ListedMessage[]> {
     const listed: ListedMessage[] = [];
     let cursor: string | undefined;
-    for (let page = 1; page <= this.#maxPages; page += 1) {
+    for (let page = 1; page <= this.#c.maxPages; page += 1) {
       const result = await this.#call({
         operation: 'getContact',
         method: 'GET',
@@ -444,7 +393,7 @@ export class V2Client implements ContactsApi {
       if (result.nextCursor === undefined) return listed;
       cursor = result.nextCursor;
     }
-    throw new PageLimitError({ operation: 'getContact', maxPages: this.#maxPages, lastPage: this.#maxPages + 1 });
+    throw new PageLimitError({ operation: 'getContact', maxPages: this.#c.maxPages, lastPage: this.#c.maxPages + 1 });
   }
 
   /** One call: attempts through the organisation's budget until success or the retry policy says stop. */
@@ -452,12 +401,12 @@ export class V2Client implements ContactsApi {
     const endpoint = `${spec.method} ${spec.template}`;
     let waitedUntil = 0;
     for (let attempt = 1; ; attempt += 1) {
-      this.#health.check();
+      this.#c.health.check();
       let outcome: Outcome<T>;
       try {
         outcome = await this.#limits.schedule(endpoint, async () => {
-          await this.#health.beforeAttempt(waitedUntil);
-          this.#health.check();
+          await this.#c.health.beforeAttempt(waitedUntil);
+          this.#c.health.check();
           if (this.#refusedToken === undefined) spec.onLeave?.();
           return this.#attempt(spec, attempt);
         });
@@ -468,9 +417,9 @@ export class V2Client implements ContactsApi {
       }
       if (outcome.ok) return outcome.value;
       const { error } = outcome;
-      if (error === this.#health.stopped || error === this.#refusedToken) throw error;
+      if (error === this.#c.health.stopped || error === this.#refusedToken) throw error;
       waitedUntil = await retryAfterFailure(
-        { health: this.#health, retry: this.#retry, random: this.#random, sleep: this.#sleep, logger: this.#logger },
+        this.#c,
         { operation: spec.operation, ...(spec.idempotent === undefined ? {} : { idempotent: spec.idempotent }), error, attempt, waitedUntil },
       );
     }
@@ -480,22 +429,22 @@ export class V2Client implements ContactsApi {
   async #attempt<T>(spec: V2Call<T>, attempt: number): Promise<{ value: Outcome<T>; answer: EndpointAnswer }> {
     // A refused workspace token stays refused: the calls queued behind that answer are not sent.
     if (this.#refusedToken !== undefined) return { value: { ok: false, error: this.#refusedToken }, answer: { status: 401 } };
-    const path = `${this.#rootPath}${spec.path}`;
+    const path = `${this.#c.rootPath}${spec.path}`;
     const request: RequestContext = { operation: spec.operation, method: spec.method, path };
     if (spec.contactId !== undefined) request.contactId = spec.contactId;
     const query = spec.query?.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
-    const url = `${this.#root}${spec.path}${query ? `?${query}` : ''}`;
+    const url = `${this.#c.root}${spec.path}${query ? `?${query}` : ''}`;
     this.stats.recordRequest(spec.operation, attempt > 1);
     const response = await httpExchange({
       url,
       method: spec.method,
-      token: this.#token,
+      token: this.#c.token,
       ...(spec.body === undefined ? {} : { body: spec.body }),
-      timeoutMs: this.#timeoutMs,
+      timeoutMs: this.#c.timeoutMs,
       request,
-      logger: this.#logger,
+      logger: this.#c.logger,
       logged: { operation: spec.operation, method: spec.method, path, attempt },
-      redact: this.#redact,
+      redact: this.#c.redact,
     });
     const { status, body } = response;
     const limit = headerNumber(response.headers['x-ratelimit-limit']);
@@ -509,13 +458,13 @@ export class V2Client implements ContactsApi {
       ...(error instanceof RateLimitedError && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
     };
     if (status === 404 && spec.notFound !== undefined) {
-      this.#health.answered();
+      this.#c.health.answered();
       return { value: { ok: true, value: spec.notFound() }, answer };
     }
     if (error !== undefined) return { value: { ok: false, error }, answer };
     try {
       const value = spec.read(body, where);
-      this.#health.answered();
+      this.#c.health.answered();
       return { value: { ok: true, value }, answer };
     } catch (readError) {
       if (readError instanceof ApiError) return { value: { ok: false, error: readError }, answer };
@@ -525,7 +474,7 @@ export class V2Client implements ContactsApi {
 
   /** The error of a non-2xx answer: v1's mapping, with v2's 400 (a value the platform refuses) as `REQUEST_INVALID`. */
   #answerError(request: RequestContext, status: number, body: string, headers: Readonly<Record<string, string | string[] | undefined>>, url: string): ApiError {
-    const mapped = errorFromResponse(request, { status, body, headers, url }, this.#now());
+    const mapped = errorFromResponse(request, { status, body, headers, url }, this.#c.now());
     if (status === 429) this.stats.recordRateLimited(request.operation);
     const error = mapped instanceof InvalidTokenError ? new InvalidTokenError({ ...v2Context(mapped), tokenKind: 'workspace' }) : mapped;
     if (error instanceof InvalidTokenError) this.#refusedToken = error;
