@@ -165,21 +165,16 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const thresholdReportFile = report instanceof ReportWriter ? report.paths.results : report.paths.diff;
   const tally = new RunTally();
   const { contacts: contactRate } = job.connection.rateLimits;
-  const spacingMs = contactRate.periodMs / contactRate.limit;
   const policy = new StopPolicy({
     signal: options.signal,
     limit: options.limit,
     deadline: options.deadline,
     onStopping: options.onStopping,
     now,
-    spacingMs,
+    spacingMs: contactRate.periodMs / contactRate.limit,
     unreadUnitCalls: shape.calls.unreadAtLeast(api.surface, job.key.field),
     errorThreshold: (inputDone) => tally.thresholdAbort(maxErrors, inputDone, thresholdReportFile),
   });
-  // Verification's own policy: the run's signal and deadline, but a verification the deadline cuts
-  // short leaves the rest to the next night without making a run that did all its rows a
-  // `deadline` run (exit 4); its abort is the run's.
-  const verifyPolicy = job.verify === undefined ? undefined : new StopPolicy({ signal: options.signal, deadline: options.deadline, now, spacingMs });
   // A dry run journals nothing. A reconcile reads every key, but is no `--full` run: `state show` names it by its command.
   const state = options.dryRun ? undefined : options.state;
   const started = state === undefined ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? '', full: options.full === true, surface: api.surface.name }, job, shape.writes ? source.header : undefined);
@@ -244,7 +239,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
             rows: { ...rows, work: (draft, cells) => syncRow(draft, cells, context) },
             departed: seen === undefined || options.state === undefined ? undefined : { state: options.state, seen, reportPath: departedPath(options.reportDir, reportName), maxSharePercent: options.maxMissingPercent, knownBefore: knownKeysNow(options.state, mine) },
             departedWhyNot: partial ?? (options.state === undefined ? 'there is no state store yet (a first run, or a dry run before one): no key is known to have left' : undefined),
-            verify: verifyPolicy === undefined || options.state === undefined ? undefined : { state: options.state, policy: verifyPolicy },
+            verify: job.verify === undefined || options.state === undefined ? undefined : { state: options.state, policy: policy.afterUnits() },
           }),
           engine,
         )

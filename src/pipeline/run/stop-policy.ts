@@ -66,6 +66,17 @@ export class StopPolicy {
 
   constructor(private readonly options: StopPolicyOptions) {}
 
+  /**
+   * A policy for a step after the units (verification): the run's signal, deadline, clock and
+   * spacing, without its `--limit`, error threshold or its own record of stopping, so that a step
+   * the deadline cuts short leaves the rest to the next run without making a run that took all its
+   * units a `deadline` run (exit 4). Its abort is for the step to hand back to the run.
+   */
+  afterUnits(): StopPolicy {
+    const { signal, deadline, now, spacingMs } = this.options;
+    return new StopPolicy({ signal, deadline, now, spacingMs });
+  }
+
   /** The run's abort: the first one met. */
   get abort(): JobAbortError | undefined {
     return this.#abort;

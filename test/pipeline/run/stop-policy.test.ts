@@ -103,6 +103,24 @@ describe('what stops a run taking units, and how it ended', () => {
     expect(policy.abort).toBe(invalidToken);
   });
 
+  it('a step after the units (afterUnits) keeps the run\'s signal and deadline, not its --limit, threshold or stop', () => {
+    const { policy, clock } = policyAt({ limit: 1, deadline: 10_000, errorThreshold: () => thresholdCrossed });
+    policy.counted();
+    expect(policy.takesNext(0)).toBe(false);
+    const after = policy.afterUnits();
+    // The run's --limit (1) is spent: the step takes a second unit and more.
+    after.counted();
+    expect([after.takesNext(0), after.stopped, after.abort]).toEqual([true, undefined, undefined]);
+    clock.ms = 10_000;
+    expect([after.takesNext(0), after.stopped]).toEqual([false, 'deadline']);
+    // Its stop is its own: the run's record is as it was.
+    expect(policy.stopped).toBe('limit');
+    const controller = new AbortController();
+    const signalled = policyAt({ signal: controller.signal }).policy.afterUnits();
+    controller.abort('SIGTERM');
+    expect([signalled.takesNext(0), signalled.stopped]).toEqual([false, 'signal']);
+  });
+
   it('a signal after the units leaves the run interrupted, not complete', () => {
     const controller = new AbortController();
     const { policy } = policyAt({ signal: controller.signal });
