@@ -62,7 +62,7 @@ describe('lock targets', () => {
   });
 
   it('names the state by its real path and the channel without its token, in words and in files', () => {
-    const targets = lockTargets(job({ state: state(link, 'new/crm.db'), connection: { baseUrl: 'https://user:pw@api.example.com/', token: TOKEN } }), { lockDir });
+    const targets = lockTargets(job({ state: state(link, 'new/crm.db'), connection: { baseUrl: 'https://user:Pa55-in-url@api.example.com/', token: TOKEN } }), { lockDir });
     expect(targets.map(({ kind, what }) => ({ kind, what }))).toEqual([
       { kind: 'channel', what: 'job "crm" (key field customerid) on the channel at https://api.example.com' },
       { kind: 'state', what: `the state store ${realPathOf(real)}/.contact-sync/new/crm.db` },
@@ -73,7 +73,7 @@ describe('lock targets', () => {
     for (const text of targets.flatMap(({ what, file }) => [what, file])) {
       expect(text).not.toContain(TOKEN);
       expect(text).not.toContain(tokenDigest.slice(0, 16));
-      expect(text).not.toContain('pw');
+      expect(text).not.toContain('Pa55-in-url');
     }
   });
 
