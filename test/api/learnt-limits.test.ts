@@ -234,6 +234,20 @@ describe('learnt limits of v2 with an unreachable Redis', () => {
   });
 });
 
+/**
+ * Through Redis a request starts after Bottleneck's round trips, real I/O that no clock of the
+ * test's moves: wait for the requests to start (bounded, generously, for a busy machine), not for
+ * a time. The slots are held a window of ten minutes, so what must not start cannot start by
+ * waiting; `redisTurns` only gives a wrong start its chance to show before the assertion.
+ */
+async function untilStarted(requests: Requests, count: number): Promise<void> {
+  for (let round = 0; round < 1000 && requests.started.length < count; round += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+async function redisTurns(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 describeWithRedis('learnt limits of v2 shared through Redis', (redisUrl) => {
   const host = `learnt-${process.pid}-${Date.now()}.test`;
   const registries: LimiterRegistry[] = [];
@@ -254,21 +268,17 @@ describeWithRedis('learnt limits of v2 shared through Redis', (redisUrl) => {
     await Promise.all(registries.map((each) => each.ready()));
     const requests = new Requests(() => 0);
     const first = requests.send(one, 'a');
-    await expect(
-      (async () => {
-        for (let round = 0; round < 200 && requests.started.length === 0; round += 1) await new Promise((resolve) => setTimeout(resolve, 5));
-        return requests.started;
-      })(),
-    ).resolves.toEqual(['a']);
+    await untilStarted(requests, 1);
+    expect(requests.started).toEqual(['a']);
     // Before any answer the organisation sends one request at a time, whichever process asks.
     const others = ['b', 'c', 'd'].map((name) => requests.send(two, name));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await redisTurns();
     expect(requests.started).toEqual(['a']);
     requests.answer('a', { status: 200, limit: 3, remaining: 2 });
     await first;
     // a holds one of the 3 slots a window: two's b and c go, d waits.
-    for (let round = 0; round < 200 && requests.started.length < 3; round += 1) await new Promise((resolve) => setTimeout(resolve, 5));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await untilStarted(requests, 3);
+    await redisTurns();
     expect(requests.started).toEqual(['a', 'b', 'c']);
     requests.answer('b', { status: 200, limit: 3, remaining: 1 });
     requests.answer('c', { status: 200, limit: 3, remaining: 0 });
