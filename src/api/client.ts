@@ -20,8 +20,8 @@ import {
   readSuccessEnvelope,
 } from './envelopes.js';
 import { errorFromResponse, type RequestContext } from './error-mapping.js';
-import { httpExchange } from './http-exchange.js';
-import { ApiError, InvalidTokenError, type ApiErrorContext } from './errors.js';
+import { httpExchange, type CallSpec } from './http-exchange.js';
+import { ApiError, InvalidTokenError } from './errors.js';
 import { limiterFailure } from './limiter.js';
 import { runInSlot } from './limiter-slots.js';
 import { paginateContacts, paginateList } from './pagination.js';
@@ -64,22 +64,10 @@ export interface ApiClientOptions extends ConnectionOptions {
   readonly limiters: ApiLimiters;
 }
 
-type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
-
-interface CallSpec<T> {
-  operation: ApiOperation;
+/** A v1 call: the limiter of its API group, and the attachment type its errors name. */
+interface V1Call<T> extends CallSpec<T> {
   group: ApiGroup;
-  method: HttpMethod;
-  /** Path after the base URL, segments already encoded, like `/v1/contact/12`. */
-  path: string;
-  query?: ReadonlyArray<readonly [string, string]>;
-  body?: unknown;
-  contactId?: string;
   attachmentType?: AttachmentType;
-  /** Called when the limiter released the attempt, just before it leaves. */
-  onLeave?: () => void;
-  /** Reads a 2xx body into the result; throws `MalformedResponseError`. */
-  read: (body: string, where: ApiErrorContext) => T;
 }
 
 function isLimiter(value: unknown): value is Bottleneck {
@@ -257,7 +245,7 @@ export class ApiClient implements ContactsApi {
   }
 
   /** Runs one call: attempts through the limiter until success or the retry policy says stop. */
-  async #call<T>(spec: CallSpec<T>): Promise<T> {
+  async #call<T>(spec: V1Call<T>): Promise<T> {
     const limiter = this.#limiters[spec.group];
     const maxAttempts = this.#c.retry.limit + 1;
     // The end of the connection pause this call already slept through (after its own 429).
@@ -292,7 +280,7 @@ export class ApiClient implements ContactsApi {
     throw new Error(`${spec.operation}: retry loop ended without an outcome`);
   }
 
-  async #attempt<T>(spec: CallSpec<T>, attempt: number): Promise<T> {
+  async #attempt<T>(spec: V1Call<T>, attempt: number): Promise<T> {
     // A channel token the platform refused stays refused: calls queued behind that answer are
     // not sent, so a 401 costs one call of the budget, not one per row in flight.
     if (this.#refusedToken !== undefined) throw this.#refusedToken;

@@ -8,11 +8,30 @@
 import { performance } from 'node:perf_hooks';
 import got from 'got';
 import { errorFromTransport, type RequestContext } from './error-mapping.js';
+import type { ApiErrorContext } from './errors.js';
 import type { ApiLogger } from './logger.js';
+import type { ApiOperation } from './wire-types.js';
+
+export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+/** One call of a platform client, as both surfaces describe it; each adds what its own limiter and answers need. */
+export interface CallSpec<T> {
+  operation: ApiOperation;
+  method: HttpMethod;
+  /** Below the API root, segments already encoded (v1 `/v1/contact/12`, v2 `/contact/id:12`). */
+  path: string;
+  query?: ReadonlyArray<readonly [string, string]>;
+  body?: unknown;
+  contactId?: string;
+  /** Called when the limiter released the attempt, just before it leaves. */
+  onLeave?: () => void;
+  /** Reads a 2xx body into the result; throws `MalformedResponseError`. */
+  read: (body: string, where: ApiErrorContext) => T;
+}
 
 export interface HttpExchange {
   readonly url: string;
-  readonly method: string;
+  readonly method: HttpMethod;
   readonly token: string;
   /** Sent as JSON when given. */
   readonly body?: unknown;
@@ -44,7 +63,7 @@ export async function httpExchange(exchange: HttpExchange): Promise<HttpAnswer> 
   let response;
   try {
     response = await got(exchange.url, {
-      method: exchange.method as 'GET',
+      method: exchange.method,
       headers,
       ...(exchange.body === undefined ? {} : { body: JSON.stringify(exchange.body) }),
       responseType: 'text',

@@ -21,7 +21,7 @@ import { checkPositiveInteger, connectionParts, type ConnectionOptions, type Con
 import type { ContactsApi, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
 import { parseJsonBody } from '../envelopes.js';
 import { errorFromResponse, type RequestContext } from '../error-mapping.js';
-import { httpExchange } from '../http-exchange.js';
+import { httpExchange, type CallSpec } from '../http-exchange.js';
 import {
   ApiError,
   InvalidTokenError,
@@ -34,7 +34,7 @@ import {
 import { V2_SURFACE } from '../platform-surface.js';
 import { checkAttachment, checkContactId, checkFields, checkQuickReplies, checkSearch, checkTags, checkTemplate, checkText } from '../request-checks.js';
 import { retryAfterFailure } from '../failed-attempt.js';
-import { type ApiOperation, type Contact, type ContactPage, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
+import { type Contact, type ContactPage, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
 import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
 import { DEFAULT_SETTLE_SKEW_MS, settledMessageId } from './send-settlement.js';
 import { readContactIdAnswer, readCursorPage, readListedMessage, readMessageIdAnswer, type ListedMessage } from './v2-answers.js';
@@ -50,8 +50,6 @@ export interface V2ClientOptions extends ConnectionOptions {
   readonly settleSkewMs?: number;
 }
 
-type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
-
 /** The endpoints, as their budgets and the emulator's counters name them. */
 const ENDPOINT = {
   contact: '/contact/{identifier}',
@@ -62,21 +60,13 @@ const ENDPOINT = {
   messageList: '/contact/{identifier}/message/list',
 } as const;
 
-interface V2Call<T> {
-  operation: ApiOperation;
-  method: HttpMethod;
+/** A v2 call: the endpoint its budget is learnt for, and what v2 adds to a call's rules. */
+interface V2Call<T> extends CallSpec<T> {
   template: (typeof ENDPOINT)[keyof typeof ENDPOINT];
-  /** Below the root, segments encoded: `/contact/id:12`. */
-  path: string;
-  query?: ReadonlyArray<readonly [string, string]>;
-  body?: unknown;
-  contactId?: string;
   /** Overrides the operation's idempotency (create_or_update is retry-safe). */
   idempotent?: boolean;
-  onLeave?: () => void;
   /** What a 404 means, when it is an answer rather than a failure (a key no contact holds). */
   notFound?: () => T;
-  read: (body: string, where: ApiErrorContext) => T;
 }
 
 /** An attempt's outcome: a value, or the error of an answer (returned, so the limits learn from it). */
