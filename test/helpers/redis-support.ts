@@ -1,29 +1,47 @@
 /**
- * Redis for the tests of shared rate limits. The shared server is the one `REDIS_URL` names
- * (`.ci/run` sets it when a Redis answers on 127.0.0.1:6379); without it those tests are skipped
- * with the reason printed. A test that kills Redis starts its own `redis-server` on a free port.
+ * Redis for the tests of shared rate limits: the machine's server, `REDIS_URL` or
+ * redis://127.0.0.1:6379 (every development machine and CI run one; `.ci/run` starts it when it has
+ * stopped). A test that needs it and cannot reach it fails, naming the URL and how to start one:
+ * it never skips. A test that kills Redis starts its own `redis-server` on a free port.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { REDIS_ID_PREFIX, V2_REDIS_ID_PREFIX } from '../../src/api/limiter.js';
 
-const SKIP_REASON = 'REDIS_URL is not set (set it to a Redis server, e.g. REDIS_URL=redis://127.0.0.1:6379; .ci/run does when one answers there)';
+/** The shared server the Redis tests use. */
+export function sharedRedisUrl(): string {
+  const url = process.env.REDIS_URL;
+  return url === undefined || url === '' ? 'redis://127.0.0.1:6379' : url;
+}
+
+/** Resolves when the server answers PING; rejects with what to do when it does not (5 s). */
+export async function assertRedisReachable(url: string): Promise<void> {
+  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 5_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (error) {
+    throw new Error(
+      `these tests need a Redis server and ${url} did not answer (${String(error)}): start one ` +
+        "(redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save '' --appendonly no) or set REDIS_URL to one",
+    );
+  } finally {
+    probe.disconnect();
+  }
+}
 
 /**
- * `describe(name, body)` when REDIS_URL is set; otherwise a visible skip: a todo test and a
- * printed line that name the reason.
+ * `describe(name, body)` over the machine's Redis. Its first hook checks that the server answers,
+ * so an unreachable Redis fails every test of the block with the reason, never skips them.
  */
 export function describeWithRedis(name: string, body: (redisUrl: string) => void): void {
-  const url = process.env.REDIS_URL;
-  if (url === undefined || url === '') {
-    console.log(`${name}: skipped, ${SKIP_REASON}`);
-    describe(`${name} (skipped: ${SKIP_REASON})`, () => {
-      it.todo(`needs a Redis server: ${SKIP_REASON}`);
-    });
-    return;
-  }
-  describe(name, () => body(url));
+  const url = sharedRedisUrl();
+  describe(name, () => {
+    beforeAll(() => assertRedisReachable(url));
+    body(url);
+  });
 }
 
 /** Deletes the shared-limiter keys of one base URL (every token and group); returns how many. */
@@ -101,6 +119,7 @@ async function freePort(): Promise<number> {
 /** A `redis-server` of this test alone, on a free port of 127.0.0.1, nothing saved to disk. */
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
+  if (!hasRedisServer()) throw new Error('this test starts a redis-server of its own and none is on the PATH: install Redis (apt-get install redis-server)');
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `redis://127.0.0.1:${port}`;

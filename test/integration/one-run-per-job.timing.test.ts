@@ -82,7 +82,7 @@ describe('one run per job at a time', () => {
   }, 180_000);
 });
 
-describeWithRedis('one run per job across hosts (rateLimits.redis)', () => {
+describeWithRedis('one run per job across hosts (rateLimits.redis)', (redisUrl) => {
   const children = useCliChildren();
   it('a run on another host (another folder, its own lock files) is refused through Redis: exit 75', async () => {
     const emulator = await fastEmulator();
@@ -92,7 +92,7 @@ describeWithRedis('one run per job across hosts (rateLimits.redis)', () => {
       // 40 rows at 5 calls a second: host A runs for about 16 s, while host B starts.
       for (const ws of [hostA, hostB]) {
         ws.write('customers.csv', customersCsv(40));
-        ws.write('jobs.yaml', redisJobsYaml({ url: emulator.url, token: TOKEN, contacts: '5/s', redis: process.env.REDIS_URL!, job: SEARCH_AND_CREATE_JOB }));
+        ws.write('jobs.yaml', redisJobsYaml({ url: emulator.url, token: TOKEN, contacts: '5/s', redis: redisUrl, job: SEARCH_AND_CREATE_JOB }));
       }
       const a = children.track(startCli(['run', 'jobs.yaml', '--report-dir', 'r'], hostA.dir));
       await waitUntil(() => emulator.counters(TOKEN).total.received >= 3, 'host A made calls', 60_000, a);
