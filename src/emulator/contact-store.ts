@@ -134,6 +134,14 @@ export class ContactStore {
     return true;
   }
 
+  /** True when contact `a` was stored before contact `b` (both must exist). */
+  storedBefore(a: string, b: string): boolean {
+    const first = this.byId.get(a);
+    const second = this.byId.get(b);
+    if (first === undefined || second === undefined) throw new Error(`no contact "${first === undefined ? a : b}" in this channel`);
+    return first.seq < second.seq;
+  }
+
   delete(id: string): boolean {
     const stored = this.byId.get(id);
     if (stored === undefined) return false;

@@ -1,6 +1,6 @@
 /**
  * v2's contact endpoints (the SDK's src/clients/contact.ts): get, create, create or update,
- * update, delete, list, add and remove tags, over the one contact store both surfaces share.
+ * update, delete, merge, list, add and remove tags, over the one contact store both surfaces share.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Contact } from '../../api/wire-types.js';
@@ -88,6 +88,11 @@ export function registerV2ContactRoutes(app: FastifyInstance, state: EmulatorSta
   route({ endpoint: V2_ENDPOINTS.listContacts, run: (request) => listContacts(request, state) });
 
   route({
+    endpoint: V2_ENDPOINTS.mergeContacts,
+    run: ({ workspace, rawBody }) => mergeContacts(workspace, parseV2Body(rawBody), state.allowedFields),
+  });
+
+  route({
     endpoint: V2_ENDPOINTS.addTags,
     run: ({ workspace, params, rawBody }) => {
       const id = existing(workspace, params.identifier);
@@ -125,22 +130,22 @@ function createContact(workspace: Workspace, identifier: Exclude<ContactIdentifi
     throw badRequest(`${field} in the body differs from the identifier "${identifier.text}"; leave it out or give the same ${field}`);
   }
   const fields = given === undefined ? [...changes.set, [field, value] as [string, string]] : changes.set;
-  checkUnique(workspace, fields, undefined);
+  checkUnique(workspace, fields, []);
   return workspace.contacts.create(fields).id;
 }
 
 function updateContact(workspace: Workspace, id: string, changes: ContactChanges): void {
-  checkUnique(workspace, changes.set, id);
+  checkUnique(workspace, changes.set, [id]);
   workspace.contacts.updateFields(id, changes.set);
   workspace.contacts.clearFields(id, changes.clear);
 }
 
 /** An email or a phone belongs to one contact of a workspace (unverified: the refusal's status and words). */
-function checkUnique(workspace: Workspace, fields: ReadonlyArray<readonly [string, string]>, self: string | undefined): void {
+function checkUnique(workspace: Workspace, fields: ReadonlyArray<readonly [string, string]>, selves: readonly string[]): void {
   for (const [name, value] of fields) {
     if (name !== 'email' && name !== 'phone') continue;
     const holder = workspace.holderOf(name, value);
-    if (holder !== undefined && holder !== self) {
+    if (holder !== undefined && !selves.includes(holder)) {
       throw badRequest(`${name} "${value}" belongs to another contact (id:${workspace.numericId(holder)}); ${name === 'email' ? 'an email' : 'a phone'} identifies one contact of a workspace`);
     }
   }
@@ -168,4 +173,45 @@ function listContacts({ workspace, query, rawBody, root }: V2OperationRequest, s
     .sort((a, b) => a.id - b.id);
   const { items, pagination } = cursorPage(matches, (match) => match.id, page, `${root}/contact/list`);
   return { items: items.map(({ contact, id }) => v2Contact(contact, id, state.valueTypes)), pagination };
+}
+
+/**
+ * `POST /contact/merge` (the SDK's `MergeContactsRequest`): `contactIds`, exactly two ids of the
+ * workspace, plus any contact fields the merged contact should hold, validated as an update's.
+ * Which contact survives and what becomes of the other's values the platform's material does not
+ * say: the emulator keeps the one stored first, gives it the other's tags and the values it lacks,
+ * then the body's fields, and deletes the other (docs/emulator.md). Clients read the survivor
+ * back rather than trust this choice. Answers `{contactId}` of the survivor, as an update does.
+ */
+function mergeContacts(workspace: Workspace, body: unknown, allowedFields: ReadonlySet<string> | undefined): { contactId: number } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest(`the request body must be a JSON object {"contactIds": [<id>, <id>], ...contact fields}, got ${describe(body)}`);
+  }
+  const { contactIds, ...fields } = body as Record<string, unknown>;
+  if (!Array.isArray(contactIds) || contactIds.length !== 2) {
+    const got = contactIds === undefined ? 'none' : Array.isArray(contactIds) ? `${contactIds.length}` : describe(contactIds);
+    throw badRequest(`contactIds must be a list of exactly two contact ids, got ${got}`);
+  }
+  const ids = contactIds.map((value: unknown, index) => {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+      throw badRequest(`contactIds[${index}] must be a contact id (a whole number above 0), got ${JSON.stringify(value) ?? 'none'}`);
+    }
+    const id = workspace.find({ kind: 'id', id: value, text: `id:${value}` });
+    if (id === undefined) throw contactNotFound(`id:${value}`);
+    return id;
+  }) as [string, string];
+  if (ids[0] === ids[1]) throw badRequest(`contactIds names one contact twice (${String(contactIds[0])}); give two different contacts`);
+  const changes = Object.keys(fields).length === 0 ? { set: [], clear: [] } : readContactFields(fields, { create: false, allowedFields });
+  const [survivor, merged] = workspace.contacts.storedBefore(ids[0], ids[1]) ? ids : [ids[1], ids[0]];
+  const kept = workspace.contacts.get(survivor) as Contact;
+  const gone = workspace.contacts.get(merged) as Contact;
+  const lacking = Object.entries(gone.custom_fields).filter(([name]) => kept.custom_fields[name] === undefined);
+  // Refused before anything changes: an email or phone of a third contact.
+  checkUnique(workspace, changes.set, [survivor, merged]);
+  // The other contact goes first, so its email or phone may pass to the survivor.
+  workspace.contacts.delete(merged);
+  workspace.contacts.updateFields(survivor, lacking);
+  workspace.contacts.addTags(survivor, gone.tags);
+  updateContact(workspace, survivor, changes);
+  return { contactId: workspace.numericId(survivor) };
 }

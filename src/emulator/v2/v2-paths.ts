@@ -38,6 +38,7 @@ export const V2_ENDPOINTS = {
   deleteContact: endpoint('DELETE', '/contact/{identifier}', 'updateContact'),
   createOrUpdateContact: endpoint('POST', '/contact/create_or_update/{identifier}', 'createContact'),
   listContacts: endpoint('POST', '/contact/list', 'searchContacts'),
+  mergeContacts: endpoint('POST', '/contact/merge', 'updateContact'),
   addTags: endpoint('POST', '/contact/{identifier}/tag', 'addTags'),
   removeTags: endpoint('DELETE', '/contact/{identifier}/tag', 'removeTags'),
   sendMessage: endpoint('POST', '/contact/{identifier}/message', 'sendMessage'),
