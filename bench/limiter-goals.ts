@@ -7,7 +7,7 @@
  * run: accepted calls from one window after the first call to the end, over what the limit
  * allows in that time (the first window holds no answer-bound wait, so it is left out).
  */
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
@@ -40,12 +40,23 @@ export interface LimiterFigures {
   mostInAnyWindow: number;
   /** Accepted calls over allowed, from one window after the first call to the end. */
   budgetUsed: number;
+  /**
+   * The mean time from a call's start to its answer, as the client measured it (its debug line's
+   * `ms`): the delay in, the server's work and this process's own lateness in handling the answer.
+   * A slot waits for it, so it, not the nominal delay, bounds the budget.
+   */
+  meanAnswerMs: number;
 }
 
 export interface LimiterCaseResult {
   case: LimiterCase;
   /** The most budget any limiter that waits for answers can use: window / (window + mean way in). */
   theory: number;
+  /**
+   * The process's mean event-loop delay during the case, in ms (perf_hooks): how late its timers
+   * and answers were handled. Near 0 on an idle machine; on a loaded one, the load's share.
+   */
+  loopDelayMs: number;
   figures: LimiterFigures[];
 }
 
@@ -130,7 +141,20 @@ function accepted(emulator: RunningEmulator, token: string): number {
 async function runLane(emulator: RunningEmulator, spec: LimiterCase, kind: LimiterKind, token: string, redisUrl: string | undefined): Promise<LimiterFigures> {
   const [contact] = emulator.loadContacts(token, [{}]);
   const { limiters, stop } = await lane(kind, spec, emulator.url, token, redisUrl);
-  const clients = limiters.map((each) => new ApiClient({ baseUrl: emulator.url, token, limiters: each, retry: { limit: 0 }, timeoutMs: 10_000 }));
+  // Each request's time to its answer, from the client's own debug line.
+  const answers = { count: 0, totalMs: 0 };
+  const ignore = (): void => undefined;
+  const logger = {
+    debug: (fields: Record<string, unknown>) => {
+      if (typeof fields.ms !== 'number') return;
+      answers.count += 1;
+      answers.totalMs += fields.ms;
+    },
+    info: ignore,
+    warn: ignore,
+    error: ignore,
+  };
+  const clients = limiters.map((each) => new ApiClient({ baseUrl: emulator.url, token, limiters: each, retry: { limit: 0 }, timeoutMs: 10_000, logger }));
   emulator.resetCounters(token);
   const started = performance.now();
   const deadline = started + spec.runMs;
@@ -160,7 +184,8 @@ async function runLane(emulator: RunningEmulator, spec: LimiterCase, kind: Limit
   const counters = emulator.counters(token);
   const allowedPerMs = spec.rate.limit / spec.rate.periodMs;
   const budgetUsed = (end!.calls - atOneWindow!.calls) / (allowedPerMs * (end!.at - atOneWindow!.at));
-  return { kind, calls: counters.total.received, rateLimited: counters.total.rateLimited, mostInAnyWindow: counters.mostInAnyWindow[spec.group], budgetUsed };
+  const meanAnswerMs = answers.count === 0 ? 0 : answers.totalMs / answers.count;
+  return { kind, calls: counters.total.received, rateLimited: counters.total.rateLimited, mostInAnyWindow: counters.mostInAnyWindow[spec.group], budgetUsed, meanAnswerMs };
 }
 
 async function runCase(spec: LimiterCase, redisUrl: string | undefined): Promise<LimiterCaseResult> {
@@ -172,14 +197,29 @@ async function runCase(spec: LimiterCase, redisUrl: string | undefined): Promise
     ...(spec.jitter === undefined ? {} : { faults: { inboundJitter: spec.jitter } }),
     seed: 14,
   });
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   try {
     // Side by side on two channels (two budgets): both are paced by their limit, not the CPU.
     const figures = await Promise.all([runLane(emulator, spec, 'slots', tokens.slots, redisUrl), runLane(emulator, spec, 'old spacing', tokens.old, redisUrl)]);
     const meanIn = spec.jitter === undefined ? 0 : (spec.jitter.minMs + spec.jitter.maxMs) / 2;
-    return { case: spec, theory: spec.rate.periodMs / (spec.rate.periodMs + meanIn), figures };
+    loop.disable();
+    // The histogram is in nanoseconds and counts the resolution itself: what is over it is delay.
+    const loopDelayMs = Math.max(0, loop.mean / 1e6 - 10);
+    return { case: spec, theory: spec.rate.periodMs / (spec.rate.periodMs + meanIn), loopDelayMs, figures };
   } finally {
+    loop.disable();
     await emulator.close();
   }
+}
+
+/**
+ * The most budget a limiter that waits for answers can use at the answer time this run measured:
+ * window / (window + mean answer). Below `theory` when the answers were slower than the nominal
+ * delay in (a loaded machine handles them late): what the load, not the limiter, takes.
+ */
+export function bestAtAnswers(spec: LimiterCase, figures: LimiterFigures): number {
+  return spec.rate.periodMs / (spec.rate.periodMs + figures.meanAnswerMs);
 }
 
 async function redisAnswers(url: string): Promise<string | undefined> {
@@ -205,7 +245,12 @@ export async function runLimiterGoals(scale: number, log: (line: string) => void
   const redisSkipped = await redisAnswers(redisUrl);
   const cases = limiterCases(scale).filter((spec) => (!spec.redis || redisSkipped === undefined) && (only === undefined || only.includes(spec.id)));
   const report = (result: LimiterCaseResult): LimiterCaseResult => {
-    for (const f of result.figures) log(`  ${result.case.id} ${f.kind}: ${f.calls} calls, ${f.rateLimited} 429s, most in a window ${f.mostInAnyWindow}/${result.case.rate.limit}, budget ${f.budgetUsed.toFixed(3)}`);
+    for (const f of result.figures) {
+      log(
+        `  ${result.case.id} ${f.kind}: ${f.calls} calls, ${f.rateLimited} 429s, most in a window ${f.mostInAnyWindow}/${result.case.rate.limit}, budget ${f.budgetUsed.toFixed(3)} ` +
+          `(best ${result.theory.toFixed(3)} at the nominal delay; answers took ${f.meanAnswerMs.toFixed(0)} ms on average: best ${bestAtAnswers(result.case, f).toFixed(3)} at them; event loop ${result.loopDelayMs.toFixed(1)} ms late on average)`,
+      );
+    }
     return result;
   };
   const [first, ...rest] = cases;

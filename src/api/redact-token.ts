@@ -4,6 +4,8 @@
  * in any written form: plain, JSON-escaped (`\/` as PHP and Laravel write it, `\u002F`),
  * percent-encoded (`%2F`). So the raw text is cleared of every such form, and a JSON body is also
  * parsed and cleared string by string (a parser may have joined escapes the raw pass did not know).
+ * A server may also echo part of it, or change its case (issue 42): any run of 8 or more
+ * characters of the token, in any case, is cut out too.
  */
 
 export const REDACTED = '[redacted]';
@@ -42,15 +44,49 @@ function hexEitherCase(hex: string): string {
   return [...hex].map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit)).join('');
 }
 
+/**
+ * A cutter of every run of at least `MIN_REDACTED_TOKEN_LENGTH` characters of the token, in any
+ * case: a truncated or lower-cased echo is the token's secret all the same. Each window of that
+ * length in the text is looked up among the token's own windows (lower-cased); the windows found
+ * are joined into runs, each run replaced by one `[redacted]`.
+ */
+function runCutter(token: string): (text: string) => string {
+  const width = MIN_REDACTED_TOKEN_LENGTH;
+  const lower = token.toLowerCase();
+  const windows = new Set<string>();
+  for (let at = 0; at + width <= lower.length; at++) windows.add(lower.slice(at, at + width));
+  return (text) => {
+    if (text.length < width) return text;
+    const folded = text.toLowerCase();
+    // toLowerCase keeps the length of the text for all but a few letters; when it does not, the
+    // text is searched as it is, lower-cased window by window.
+    const sameLength = folded.length === text.length;
+    let out = '';
+    let kept = 0;
+    let runEnd = -1;
+    for (let at = 0; at + width <= text.length; at++) {
+      const window = sameLength ? folded.slice(at, at + width) : text.slice(at, at + width).toLowerCase();
+      if (!windows.has(window)) continue;
+      if (at > runEnd) {
+        out += text.slice(kept, at) + REDACTED;
+      }
+      runEnd = at + width;
+      kept = runEnd;
+    }
+    return kept === 0 ? text : out + text.slice(kept);
+  };
+}
+
 /** Every string of a parsed JSON value with the token cut out; `changed` says whether any held it. */
-function redactValue(value: unknown, token: string): { value: unknown; changed: boolean } {
+function redactValue(value: unknown, cut: (text: string) => string): { value: unknown; changed: boolean } {
   if (typeof value === 'string') {
-    return value.includes(token) ? { value: value.split(token).join(REDACTED), changed: true } : { value, changed: false };
+    const redacted = cut(value);
+    return { value: redacted, changed: redacted !== value };
   }
   if (Array.isArray(value)) {
     let changed = false;
     const items = value.map((item) => {
-      const redacted = redactValue(item, token);
+      const redacted = redactValue(item, cut);
       changed ||= redacted.changed;
       return redacted.value;
     });
@@ -59,8 +95,8 @@ function redactValue(value: unknown, token: string): { value: unknown; changed: 
   if (typeof value === 'object' && value !== null) {
     let changed = false;
     const entries = Object.entries(value).map(([key, item]) => {
-      const redactedKey = redactValue(key, token);
-      const redacted = redactValue(item, token);
+      const redactedKey = redactValue(key, cut);
+      const redacted = redactValue(item, cut);
       changed ||= redacted.changed || redactedKey.changed;
       return [redactedKey.value as string, redacted.value] as const;
     });
@@ -77,15 +113,17 @@ function redactValue(value: unknown, token: string): { value: unknown; changed: 
 export function tokenRedactor(token: string): (text: string) => string {
   if (token.length < MIN_REDACTED_TOKEN_LENGTH) return (text) => text;
   const pattern = tokenPattern(token);
+  const cutRuns = runCutter(token);
+  const cut = (text: string): string => cutRuns(text.split(token).join(REDACTED));
   return (text) => {
-    const raw = text.replace(pattern, REDACTED);
+    const raw = cutRuns(text.replace(pattern, REDACTED));
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw) as unknown;
     } catch {
       return raw;
     }
-    const redacted = redactValue(parsed, token);
+    const redacted = redactValue(parsed, cut);
     return redacted.changed ? JSON.stringify(redacted.value) : raw;
   };
 }

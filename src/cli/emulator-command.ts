@@ -1,7 +1,7 @@
 /** `contact-sync emulator`: serves the emulator until SIGINT or SIGTERM. */
 import type { Logger } from 'pino';
 import { parseRate } from '../config/rate.js';
-import { parseTokenFlag, startEmulator, type EmailSearch, type UpdateAnswerId, type ValueTypes } from '../emulator/index.js';
+import { EmulatorOptionsError, parseTokenFlag, startEmulator, type EmailSearch, type RunningEmulator, type UpdateAnswerId, type ValueTypes } from '../emulator/index.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { UsageError } from './usage-error.js';
@@ -27,6 +27,21 @@ export interface EmulatorArgs {
   updateAnswerId: UpdateAnswerId;
 }
 
+/**
+ * The emulator started, or its options refused as the usage error they are (exit 2, issue 42):
+ * each problem names the option; the flags are the CLI's names of them.
+ */
+async function startOrRefuse(options: Parameters<typeof startEmulator>[0]): Promise<RunningEmulator> {
+  try {
+    return await startEmulator(options);
+  } catch (error) {
+    if (error instanceof EmulatorOptionsError) {
+      throw new UsageError(`the emulator's options are refused: ${error.problems.join('; ')}; correct the flags (--token, --workspace-token, --admin-key, the rates), then start it again`);
+    }
+    throw error;
+  }
+}
+
 export async function emulatorCommand(args: EmulatorArgs, io: CliIo, logger: Logger): Promise<number> {
   const rate = (text: string, flag: string) => {
     if (text === 'off') return undefined;
@@ -40,7 +55,7 @@ export async function emulatorCommand(args: EmulatorArgs, io: CliIo, logger: Log
   const messages = rate(args.messagesRate, '--messages-rate');
   const v2 = rate(args.v2Rate, '--v2-rate');
   const workspace = args.workspaceToken.length > 0;
-  const emulator = await startEmulator({
+  const emulator = await startOrRefuse({
     port: args.port,
     host: args.host,
     channels: args.token.map(parseTokenFlag),
@@ -52,6 +67,7 @@ export async function emulatorCommand(args: EmulatorArgs, io: CliIo, logger: Log
     valueTypes: args.valueTypes,
     updateAnswerId: args.updateAnswerId,
   });
+  const channels = args.token.map((_, index) => index + 1);
   io.stdout.write(
     `Emulator of the Contacts and Messaging API v1 at ${emulator.url}\n` +
       `  channel tokens: ${args.token.join(', ')}\n` +
@@ -59,7 +75,7 @@ export async function emulatorCommand(args: EmulatorArgs, io: CliIo, logger: Log
       `  answers: email search ${args.emailSearch}, values as ${args.valueTypes}, update id ${args.updateAnswerId}\n` +
       (workspace
         ? `API v2 at ${emulator.v2Url}\n` +
-          `  workspace tokens: ${args.workspaceToken.join(', ')} (channels ${args.token.map((_, index) => index + 1).join(', ')} are its channels, one contact store)\n` +
+          `  workspace tokens: ${args.workspaceToken.join(', ')} (${channels.length === 1 ? 'channel 1 is its channel' : `channels ${channels.join(', ')} are its channels`}, one contact store)\n` +
           `  limit per endpoint of the organisation: ${shownRate(v2)}\n`
         : '') +
       `  admin API: ${emulator.origin}/__admin/ with header x-admin-key: ${emulator.adminKey}\n` +

@@ -12,7 +12,7 @@ import type { ConfigErrorCode } from '../config/config-error.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { ContactSyncError } from '../failure/contact-sync-error.js';
 import { isSqliteError, type JobAbortCode } from '../pipeline/job-abort.js';
-import { REPORT_WRITE_FIX, ReportWriteError } from '../pipeline/report/report.js';
+import { ReportWriteError } from '../pipeline/report/report.js';
 import type { SourceErrorCode } from '../pipeline/source/source-error.js';
 import { isBusyStore, stateStoreFix, type StateStoreErrorCode } from '../state/state-store-error.js';
 import { InputSaveInterruptedError } from './saved-input.js';
@@ -102,7 +102,7 @@ export function describeFailure(error: unknown): Failure {
   if (error instanceof ContactSyncError && error.code in EXIT_OF) {
     const code = error.code as FailureCode;
     const failure: Failure = { exitCode: EXIT_OF[code], code, message: error.message, showUsage: error instanceof UsageErrorFromYargs };
-    if (error instanceof ReportWriteError) return { ...failure, message: `${error.message}; ${REPORT_WRITE_FIX}` };
+    if (error instanceof ReportWriteError) return { ...failure, message: `${error.message}; ${error.fix}` };
     if (error instanceof RateLimiterUnavailableError && error.phase === 'start') return { ...failure, exitCode: BEFORE_ANY_ROW };
     if (error instanceof InputSaveInterruptedError && error.signal === 'SIGINT') return { ...failure, exitCode: EXIT.sigint };
     return failure;

@@ -15,12 +15,25 @@ import { stripUrlAuth } from '../api/strip-url-auth.js';
 import type { Job } from '../config/job-types.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { reportName, type Shard } from '../pipeline/shard.js';
-import { endPing, type HeartbeatPing } from '../watch/heartbeat.js';
+import { SINK_DEADLINE_MS, type SinkBounds } from '../watch/bounded-attempts.js';
+import { endPing, endPingNote, type HeartbeatPing } from '../watch/heartbeat.js';
 import { notifyText, shouldNotify } from '../watch/notify-text.js';
 import type { EndedJob } from '../watch/run-metrics.js';
 import { printableLine } from '../watch/printable-line.js';
 import { metricsTextfileProblem } from '../watch/textfile-folder.js';
 import { UsageError } from './usage-error.js';
+
+/**
+ * Every sink of a job's end (the wait for its `/start` ping included) is done or cut within this:
+ * a sink that trickles holds neither the run nor its lock (issue 42).
+ */
+export const WATCH_DEADLINE_MS = SINK_DEADLINE_MS;
+/**
+ * After a SIGINT or SIGTERM, what is left of the sinks is cut within this of the signal (or of the
+ * end, when the signal came first): the rows in flight, the reports and the sinks end well within
+ * Kubernetes' 30 s grace.
+ */
+export const WATCH_AFTER_SIGNAL_MS = 5_000;
 
 /** `--metrics-file` and `--pushgateway`, which replace jobs.yaml's `metrics:` for the run. */
 export interface WatchFlags {
@@ -85,8 +98,32 @@ export class JobWatch {
     }
   }
 
-  /** Tells every sink of the job how it ended; resolves when each took it or failed (bounded). */
-  async ended(job: Job, startedAt: Date, end: JobEnd): Promise<void> {
+  /**
+   * Tells every sink of the job how it ended; resolves when each took it or failed, all within
+   * `WATCH_DEADLINE_MS`, and within `WATCH_AFTER_SIGNAL_MS` of `interrupt` (the run's SIGINT or
+   * SIGTERM) when it aborts.
+   */
+  async ended(job: Job, startedAt: Date, end: JobEnd, interrupt?: AbortSignal): Promise<void> {
+    const cut = new AbortController();
+    const deadline = setTimeout(() => cut.abort(), WATCH_DEADLINE_MS);
+    let afterSignal: NodeJS.Timeout | undefined;
+    const onInterrupt = (): void => {
+      afterSignal ??= setTimeout(() => cut.abort(), WATCH_AFTER_SIGNAL_MS);
+    };
+    if (interrupt?.aborted === true) onInterrupt();
+    else interrupt?.addEventListener('abort', onInterrupt, { once: true });
+    const bounds: SinkBounds = { totalMs: interrupt?.aborted === true ? WATCH_AFTER_SIGNAL_MS : WATCH_DEADLINE_MS, signal: cut.signal };
+    try {
+      await this.#tell(job, startedAt, end, bounds);
+    } finally {
+      clearTimeout(deadline);
+      clearTimeout(afterSignal);
+      interrupt?.removeEventListener('abort', onInterrupt);
+    }
+  }
+
+  async #tell(job: Job, startedAt: Date, end: JobEnd, bounds: SinkBounds): Promise<void> {
+    const cut = bounds.signal!;
     const syncJob = reportName(job.name, this.shard);
     const ended: EndedJob = { syncJob, exitCode: end.exitCode, startedAt, endedAt: new Date(), ...(end.summary === undefined ? {} : { summary: end.summary }) };
     // A dry run changes nothing: its figures would hide the last real run's from the dashboards.
@@ -98,7 +135,8 @@ export class JobWatch {
     const started = this.#starts.get(job);
     this.#starts.delete(job);
     await Promise.all([
-      heartbeat === undefined ? undefined : (started ?? Promise.resolve()).then(() => this.#ping(job, heartbeat, endPing(end.exitCode))),
+      // The end ping waits for the start ping, within the same bounds.
+      heartbeat === undefined ? undefined : Promise.race([started ?? Promise.resolve(), aborted(cut)]).then(() => this.#ping(job, heartbeat, endPing(end.exitCode), bounds, endPingNote(end.exitCode))),
       // The sinks' modules (prom-client, got) are loaded when a job has a sink: a run without
       // metrics and webhook starts without them (issue 24).
       textfile === undefined
@@ -106,7 +144,7 @@ export class JobWatch {
         : import('../watch/metrics-textfile.js').then(({ updateMetricsTextfile }) => updateMetricsTextfile(textfile, ended)).catch((error: unknown) => this.#warn(job, `the metrics file ${textfile} was not written (${reason(error)}); the job's exit code is unchanged`)),
       pushgateway === undefined
         ? undefined
-        : import('../watch/pushgateway.js').then(({ pushJobMetrics }) => pushJobMetrics(pushgateway, ended)).catch((error: unknown) =>
+        : import('../watch/pushgateway.js').then(({ pushJobMetrics }) => pushJobMetrics(pushgateway, ended, bounds)).catch((error: unknown) =>
             this.#warn(job, `the Pushgateway at ${new URL(pushgateway).origin} did not take the metrics (${reason(error)}); the job's exit code is unchanged`),
           ),
       webhook === undefined
@@ -117,22 +155,27 @@ export class JobWatch {
                 text: notifyText({ ...end, syncJob, host: this.#host }),
                 summary: end.summary ?? null,
                 exitCode: end.exitCode,
-              }),
+              }, undefined, bounds),
             )
             .catch((error: unknown) => this.#warn(job, `${(error as Error).message}; the job's exit code is unchanged`)),
     ]);
   }
 
   /** One ping; a failure is a warning naming only the monitor's origin (its message says no more). */
-  #ping(job: Job, url: string, ping: HeartbeatPing): Promise<void> {
+  #ping(job: Job, url: string, ping: HeartbeatPing, bounds?: SinkBounds, note?: string): Promise<void> {
     return import('../watch/heartbeat.js')
-      .then(({ pingHeartbeat }) => pingHeartbeat(url, ping))
+      .then(({ pingHeartbeat }) => pingHeartbeat(url, ping, undefined, bounds, note))
       .catch((error: unknown) => this.#warn(job, `${(error as Error).message}; the job's exit code is unchanged`));
   }
 
   #warn(job: Job, message: string): void {
     this.logger.warn({ job: job.name }, message);
   }
+}
+
+/** Resolves when `signal` aborts (at once when it has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 /**

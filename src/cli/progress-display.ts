@@ -13,6 +13,7 @@ import type { RowResult } from '../pipeline/types.js';
 import { formatDuration } from '../pipeline/report/duration.js';
 import { estimateRemainingMs } from './eta.js';
 import { TerminalOutput } from './terminal-output.js';
+import { counted } from '../pipeline/report/counted.js';
 
 export interface ProgressDisplay {
   update(tally: Readonly<RowTally>, row?: FinishedRow): void;
@@ -96,8 +97,8 @@ export function createProgressDisplay(options: ProgressOptions): ProgressDisplay
     }
     const of = options.expectedRows === undefined ? '' : `/${options.expectedRows}`;
     options.stream.write(
-      `progress${options.label === undefined ? '' : ` (${options.label})`}: ${last.total}${of} rows (created ${last.created}, updated ${last.updated}, unchanged ${last.unchanged}, ` +
-        `skipped ${last.skipped}, failed ${last.failed}), ${options.stats.total()} calls (${callRate()}/min), ETA ${eta(last)}\n`,
+      `progress${options.label === undefined ? '' : ` (${options.label})`}: ${last.total}${of} ${last.total === 1 && of === '' ? 'row' : 'rows'} (created ${last.created}, updated ${last.updated}, unchanged ${last.unchanged}, ` +
+        `skipped ${last.skipped}, failed ${last.failed}), ${counted(options.stats.total(), 'call')} (${callRate()}/min), ETA ${eta(last)}\n`,
     );
   };
   const cancel = (options.every ?? defaultEvery)(intervalMs, print);

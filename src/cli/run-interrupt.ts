@@ -20,6 +20,8 @@ export class RunInterrupt {
   constructor(
     private readonly io: CliIo,
     private readonly logger: Logger,
+    /** The grace after a first signal (tests shorten it). */
+    private readonly graceMs = SIGNAL_GRACE_MS,
   ) {}
 
   /** Aborted at the first signal; its reason is the signal's name. */
@@ -60,7 +62,9 @@ export class RunInterrupt {
       this.logger.warn({ signal }, `interrupted (${signal}): taking no more rows, finishing those in flight, then writing the reports; a second ${signal} stops at once`);
       this.#controller.abort(signal);
       // The wait for the rows in flight is bounded, even when the platform asks to retry after minutes.
-      this.#grace = setTimeout(() => this.#stopNow(`the rows in flight did not finish within ${formatDuration(SIGNAL_GRACE_MS)} of the ${signal}`), SIGNAL_GRACE_MS);
+      // What is still running then may be the rows, the reports, a release or a notice (each
+      // bounded, issue 42): the message does not guess which.
+      this.#grace = setTimeout(() => this.#stopNow(`the run did not end within ${formatDuration(this.graceMs)} of the ${signal} (rows in flight, reports or notices)`), this.graceMs);
       this.#grace.unref();
     };
   }

@@ -194,10 +194,10 @@ async function runJobs(session: OpenSession, options: SessionOptions, io: CliIo,
           });
         } catch (error) {
           const failure = describeFailure(error);
-          await options.watch?.ended(job, startedAt, { exitCode: failure.exitCode, failure: { code: failure.code, message: failure.message } });
+          await options.watch?.ended(job, startedAt, { exitCode: failure.exitCode, failure: { code: failure.code, message: failure.message } }, session.signal);
           throw error;
         }
-        await options.watch?.ended(job, startedAt, end);
+        await options.watch?.ended(job, startedAt, end, session.signal);
         codes.push(end.exitCode);
       }
       return codes;

@@ -170,7 +170,7 @@ function prune(job: Job, path: string, keepRuns: number | undefined, includeCrea
   const store = StateStore.open(path, { job: job.name, keyField: job.key.field });
   try {
     const pruned = store.pruneChanges(keepRuns, { includeCreating });
-    io.stdout.write(`job "${job.name}": dropped ${pruned.lines} change journal lines of ${pruned.runs} runs; the newest ${keepRuns} runs keep theirs (they can be undone)\n`);
+    io.stdout.write(`job "${job.name}": dropped ${counted(pruned.lines, 'change journal line')} of ${counted(pruned.runs, 'run')}; ${keepRuns === 1 ? 'the newest run keeps its' : `the newest ${keepRuns} runs keep theirs`} (they can be undone)\n`);
     if (pruned.keptCreating.length > 0) {
       const runs = pruned.keptCreating.map((id) => `run ${id}`).join(', ');
       io.stdout.write(`  kept the journal of ${runs}: ${pruned.keptCreating.length === 1 ? 'it' : 'they'} created contacts, which only an undo can tag for deletion; --include-creating-runs drops it too\n`);
@@ -200,7 +200,7 @@ function formatSummary(summary: StateSummary): string {
     line('pending creates', String(summary.pendingCreates)),
     line('messages', String(summary.messages)),
     line('departed keys', String(summary.departed)),
-    line('change journal', `${summary.changes} lines`),
+    line('change journal', counted(summary.changes, 'line')),
     line('last run', formatRun(summary.lastRun)),
     line('last finished run', formatRun(summary.lastFinishedRun)),
     '',

@@ -70,7 +70,7 @@ function estimateLine(summary: JobSummary): string | undefined {
   const notReached = (summary.rows.notReached ?? 0) > 0 ? ` (the rows this dry run took; ${summary.rows.notReached} not reached are not in it)` : '';
   const recased = estimate.recasedContacts === undefined ? '' : `; ${counted(estimate.recasedContacts, 'contact')} re-tagged with tags ${estimate.recasedContacts === 1 ? 'it holds' : 'they hold'} in another case (tags.case)`;
   return (
-    `the real run (estimate${notReached}): ${estimate.calls.total} API calls${byOperation === '' ? '' : ` (${byOperation})`}, ` +
+    `the real run (estimate${notReached}): ${counted(estimate.calls.total, 'API call')}${byOperation === '' ? '' : ` (${byOperation})`}, ` +
     `about ${formatDuration(estimate.durationMs)} at ${estimate.contactsPerMinute}/min${recased}`
   );
 }

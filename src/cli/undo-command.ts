@@ -10,6 +10,7 @@ import type { CliIo } from './cli-io.js';
 import { describeRun } from './run-flags.js';
 import { runSession } from './run-session.js';
 import { undoJob, type UndoArgs } from './undo-job.js';
+import { counted } from '../pipeline/report/counted.js';
 
 export interface UndoFlags extends UndoArgs {
   /** `--job`: the one job whose run is undone. */
@@ -23,7 +24,7 @@ export async function undoCommand(flags: UndoFlags, io: CliIo, logger: Logger): 
   const argv = describeRun('undo', flags.jobsFile, [
     flags.dryRun && '--dry-run',
     flags.maxDuration !== undefined && `--max-duration ${formatDuration(flags.maxDuration)}`,
-    `--run ${flags.runId}${flags.force ? ' --force' : ''}${flags.keys === undefined ? '' : ` --key (${flags.keys.length} keys)`}${flags.keepCreated === true ? ' --keep-created' : ''}`,
+    `--run ${flags.runId}${flags.force ? ' --force' : ''}${flags.keys === undefined ? '' : ` --key (${counted(flags.keys.length, 'key')})`}${flags.keepCreated === true ? ' --keep-created' : ''}`,
   ]);
   const session = { jobsFile: flags.jobsFile, job: [flags.job], reportDir: flags.reportDir, maxDuration: flags.maxDuration, argv, readsInput: false };
   return runSession(session, io, logger, async (scope) => ({ exitCode: await undoJob(scope, flags) }));

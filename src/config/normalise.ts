@@ -16,6 +16,7 @@ import { parseDuration } from './duration.js';
 import { ATTACHMENT_TYPES } from '../limits.js';
 import { parseMaxErrors } from './max-errors.js';
 import { parseMissingShare, parseVerifyShare } from './missing-share.js';
+import { isLoopbackHost } from './loopback-host.js';
 
 export interface NormaliseContext {
   /** Absolute path of the jobs file. */
@@ -76,11 +77,28 @@ function normaliseConnection(name: string, input: ConnectionParsed, context: Nor
     rateLimits,
     allowInsecure: input.allowInsecure ?? CONFIG_DEFAULTS.allowInsecure,
     timeouts: normaliseTimeouts(input.timeouts),
-    ...(input.notify === undefined ? {} : { notify: normaliseNotify(input.notify) }),
+    ...(input.notify === undefined ? {} : { notify: normaliseNotify(input.notify, ['connections', name, 'notify'], warnings) }),
   };
 }
 
-function normaliseNotify(input: NonNullable<ConnectionParsed['notify']>): NotifySpec {
+/**
+ * A webhook's or a heartbeat's URL carries its secret (its path or query): sent in clear over
+ * `http://` to a host other than loopback, anyone on the way can read it and post or ping in the
+ * job's name. Allowed (a sink inside a private network), but said (issue 42). The message shows
+ * the origin only.
+ */
+function notifyProblems(input: NonNullable<ConnectionParsed['notify']>, path: YamlPath, warnings: PathIssue[]): void {
+  for (const key of ['webhook', 'heartbeat'] as const) {
+    const value = input[key];
+    if (value === undefined || !URL.canParse(value)) continue;
+    const url = new URL(value);
+    if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) continue;
+    warnings.push({ path: [...path, key], message: `sends its URL, and the secret in its path or query, in clear over http:// to ${url.host}; use https:// (${url.host} must serve it), or keep the ${key} on this host` });
+  }
+}
+
+function normaliseNotify(input: NonNullable<ConnectionParsed['notify']>, path: YamlPath, warnings: PathIssue[]): NotifySpec {
+  notifyProblems(input, path, warnings);
   return {
     ...(input.webhook === undefined ? {} : { webhook: input.webhook }),
     on: input.on ?? CONFIG_DEFAULTS.notifyOn,
@@ -151,7 +169,7 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
   if (message !== undefined) job.message = message;
   const maxErrors = normaliseMaxErrors(input.maxErrors);
   if (maxErrors !== undefined) job.maxErrors = maxErrors;
-  const notify = input.notify === undefined ? connection.notify : normaliseNotify(input.notify);
+  const notify = input.notify === undefined ? connection.notify : normaliseNotify(input.notify, [...path, 'notify'], warnings);
   if (notify !== undefined) job.notify = notify;
   return job;
 }

@@ -91,7 +91,7 @@ export class PrefetchStep {
     } catch (error) {
       const abort = listingAbort(error, job);
       if (abort === undefined) throw error;
-      const reason = `${choice.reason}; the listing stopped after ${counted.calls} calls (${abort.code}), see aborted`;
+      const reason = `${choice.reason}; the listing stopped after ${counted.calls} call${counted.calls === 1 ? '' : 's'} (${abort.code}), see aborted`;
       return { abort, summarize: () => ({ used: false, reason, contacts: 0, calls: counted.calls, searchesSaved: 0 }) };
     }
   }

@@ -9,9 +9,9 @@
  * the answer points (another host, a loop of 30 POSTs, a `file:` URL retried). A 3xx answer is a
  * failure, not retried, that names the origin it pointed to and the fix: the webhook's final URL.
  */
-import got from 'got';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
-import { answerOutcome, ATTEMPT_TIMEOUT_MS, attemptBounded, noAnswerOutcome } from './bounded-attempts.js';
+import { answerOutcome, attemptBounded, noAnswerOutcome, type SinkBounds } from './bounded-attempts.js';
+import { sendToSink } from './sink-request.js';
 
 export interface WebhookPayload {
   text: string;
@@ -21,21 +21,24 @@ export interface WebhookPayload {
 }
 
 /**
- * Posts `payload` to `url`. Resolves when the webhook took it; throws the last failure otherwise,
- * with a message that names only the URL's origin (a webhook URL's path is often its secret).
+ * Posts `payload` to `url`. Resolves when the webhook took it (a 2xx, whatever its body, which is
+ * not read); throws the last failure otherwise, with a message that names only the URL's origin (a
+ * webhook URL's path is often its secret). All attempts end within `bounds` (`bounded-attempts.ts`).
  */
-export async function postWebhook(url: string, payload: WebhookPayload, sleep?: (ms: number) => Promise<void>): Promise<void> {
+export async function postWebhook(url: string, payload: WebhookPayload, sleep?: (ms: number) => Promise<void>, bounds?: SinkBounds): Promise<void> {
   const origin = new URL(url).origin;
+  const body = JSON.stringify(payload);
   await attemptBounded(
-    async () => {
+    async (timeoutMs, signal) => {
       try {
-        const answer = await got.post(url, { json: payload, retry: { limit: 0 }, timeout: { request: ATTEMPT_TIMEOUT_MS }, throwHttpErrors: false, followRedirect: false });
-        return answerOutcome(origin, answer.statusCode, answer.headers.location, 'notify.webhook');
+        const answer = await sendToSink({ method: 'POST', url, body, headers: { 'content-type': 'application/json' } }, timeoutMs, signal);
+        return answerOutcome(origin, answer.status, answer.location, 'notify.webhook');
       } catch (error) {
         return noAnswerOutcome(error);
       }
     },
     `the webhook at ${origin} did not take the notice`,
     sleep,
+    bounds,
   );
 }

@@ -46,6 +46,8 @@ describe('describeFailure', () => {
 
   it('a report that cannot be written says the fix', () => {
     expect(describeFailure(new ReportWriteError('r/crm.results.csv', 'ENOSPC')).message).toBe(`the report r/crm.results.csv could not be written (ENOSPC); ${REPORT_WRITE_FIX}`);
+    expect(describeFailure(new ReportWriteError('r/crm.results.csv', 'EACCES')).message).toBe('the report r/crm.results.csv could not be written (EACCES); make the report folder writable by this user (or choose another with --report-dir), then run again');
+    expect(describeFailure(new ReportWriteError('r/crm.results.csv', 'ELOOP')).message).toMatch(/\(ELOOP\); remove what is at that name/);
   });
 
   it('every failure carries its context as data, and its cause', () => {

@@ -45,6 +45,18 @@ describe('progress', () => {
     expect(stream.text).toMatch(/ETA 7m12s\n$/);
   });
 
+  it('counts one call and one row in the singular (issue 41: "1 API calls")', () => {
+    const stream = new Capture();
+    const stats = new ApiCallStats();
+    const timer = manualTimer();
+    const display = createProgressDisplay({ mode: 'lines', expectedRows: undefined, stats, rate: RATE, stream, every: timer.every });
+    stats.recordRequest('createContact', false);
+    display.update(tally(1), { apiCalls: 1, outcome: 'created' });
+    timer.fire();
+    display.stop();
+    expect(stream.text).toMatch(/^progress: 1 row \(created 1, updated 0, unchanged 0, skipped 0, failed 0\), 1 call \(/);
+  });
+
   it('off a terminal, prints a progress line at each tick with the counts, calls and ETA', () => {
     const stream = new Capture();
     const stats = new ApiCallStats();

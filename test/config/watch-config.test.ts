@@ -85,6 +85,20 @@ describe('notify', () => {
     ]);
   });
 
+  test('a webhook or heartbeat over plain http:// to another host is a warning naming its path and the fix; loopback is not (issue 42)', async () => {
+    await dir().write(
+      'jobs.yaml',
+      file('notify: { webhook: "http://hooks.example.com/services/s3cr3t", heartbeat: "http://127.0.0.1:8000/ping/s3cr3t" }', '', 'notify: { heartbeat: "http://hc.internal:8000/ping/s3cr3t?key=s3cr3t" }'),
+    );
+    const { warnings } = await loadJobsFile(join(dir().dir, 'jobs.yaml'), { env });
+    const said = warnings.filter((warning) => warning.includes('in clear over http://'));
+    expect(said).toEqual([
+      expect.stringMatching(/connections\.main\.notify\.heartbeat: sends its URL, and the secret in its path or query, in clear over http:\/\/ to hc\.internal:8000; use https:\/\/ \(hc\.internal:8000 must serve it\), or keep the heartbeat on this host \(line 5\)$/),
+      expect.stringMatching(/jobs\[0\]\.notify\.webhook: sends its URL, .* over http:\/\/ to hooks\.example\.com; use https:\/\//),
+    ]);
+    expect(said.join('\n')).not.toMatch(/s3cr3t/);
+  });
+
   test('a heartbeat that is not an http(s) URL is named', async () => {
     expect(await messagesOf(file('notify: { heartbeat: "hc-ping.com/x" }'))).toEqual([expect.stringMatching(/^jobs\[0\]\.notify\.heartbeat: .*an http:\/\/ or https:\/\/ URL of a cron monitor's check/)]);
   });

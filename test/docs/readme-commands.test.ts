@@ -61,4 +61,9 @@ describe("README's reports", () => {
     const { RESULT_COLUMNS } = await import('../../src/pipeline/report/report.js');
     expect(readme).toContain(`\`${RESULT_COLUMNS.join(',')}\``);
   });
+
+  it('lists the columns of validate --problems as the file is written (issue 41: key was missing)', async () => {
+    const { PROBLEM_COLUMNS } = await import('../../src/cli/problems-file.js');
+    expect(readme).toContain(`\`${PROBLEM_COLUMNS.join(',')}\``);
+  });
 });

@@ -17,6 +17,13 @@ import { contactWithKey, contactsWithKey, waitFor } from '../helpers/integration
 import { deleteLimiterKeys, deleteV2LimitKeys, describeWithRedis, limiterKeys } from '../helpers/redis-support.js';
 import { STATE_FILE, STATE_JOB, asExpected, contactsByKey, customerKey, expectedCustomer } from '../helpers/state-fixtures.js';
 
+/**
+ * How long the kill-and-resume case waits for its CLI child (a start, a run of 30 rows, an exit):
+ * a bound for a busy machine (issue 41: 15 s failed twice at load 6-8 on two cores), not a
+ * measure; the case asserts outcomes only. Its own timeout covers its four waits.
+ */
+const CHILD_WAIT_MS = 60_000;
+
 const WORKSPACE_TOKEN = 'workspace-token-both-4c1d';
 
 /** The calls a promise is counted in, named as the surface counts them. */
@@ -324,16 +331,16 @@ describe.each(SURFACES)('the promises of a run, on API $name', (surface) => {
     const creates = (): number => received(surface, platform())[calls.create] ?? 0;
 
     const killed = children.track(startCli(command, ws.dir));
-    await waitUntil(() => creates() >= 12, 'the 12th create was received', 15_000, killed);
+    await waitUntil(() => creates() >= 12, 'the 12th create was received', CHILD_WAIT_MS, killed);
     killed.child.kill('SIGKILL');
     const [storedAtKill, createsAtKill] = [platform().contacts(TOKEN).length, creates()];
-    expect(await killed.exited(15_000)).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(await killed.exited(CHILD_WAIT_MS)).toEqual({ code: null, signal: 'SIGKILL' });
     // The kill found a create received and not yet done (the emulator commits it afterwards).
     expect(storedAtKill).toBeLessThan(createsAtKill);
     // What the dead process sent lands now, as it would on the platform: wait until every create
     // received is stored and nothing arrived for 50 ms.
-    await waitFor(() => platform().contacts(TOKEN).length === creates(), 'the creates in flight landed', 15_000);
-    for (let seen = -1, now = 0; seen !== now; ) {
+    await waitFor(() => platform().contacts(TOKEN).length === creates(), 'the creates in flight landed', CHILD_WAIT_MS);
+    for (let seen = -1, now = 0, turns = 0; seen !== now && turns < 1_200; turns += 1) {
       seen = now;
       await new Promise((resolve) => setTimeout(resolve, 50));
       now = Object.values(received(surface, platform())).reduce((sum, count) => sum + count, 0);
@@ -341,7 +348,7 @@ describe.each(SURFACES)('the promises of a run, on API $name', (surface) => {
 
     platform().setFaults({});
     const resumed = children.track(startCli(command, ws.dir));
-    const exit = await resumed.exited(15_000);
+    const exit = await resumed.exited(CHILD_WAIT_MS);
     expect({ ...exit, output: exit.code === 0 ? '' : resumed.output() }).toEqual({ code: 0, signal: null, output: '' });
 
     const results = reportRows(ws, 'reports', 'import.results.csv');
@@ -356,7 +363,7 @@ describe.each(SURFACES)('the promises of a run, on API $name', (surface) => {
     } finally {
       store.close();
     }
-  }, 40_000);
+  }, 4 * CHILD_WAIT_MS);
 
   it('messages: a greeting to each created contact, sent once; the re-run sends none', async () => {
     // C0001 is on the platform with an old name (updated, not greeted); C0002 as the file says.

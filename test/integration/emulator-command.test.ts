@@ -79,7 +79,7 @@ describe('contact-sync emulator flags', () => {
 
   it('--workspace-token serves API v2 under /v2 over the channels\' contacts, at --v2-rate per endpoint, and the banner says so', async () => {
     const exitCode = await serve(['--token', 'tok-a', '--workspace-token', 'ws-1', '--v2-rate', '2/s'], async (banner, url) => {
-      expect(banner).toContain('workspace tokens: ws-1 (channels 1 are its channels, one contact store)');
+      expect(banner).toContain('workspace tokens: ws-1 (channel 1 is its channel, one contact store)');
       expect(banner).toContain('limit per endpoint of the organisation: 2 per 1000 ms');
       const v2Url = /API v2 at (http:\/\/\S+)/.exec(banner)![1]!;
       expect(v2Url).toBe(url.replace(/\/api$/, '/v2'));
@@ -105,5 +105,19 @@ describe('contact-sync emulator flags', () => {
     const exitCode = await main(['emulator', '--port', '0', '--messages-rate', 'fast'], { stdout: new Capture(), stderr, env: {}, cwd: process.cwd(), isTTY: false, signals: new EventEmitter() });
     expect(exitCode).toBe(2);
     expect(stderr.text).toMatch(/--messages-rate: .*or write off/);
+  });
+
+  it('an option the emulator refuses (the admin key a channel token) is a usage error too: exit 2, naming it (issue 42)', async () => {
+    const stderr = new Capture();
+    const exitCode = await main(['emulator', '--port', '0', '--token', 'tok-a', '--admin-key', 'tok-a'], { stdout: new Capture(), stderr, env: {}, cwd: process.cwd(), isTTY: false, signals: new EventEmitter() });
+    expect({ exitCode, said: stderr.text.includes("the emulator's options are refused: adminKey: equals a channel token") }).toEqual({ exitCode: 2, said: true });
+  });
+
+  it('a workspace over two channels names them both in the banner', async () => {
+    const exitCode = await serve(['--token', 'tok-a', '--token', 'tok-b', '--workspace-token', 'ws-1'], (banner) => {
+      expect(banner).toContain('workspace tokens: ws-1 (channels 1, 2 are its channels, one contact store)');
+      return Promise.resolve();
+    });
+    expect(exitCode).toBe(0);
   });
 });

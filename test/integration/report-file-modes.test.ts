@@ -45,6 +45,9 @@ describe('report files cannot be turned against the run', () => {
 
     expect(run.exitCode).toBe(3);
     expect(run.stderr).toContain(`the report ${join(ws.dir, 'reports', 'import.results.csv')} could not be written (a symbolic link is at that name, not a file: remove it)`);
+    // The fix is the link's, not a full disk's (issue 42).
+    expect(run.stderr).toContain('remove what is at that name (a report is never written through a link or into a folder), or choose another folder with --report-dir, then run again');
+    expect(run.stderr).not.toContain('free space');
     expect(readFileSync(victim, 'utf8')).toBe('do not touch\n');
     expect(emulator().contacts(TOKEN)).toEqual([]);
   });

@@ -175,7 +175,7 @@ describe('state prune', () => {
     // The migration created 20 contacts: its journal stays.
     const kept = await ws.run(['state', 'prune', 'jobs.yaml', '--job', 'import', '--keep-runs', '1']);
     expect(kept.exitCode).toBe(0);
-    expect(kept.stdout).toContain('dropped 0 change journal lines of 0 runs; the newest 1 runs keep theirs');
+    expect(kept.stdout).toContain('dropped 0 change journal lines of 0 runs; the newest run keeps its');
     expect(kept.stdout).toContain(`kept the journal of run ${runId}: it created contacts, which only an undo can tag for deletion; --include-creating-runs drops it too`);
 
     const prune = await ws.run(['state', 'prune', 'jobs.yaml', '--job', 'import', '--keep-runs', '1', '--include-creating-runs']);
@@ -186,7 +186,7 @@ describe('state prune', () => {
     const undoKept = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', secondRunId, '--force', '--report-dir', 'kept']);
 
     expect(prune.exitCode).toBe(0);
-    expect(prune.stdout).toMatch(/dropped \d+ change journal lines of 1 runs; the newest 1 runs keep theirs/);
+    expect(prune.stdout).toMatch(/dropped \d+ change journal lines of 1 run; the newest run keeps its/);
     expect(pruned.exitCode).toBe(2);
     expect(pruned.stderr).toMatch(new RegExp(`the change journal of run ${runId} was pruned by \`contact-sync state prune\` on \\d{4}-\\d\\d-\\d\\dT`));
     expect(pruned.stderr).toContain('cannot be undone');

@@ -1,4 +1,4 @@
-import { endPing, heartbeatUrl, pingHeartbeat } from '../../src/watch/heartbeat.js';
+import { endPing, endPingNote, heartbeatUrl, pingHeartbeat } from '../../src/watch/heartbeat.js';
 import { recordingServer, type RecordingServer } from '../helpers/recording-server.js';
 
 describe('the ping of a job\'s end', () => {
@@ -7,12 +7,24 @@ describe('the ping of a job\'s end', () => {
     [1, 'success'],
     [2, 'fail'],
     [3, 'fail'],
-    [4, 'fail'],
+    // The planned end of a night of a multi-night import (issue 41): the monitor must not alarm.
+    [4, 'success'],
     [75, 'fail'],
     [130, 'fail'],
     [143, 'fail'],
   ])('exit %i -> %s', (exitCode, ping) => {
     expect(endPing(exitCode)).toBe(ping);
+  });
+});
+
+describe('the note of an end ping, for the monitors that keep a ping\'s body', () => {
+  it.each([
+    [0, undefined],
+    [1, undefined],
+    [4, 'exit 4: stopped at --max-duration with rows not reached, as planned; the next run goes on with them\n'],
+    [3, undefined],
+  ])('exit %i -> %j', (exitCode, note) => {
+    expect(endPingNote(exitCode)).toBe(note);
   });
 });
 
@@ -54,6 +66,13 @@ describe('pingHeartbeat', () => {
     await pingHeartbeat(check.url, 'success', (ms) => Promise.resolve(void pauses.push(ms)));
     expect(check.paths).toEqual(['GET /ping/s3cr3t-uuid/start', 'GET /ping/s3cr3t-uuid']);
     expect(pauses).toEqual([]);
+  });
+
+  it('sends a note as the body of a POST to the success URL (exit 4 says its status)', async () => {
+    const check = await monitor([]);
+    servers.push(check.server);
+    await pingHeartbeat(check.url, endPing(4), () => Promise.resolve(), undefined, endPingNote(4));
+    expect(check.server.requests.map((request) => [request.method, request.path, request.body])).toEqual([['POST', '/ping/s3cr3t-uuid', endPingNote(4)]]);
   });
 
   it('tries again after a 503 and a 429, with the pauses between', async () => {

@@ -61,7 +61,7 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
     meaning: 'the state store could not be written or read (full disk, permissions, another process holding it, a damaged file)',
     fix: 'the message says which: free space or fix permissions; let the other process finish; restore a damaged file from a backup or `state reset` it; then run again: what was confirmed is kept',
   },
-  REPORT_WRITE_FAILED: { meaning: 'a report file could not be written (a full disk, a lost mount); the files end at their last whole row and no further row was taken', fix: 'free space on the report folder\'s disk, or choose another with `--report-dir`, then run again' },
+  REPORT_WRITE_FAILED: { meaning: 'a report file could not be written (a full disk, a lost mount); the files end at their last whole row and no further row was taken', fix: 'free space on the report folder\'s disk, or choose another with `--report-dir`, then run again; a link or folder at a report\'s name (never written through): remove it; a folder this user may not write: make it writable' },
   INPUT_READ_FAILED: { meaning: 'the input could not be read to its end (an I/O error, gzip data cut short); the rows before the break were taken, the rest not', fix: 'fix or copy the input again, then run again: the rows already written settle with no call' },
   UNEXPECTED: { meaning: 'an error that is neither a row\'s nor the platform\'s: a bug', fix: 'report it with the message; run again' },
 };

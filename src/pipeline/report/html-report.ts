@@ -122,7 +122,7 @@ function callsSection(input: HtmlReportInput): string {
   const leastTotal = Object.values(minimum).reduce((sum, n) => sum + n, 0);
   return `<h2 id="calls">API calls</h2>
 <table><thead><tr><th>operation</th><th class="n">calls</th><th class="n">least the data needed</th></tr></thead>
-<tbody>${rows}<tr><th>total</th><th class="n">${summary.apiCalls.total}</th><th class="n">${leastTotal} writes</th></tr></tbody></table>
+<tbody>${rows}<tr><th>total</th><th class="n">${summary.apiCalls.total}</th><th class="n">${counted(leastTotal, 'write')}</th></tr></tbody></table>
 <p class="meta">Retries ${summary.retries}, 429 answers ${summary.rateLimited}. Searches and reads are the lookups of keys the state store did not know; the writes are what the changes needed at the least (a create per new contact, an update per 30 fields, a tag call per 10 tags, a send per message, and the departed keys' calls).</p>`;
 }
 
@@ -135,7 +135,7 @@ function chartSection(input: HtmlReportInput): string {
   const step = width / series.length;
   const y = (value: number): number => height - (value / top) * height;
   const bars = series
-    .map((calls, minute) => `<rect x="${(minute * step + 1).toFixed(1)}" y="${y(calls).toFixed(1)}" width="${Math.max(1, step - 2).toFixed(1)}" height="${(height - y(calls)).toFixed(1)}" fill="#1565c0"><title>minute ${minute + 1}: ${calls} calls</title></rect>`)
+    .map((calls, minute) => `<rect x="${(minute * step + 1).toFixed(1)}" y="${y(calls).toFixed(1)}" width="${Math.max(1, step - 2).toFixed(1)}" height="${(height - y(calls)).toFixed(1)}" fill="#1565c0"><title>minute ${minute + 1}: ${counted(calls, 'call')}</title></rect>`)
     .join('');
   const limit = y(input.limitPerMinute).toFixed(1);
   return `<h2 id="rate">Calls per minute</h2>
@@ -200,7 +200,7 @@ function verificationSection(summary: JobSummary): string {
   const gone = Number(verification.gone ?? 0) > 0 ? ` ${escape(verification.gone)} no longer exist on the platform: the state forgot them.` : '';
   const dry = verification.dryRun === true ? ' A dry run reads nothing: these are the reads the real run would make.' : '';
   return (
-    `<h2 id="verification">Verification</h2>\n<p>${escape(summary.verified)} contacts the state trusts were re-read in ${escape(verification.reads)} calls ` +
+    `<h2 id="verification">Verification</h2>\n<p>${escape(counted(Number(summary.verified), 'contact'))} the state trusts ${Number(summary.verified) === 1 ? 'was' : 'were'} re-read in ${escape(counted(Number(verification.reads), 'call'))} ` +
     `(at most ${escape(verification.budget)}: ${escape(verification.sharePercent)}% of ${escape(verification.trustedKeys)} trusted keys, by ${escape(verification.by)}); ` +
     `<strong>${escape(summary.drift)}</strong> had drifted from what the job last wrote and were repaired (in changes.csv with both values).${failed}${gone}${dry}</p>\n<p class="meta">${escape(verification.reason)}</p>`
   );

@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import { formatDuration } from './duration.js';
 import { escapeHtml as escape, pageHead } from './html-page.js';
 import { differingKeys, type DiffLine, type DiffStatus, type ReconcilePaths, type ReconcileSummary } from './reconcile-summary.js';
+import { counted } from './counted.js';
 
 export interface ReconcileHtmlInput {
   summary: ReconcileSummary;
@@ -34,7 +35,7 @@ export function renderReconcileHtml(input: ReconcileHtmlInput): string {
       : `<span class="status" style="background:${agree ? '#2e7d32' : '#1565c0'}">${agree ? 'the file and the platform agree' : 'the file and the platform differ'}</span>`;
   return `${pageHead(title)}
 <h1>${escape(title)}</h1>
-<p class="meta">${escape(summary.startedAt)} to ${escape(summary.finishedAt)} (${escape(formatDuration(summary.durationMs))}), ${summary.apiCalls.total} calls, nothing written to the platform. ${badge}</p>
+<p class="meta">${escape(summary.startedAt)} to ${escape(summary.finishedAt)} (${escape(formatDuration(summary.durationMs))}), ${counted(summary.apiCalls.total, 'call')}, nothing written to the platform. ${badge}</p>
 ${countsSection(summary)}
 ${fieldsSection(summary)}
 ${KINDS.map((kind) => linesSection(kind, input)).join('\n')}

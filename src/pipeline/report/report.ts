@@ -56,6 +56,18 @@ const FLUSH_INTERVAL_MS = 250;
  */
 export const REPORT_WRITE_FIX = "free space on the report folder's disk (or choose another with --report-dir), then run again";
 
+/**
+ * The fix of one report write failure, by its cause (issue 42): free space for a full disk (and
+ * any cause not known), but a refusal of what is at the report's name (a symbolic link, a folder:
+ * never written through) is removed, and a folder that may not be written is made writable.
+ */
+export function reportWriteFix(cause: unknown): string {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  if (cause instanceof NotRegularFileError || code === 'ELOOP' || code === 'EISDIR') return 'remove what is at that name (a report is never written through a link or into a folder), or choose another folder with --report-dir, then run again';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return 'make the report folder writable by this user (or choose another with --report-dir), then run again';
+  return REPORT_WRITE_FIX;
+}
+
 /** A report file could not be written (a full disk, a lost mount): the job stops (REPORT_WRITE_FAILED). */
 export class ReportWriteError extends ContactSyncError<'REPORT_WRITE_FAILED'> {
   override readonly name = 'ReportWriteError';
@@ -66,6 +78,11 @@ export class ReportWriteError extends ContactSyncError<'REPORT_WRITE_FAILED'> {
     options?: { cause?: unknown },
   ) {
     super(`the report ${path} could not be written (${systemCode})`, options);
+  }
+
+  /** What to do about it, by its cause (`reportWriteFix`). */
+  get fix(): string {
+    return reportWriteFix(this.cause ?? { code: this.systemCode });
   }
 
   get context(): Readonly<Record<string, unknown>> {
@@ -92,7 +109,7 @@ export function reportWriteFailure(write: () => void): ReportWriteError | undefi
  * was kept whole and what was not taken (rows, an undo's contacts).
  */
 export function reportWriteAbort(error: ReportWriteError, left: string): JobAbortError {
-  return new JobAbortError('REPORT_WRITE_FAILED', `${error.message}; ${left}: ${REPORT_WRITE_FIX}`, { cause: error });
+  return new JobAbortError('REPORT_WRITE_FAILED', `${error.message}; ${left}: ${error.fix}`, { cause: error });
 }
 
 function systemCodeOf(error: unknown): string {
