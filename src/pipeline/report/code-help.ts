@@ -43,6 +43,10 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   NETWORK: { meaning: 'the connection failed (refused, reset, DNS)', fix: 'check the base URL and the network, then run again' },
   TIMEOUT: { meaning: 'no complete answer within the request timeout', fix: 'run again; the platform is slow' },
   MALFORMED_RESPONSE: { meaning: 'the answer is not the documented shape', fix: 'run again; report it if it persists' },
+  MATCH_KEY_MISMATCH: {
+    meaning: "a read of the row's key (a search, a v2 list or read by email or phone, the search after a lost create) answered with a contact whose key field holds another key: the platform or a proxy ignored the filter; nothing was written and the state store does not record the key",
+    fix: "check that the connection's `baseUrl` reaches the platform itself (no proxy rewriting the search), then run again",
+  },
   OUTCOME_UNKNOWN: { meaning: 'a create whose answer was lost three times and that a search could not find', fix: 'run again: a state store or the search adopts it, never a second contact' },
   REQUEST_INVALID: { meaning: 'the client refused to send a request the spec forbids (e.g. a value too long); on API v2, a request the platform refused with 400 (a custom field the workspace lacks, a malformed email)', fix: 'fix the cell the message names' },
   PAGE_LIMIT: { meaning: 'a search for the key has more pages than the page cap (`timeouts.maxPages`); or, stopping the job, the list of the marked contacts (`match.prefetch`, reconcile) grew past twice the pages its first page announced, plus 10', fix: 'the key matches too many contacts: use a more selective `keyField`, or merge them on the platform; a list that grew: run again when contacts are no longer being added with the marker' },
