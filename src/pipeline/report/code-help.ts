@@ -30,6 +30,10 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
     fix: 'write the number without it (keep the extension in a column of its own), or set `onInvalid: skip-field` to write the row without the phone',
   },
   DUPLICATE_CONTACTS: { meaning: 'the key matches several contacts and `onDuplicate: fail`', fix: 'merge the contacts, or choose `onDuplicate: oldest` / `all`' },
+  IDENTIFIER_HELD: {
+    meaning: "a new key's contact would be created by the row's email or phone (API v2's create_or_update), which another key's contact holds: the create would overwrite that contact; nothing was written",
+    fix: 'give the row an email or phone of its own (or none, so the contact is created by the other one), or merge the two customers on the platform and in the export',
+  },
   DUPLICATE_ROWS: { meaning: 'the key is on several rows of the file and `onDuplicateRows: fail`; none of them is written', fix: 'fix the export so the key is on one row, or set `onDuplicateRows` to `last`, `first` or `merge`' },
   ABORTED: { meaning: 'the job stopped (see `aborted` in the summary) before this row was sent', fix: 'fix what stopped the job and run again: the row was not written' },
   INVALID_TOKEN: { meaning: '401: the channel token was refused (the job aborts, see below)', fix: 'fix the token the connection reads' },

@@ -27,6 +27,7 @@ export const FAILURE_CAUSE: Readonly<Record<ReportErrorCode, FailureCause>> = {
   UNKNOWN_COUNTRY: 'fix',
   PHONE_EXTENSION: 'fix',
   DUPLICATE_CONTACTS: 'fix',
+  IDENTIFIER_HELD: 'fix',
   DUPLICATE_ROWS: 'fix',
   // Not sent: the job had stopped.
   ABORTED: 'run-again',
