@@ -91,4 +91,20 @@ describe('a read of a key answered with another key\'s contact', () => {
     expectFirstUntouched();
     expect(stored(ws.dir, 'C0002')).toBeUndefined();
   });
+
+  it('v2: the direct read of an email key answered with another email\'s contact fails the row; nothing is written', async () => {
+    proxy = await startRecordingProxy(emulator.v2Url, {
+      rewrite: (method, path, body) => ({ path: method === 'GET' ? path.replace('email:new%40example.com', 'email:user1%40example.com') : path, body }),
+    });
+    const ws = workspace();
+    ws.write('people.csv', 'email,first_name\nNew@Example.com,Bob\n');
+    const job = 'input: people.csv\nkey: { column: email, field: email }\nfields:\n  firstName: first_name\nstate: state/import.db';
+    ws.write('jobs.yaml', jobsYaml({ url: proxy.url, token: WORKSPACE_TOKEN, job, connectionExtra: '    api: v2' }));
+
+    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports']);
+
+    expect(run.exitCode).toBe(1);
+    expect(ws.results('import')).toEqual([expect.objectContaining({ key: 'new@example.com', outcome: 'failed', error_code: 'MATCH_KEY_MISMATCH', api_calls: '1' })]);
+    expectFirstUntouched();
+  });
 });
