@@ -8,12 +8,14 @@ import { normaliseEmail, normalisePhone } from './transforms.js';
 
 /**
  * `value` of the key field `keyField` in the key's normal form. A value the transform refuses (a
- * phone that is not a number) stays as the platform holds it, trimmed: it equals no row's key.
+ * phone that is not a number) stays as the platform holds it, trimmed (an email lowercased too,
+ * as the platform compares emails): it equals no row's key.
  */
 export function normalKey(keyField: string, value: string): string {
   if (keyField !== 'email' && keyField !== 'phone') return value;
   const normal = keyField === 'email' ? normaliseEmail(value) : normalisePhone(value);
-  return normal.ok ? normal.value : value.trim();
+  if (normal.ok) return normal.value;
+  return keyField === 'email' ? value.trim().toLowerCase() : value.trim();
 }
 
 /** The key a contact holds in `keyField`, in its normal form; '' when it holds none. */

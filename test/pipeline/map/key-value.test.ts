@@ -8,7 +8,7 @@ describe('normalKey', () => {
   it.each([
     ['email', 'ANN@Example.com', 'ann@example.com'],
     ['email', ' ann@example.com ', 'ann@example.com'],
-    ['email', 'not an address', 'not an address'],
+    ['email', 'Not An Address', 'not an address'],
     ['phone', '+44 7946 012345', '+447946012345'],
     ['phone', '+447946012345', '+447946012345'],
     ['phone', 'call me', 'call me'],
