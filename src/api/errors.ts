@@ -26,6 +26,7 @@ export const API_ERROR_CODES = [
   'SEND_REFUSED',
   'API_UNAVAILABLE',
   'V2_CANNOT_CREATE',
+  'MATCH_KEY_MISMATCH',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
@@ -321,5 +322,27 @@ export class V2CannotCreateError extends ApiError {
         'give the row an email or a phone and a first name (fields email, phone, firstName of the job), or use a v1 connection',
     );
     this.missing = missing;
+  }
+}
+
+/**
+ * A read that finds the contacts of a key (a search, a v2 list or read by email or phone)
+ * answered with a contact whose key field holds another key: the platform, or a proxy in front
+ * of it, ignored the filter. The contact is not the row's; nothing is written (issue 42).
+ */
+export class MatchKeyMismatchError extends ApiError {
+  readonly code = 'MATCH_KEY_MISMATCH';
+  /** The contact the answer gave, and what its key field holds ('' for nothing). */
+  readonly contactId: string;
+  readonly held: string;
+  constructor(context: ApiErrorContext & { field: string; key: string; contactId: string; held: string }) {
+    super(
+      context,
+      `the platform answered the read of ${context.field}=${JSON.stringify(context.key)} with contact ${context.contactId}, whose ${context.field} is ` +
+        `${context.held === '' ? 'empty' : JSON.stringify(context.held)}: not this key, so nothing was written for it; the platform (or a proxy in front of it) ` +
+        "ignored the read's filter: check the connection's baseUrl points at the platform itself, then run again",
+    );
+    this.contactId = context.contactId;
+    this.held = context.held;
   }
 }

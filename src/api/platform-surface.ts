@@ -4,6 +4,7 @@
  * asks which surface it has. Each adapter (`ApiClient` for v1, the v2 client) states its own.
  */
 import { SEARCH_PAGE_SIZE, V2_MAX_PAGE_SIZE } from '../limits.js';
+import { v2CreateBy } from './v2/v2-contact-shape.js';
 
 export type SurfaceName = 'v1' | 'v2';
 
@@ -28,6 +29,12 @@ export interface PlatformSurface {
   upsertBy(keyField: string): boolean;
   /** Whether a send whose answer was lost can be settled by reading the contact's messages (exactly once). */
   readonly sendsReadable: boolean;
+  /**
+   * The identifier field whose holder a create of `fields` updates instead of creating a contact
+   * (v2's create_or_update by email, else phone), or undefined when a create always makes a new
+   * one (v1), or cannot be sent at all: the decision reads that holder first (issue 41).
+   */
+  createLandsOn(fields: Readonly<Record<string, string>>): 'email' | 'phone' | undefined;
 }
 
 /** The Contacts and Messaging API v1: search 10 a page, tags 10 a call, no direct read by key, sends at most once. */
@@ -39,6 +46,7 @@ export const V1_SURFACE: PlatformSurface = {
   directLookup: () => false,
   upsertBy: () => false,
   sendsReadable: false,
+  createLandsOn: () => undefined,
 };
 
 /** v2's identifiers: a contact is named by `email:` or `phone:` in the path. */
@@ -53,6 +61,10 @@ export const V2_SURFACE: PlatformSurface = {
   directLookup: (keyField) => V2_IDENTIFIER_FIELDS.has(keyField),
   upsertBy: (keyField) => V2_IDENTIFIER_FIELDS.has(keyField),
   sendsReadable: true,
+  createLandsOn: (fields) => {
+    const creatable = v2CreateBy(fields);
+    return creatable.ok ? creatable.by : undefined;
+  },
 };
 
 /** The pages `contacts` listed contacts take on `surface`, and one call to learn there are none. */

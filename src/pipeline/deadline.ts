@@ -45,10 +45,15 @@ export function pastTakingTime(nowMs: number, deadlineMs: number, estimate: Fini
  * The most Contacts API calls a row sent to the API makes on `surface` when no call fails: a read
  * of its key (one search page, or one direct read), then the calls of a create (with its tags) or
  * of an update of every field with its tags added and removed, whichever is more, the tags in
- * calls of the surface's `tagsPerCall`. Messages have a budget of their own and are not counted.
+ * calls of the surface's `tagsPerCall`; a create the surface lands on the holder of the row's
+ * email or phone (`createLandsOn`, v2) reads that holder first. Messages have a budget of their own and are not counted.
  */
-export function rowCallsAtMost(draft: ContactDraft, surface: Pick<PlatformSurface, 'tagsPerCall'>): number {
-  const create = planCreate(draft, surface).operations.length;
+export function rowCallsAtMost(draft: ContactDraft, surface: Pick<PlatformSurface, 'tagsPerCall'> & Partial<Pick<PlatformSurface, 'createLandsOn'>>): number {
+  const operations = planCreate(draft, surface).operations;
+  const [first] = operations;
+  // A create that lands on the holder of its email or phone reads that holder first (decide.ts).
+  const landsOn = first?.kind === 'createContact' ? surface.createLandsOn?.(first.fields) : undefined;
+  const create = operations.length + (landsOn !== undefined && landsOn !== draft.keyField ? 1 : 0);
   const calls = (items: number, perCall: number): number => Math.ceil(items / perCall);
   const update = calls(Object.keys(draft.fields).length, MAX_FIELDS_PER_CALL) + chunk(draft.tagsToAdd, surface.tagsPerCall).length + chunk(draft.tagsToRemove, surface.tagsPerCall).length;
   return 1 + Math.max(create, update);

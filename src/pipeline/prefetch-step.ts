@@ -38,13 +38,17 @@ export class PrefetchStep {
       readonly surface: Pick<PlatformSurface, 'name' | 'listPageSize'>;
     },
   ): PrefetchStep | undefined {
-    return job.match.prefetch === undefined ? undefined : new PrefetchStep(job.match.prefetch, job.key.field, run.state, run.full, run.mine, run.freshReads, run.surface);
+    if (job.match.prefetch === undefined) return undefined;
+    const noStore = run.state !== undefined ? undefined : job.state === false ? 'state-false' : 'not-created';
+    return new PrefetchStep(job.match.prefetch, job.key.field, run.state, noStore, run.full, run.mine, run.freshReads, run.surface);
   }
 
   private constructor(
     private readonly marker: { field: string; value: string },
     private readonly keyField: string,
     private readonly state: PrefetchStore | undefined,
+    /** Why `state` is undefined: the job keeps no store, or its file is not there yet (a dry run before the first run). */
+    private readonly noStore: 'state-false' | 'not-created' | undefined,
     private readonly full: boolean,
     private readonly mine: (key: string) => boolean,
     private readonly freshReads: FreshReads | undefined,
@@ -70,7 +74,7 @@ export class PrefetchStep {
   choice(): PrefetchChoice {
     // No first read (`mode: message` reads no keys ahead): page as before, not knowing better.
     if (!this.#counted && this.state !== undefined && !this.full && this.#knownKeys > 0) return { use: true, reason: 'the keys of the file were not read ahead (mode: message)' };
-    return choosePrefetch({ searchesEveryKey: this.state === undefined || this.full, full: this.full, knownKeys: this.#knownKeys, unknownKeys: this.#unknown }, this.surface);
+    return choosePrefetch({ searchesEveryKey: this.state === undefined || this.full, full: this.full, ...(this.noStore === undefined ? {} : { noStore: this.noStore }), knownKeys: this.#knownKeys, unknownKeys: this.#unknown }, this.surface);
   }
 
   /**

@@ -43,6 +43,11 @@ export async function startRecordingProxy(
      * (a process killed while its request was on the wire, after the platform did the work).
      */
     holdAnswer?: (method: string, path: string) => boolean;
+    /**
+     * Told each request's method, path and body text: what the target gets instead (a proxy that
+     * rewrites a search's filter, so the answer names another key's contact). Recorded as received.
+     */
+    rewrite?: (method: string, path: string, body: string) => { path: string; body: string };
   } = {},
 ): Promise<RecordingProxy> {
   const target = new URL(targetUrl);
@@ -55,8 +60,11 @@ export async function startRecordingProxy(
       const text = Buffer.concat(chunks).toString('utf8');
       requests.push({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', body: text === '' ? undefined : (JSON.parse(text) as unknown) });
       options.beforeForward?.(incoming.url ?? '/');
+      const sent = options.rewrite?.(incoming.method ?? 'GET', incoming.url ?? '/', text) ?? { path: incoming.url ?? '/', body: text };
+      const headers = forwardHeaders(incoming.headers, target.host);
+      if (sent.body !== text) headers['content-length'] = String(Buffer.byteLength(sent.body));
       const upstream = request(
-        { agent, host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: forwardHeaders(incoming.headers, target.host) },
+        { agent, host: target.hostname, port: target.port, method: incoming.method, path: sent.path, headers },
         (answer) => {
           if (options.holdAnswer?.(incoming.method ?? 'GET', incoming.url ?? '/') === true) {
             answer.resume();
@@ -73,7 +81,7 @@ export async function startRecordingProxy(
       );
       // The emulator dropped the connection (a fault): drop ours too, as the platform would.
       upstream.on('error', () => outgoing.destroy());
-      upstream.end(text);
+      upstream.end(sent.body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

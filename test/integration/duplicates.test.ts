@@ -70,18 +70,20 @@ describe('run: a key on several rows of the file (onDuplicateRows)', () => {
     ]);
   });
 
-  it('a row that fails on its own (a bad email) is not one of its key\'s rows: the key\'s other row is applied', async () => {
+  it('a winning (last) row that fails on its own (a bad email) fails the key as a whole: the row it supersedes is skipped saying so, and the contact is left as it was (issue 41)', async () => {
+    const [held] = emulator().loadContacts(TOKEN, [{ custom_fields: { customerid: 'K1', firstName: 'Old', email: 'old@example.com' }, tags: [] }]);
     const ws = workspace();
     ws.write('customers.csv', csvLines(['customer_id,first_name,email,segments', 'K1,Ann,ann@example.com,a', 'X1,Xav,xav@example.com,x', 'K1,Anna,not-an-email,b']));
     ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: POLICY_JOB('last').replace('  plan: plan', '  email: { column: email, transform: email }') }));
     const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r']);
     expect(run.exitCode).toBe(1);
     expect(rowsOf(ws.results('import', 'r'))).toEqual([
-      ['2', 'K1', 'created', '3', ''],
+      ['2', 'K1', 'skipped', '0', 'superseded by line 4 (onDuplicateRows: last), which fails: no row of key "K1" is written until line 4 is fixed'],
       ['3', 'X1', 'created', '3', ''],
       ['4', 'K1', 'failed', '0', 'INVALID_EMAIL'],
     ]);
-    expect(contactWithKey(emulator(), 'K1').custom_fields).toMatchObject({ firstName: 'Ann', email: 'ann@example.com' });
+    expect(ws.rejected('import', 'r').map((row) => [row.customer_id, row.error_code])).toEqual([['K1', 'INVALID_EMAIL']]);
+    expect(contactsWithKey(emulator(), 'K1')).toEqual([expect.objectContaining({ id: held?.id, custom_fields: { customerid: 'K1', firstName: 'Old', email: 'old@example.com' }, tags: [] })]);
   });
 
   it('first: the first row is applied, the later ones are skipped naming it, and a re-run makes no call', async () => {

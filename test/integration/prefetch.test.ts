@@ -146,4 +146,22 @@ describe('match.prefetch pages only when that can save calls (issue 25)', () => 
     });
     expect(emulator.counters(TOKEN).total.received).toBe(50);
   }, 60_000);
+
+  it('says why there is no state store: a dry run before the first run has none yet; state: false keeps none (issue 41 item 18)', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(5));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: PREFETCH_JOB }));
+    expect((await ws.run(['run', 'jobs.yaml', '--dry-run', '--report-dir', 'dry'])).exitCode).toBe(0);
+    expect(ws.summary('import', 'dry').prefetch).toMatchObject({
+      used: true,
+      reason: 'no state store yet (a dry run before the first run, which creates it): every key is matched on the platform',
+    });
+
+    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: PREFETCH_JOB.replace('state: state/import.db', 'state: false') }));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'stateless'])).exitCode).toBe(0);
+    expect(ws.summary('import', 'stateless').prefetch).toMatchObject({
+      used: true,
+      reason: 'state: false (the job keeps no state store): every key is matched on the platform',
+    });
+  }, 60_000);
 });

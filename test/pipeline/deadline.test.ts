@@ -54,6 +54,12 @@ describe('rowCallsAtMost', () => {
     expect([rowCallsAtMost(draft(fields, tags, remove), V1_SURFACE), rowCallsAtMost(draft(fields, tags, remove), V2_SURFACE)]).toEqual([calls, calls]);
   });
 
+  it('v2: a create by the row\'s email or phone, the key another field, reads the holder first: one call more', () => {
+    const withEmail: ContactDraft = { ...draft(3, 2), fields: { firstName: 'Ada', email: 'ada@example.com' } };
+    const byEmailKey: ContactDraft = { ...withEmail, key: 'ada@example.com', keyField: 'email', fields: { firstName: 'Ada' } };
+    expect([rowCallsAtMost(withEmail, V1_SURFACE), rowCallsAtMost(withEmail, V2_SURFACE), rowCallsAtMost(byEmailKey, V2_SURFACE)]).toEqual([3, 4, 3]);
+  });
+
   it('chunks the tags by the surface it is given, not by a number of its own', () => {
     // 11 tags: 2 calls at 10 a call, 4 at 3 a call; the create and the search are the same.
     const threeTags: PlatformSurface = { ...V1_SURFACE, tagsPerCall: 3 };

@@ -4,7 +4,8 @@
  * the fold of `merge` (`foldDraft`). The first pass that finds the groups is
  * `source/repeated-keys.ts`; the stage that holds merges is `duplicate-rows-stage.ts`.
  *
- * - `last` (default) / `first`: one row is applied, the others are `skipped` naming it.
+ * - `last` (default) / `first`: one row is applied, the others are `skipped` naming it. A winner
+ *   that fails on its own (in mapping) is still the winner: the others are skipped, saying so.
  * - `merge`: the rows are folded in file order (last non-empty value per field, union of tags,
  *   the message of the last row) into one draft applied on the group's last line; the earlier
  *   lines are `skipped` naming it.
@@ -23,6 +24,9 @@ export interface KeyGroup {
   readonly count: number;
   /** Its lines in file order, the first ones only when there are many (`count` says how many). */
   readonly lines: readonly number[];
+  /** The key's first row, or its last, will fail on its own (in mapping: a bad email); absent when it maps. */
+  readonly firstFails?: true;
+  readonly lastFails?: true;
 }
 
 /** At most this many lines of a group are kept to name in messages. */
@@ -46,16 +50,26 @@ export function verdict(policy: OnDuplicateRows, group: KeyGroup, line: number, 
     case 'last':
     case 'first': {
       const winner = policy === 'last' ? group.last : group.first;
-      return line === winner ? { kind: 'apply' } : { kind: 'skip', message: `superseded by line ${winner} (onDuplicateRows: ${policy})` };
+      const fails = policy === 'last' ? group.lastFails : group.firstFails;
+      return line === winner ? { kind: 'apply' } : { kind: 'skip', message: `superseded by line ${winner} (onDuplicateRows: ${policy})${winnerFails(fails, winner, key)}` };
     }
     case 'merge':
-      return line === group.last ? { kind: 'apply-merged' } : { kind: 'fold', message: `merged into line ${group.last} (onDuplicateRows: merge)` };
+      return line === group.last ? { kind: 'apply-merged' } : { kind: 'fold', message: `merged into line ${group.last} (onDuplicateRows: merge)${winnerFails(group.lastFails, group.last, key)}` };
     case 'fail':
       return {
         kind: 'fail',
         message: `key ${JSON.stringify(key)} is on ${describeLines(group)} (onDuplicateRows: fail), so none of them is written; fix the export so the key is on one row, or set onDuplicateRows to last, first or merge`,
       };
   }
+}
+
+/**
+ * What a superseded row's message adds when the winning row fails on its own: no other row of the
+ * key is written in its place (that would revert the contact every night), so the key fails as a
+ * whole until the winner is fixed (issue 41).
+ */
+function winnerFails(fails: true | undefined, winner: number, key: string): string {
+  return fails === true ? `, which fails: no row of key ${JSON.stringify(key)} is written until line ${winner} is fixed` : '';
 }
 
 /** What `validate` says the policy will do with a group. */

@@ -30,6 +30,10 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
     fix: 'write the number without it (keep the extension in a column of its own), or set `onInvalid: skip-field` to write the row without the phone',
   },
   DUPLICATE_CONTACTS: { meaning: 'the key matches several contacts and `onDuplicate: fail`', fix: 'merge the contacts, or choose `onDuplicate: oldest` / `all`' },
+  IDENTIFIER_HELD: {
+    meaning: "a new key's contact would be created by the row's email or phone (API v2's create_or_update), which another key's contact holds: the create would overwrite that contact; nothing was written",
+    fix: 'give the row an email or phone of its own (or none, so the contact is created by the other one), or merge the two customers on the platform and in the export',
+  },
   DUPLICATE_ROWS: { meaning: 'the key is on several rows of the file and `onDuplicateRows: fail`; none of them is written', fix: 'fix the export so the key is on one row, or set `onDuplicateRows` to `last`, `first` or `merge`' },
   ABORTED: { meaning: 'the job stopped (see `aborted` in the summary) before this row was sent', fix: 'fix what stopped the job and run again: the row was not written' },
   INVALID_TOKEN: { meaning: '401: the channel token was refused (the job aborts, see below)', fix: 'fix the token the connection reads' },
@@ -43,6 +47,10 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   NETWORK: { meaning: 'the connection failed (refused, reset, DNS)', fix: 'check the base URL and the network, then run again' },
   TIMEOUT: { meaning: 'no complete answer within the request timeout', fix: 'run again; the platform is slow' },
   MALFORMED_RESPONSE: { meaning: 'the answer is not the documented shape', fix: 'run again; report it if it persists' },
+  MATCH_KEY_MISMATCH: {
+    meaning: "a read of the row's key (a search, a v2 list or read by email or phone, the search after a lost create) answered with a contact whose key field holds another key: the platform or a proxy ignored the filter; nothing was written and the state store does not record the key",
+    fix: "check that the connection's `baseUrl` reaches the platform itself (no proxy rewriting the search), then run again",
+  },
   OUTCOME_UNKNOWN: { meaning: 'a create whose answer was lost three times and that a search could not find', fix: 'run again: a state store or the search adopts it, never a second contact' },
   REQUEST_INVALID: { meaning: 'the client refused to send a request the spec forbids (e.g. a value too long); on API v2, a request the platform refused with 400 (a custom field the workspace lacks, a malformed email)', fix: 'fix the cell the message names' },
   PAGE_LIMIT: { meaning: 'a search for the key has more pages than the page cap (`timeouts.maxPages`); or, stopping the job, the list of the marked contacts (`match.prefetch`, reconcile) grew past twice the pages its first page announced, plus 10', fix: 'the key matches too many contacts: use a more selective `keyField`, or merge them on the platform; a list that grew: run again when contacts are no longer being added with the marker' },

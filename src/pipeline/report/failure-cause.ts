@@ -27,6 +27,7 @@ export const FAILURE_CAUSE: Readonly<Record<ReportErrorCode, FailureCause>> = {
   UNKNOWN_COUNTRY: 'fix',
   PHONE_EXTENSION: 'fix',
   DUPLICATE_CONTACTS: 'fix',
+  IDENTIFIER_HELD: 'fix',
   DUPLICATE_ROWS: 'fix',
   // Not sent: the job had stopped.
   ABORTED: 'run-again',
@@ -46,6 +47,8 @@ export const FAILURE_CAUSE: Readonly<Record<ReportErrorCode, FailureCause>> = {
   NETWORK: 'run-again',
   TIMEOUT: 'run-again',
   MALFORMED_RESPONSE: 'run-again',
+  // The platform's answer named another key's contact: nothing in the row is wrong.
+  MATCH_KEY_MISMATCH: 'run-again',
   OUTCOME_UNKNOWN: 'run-again',
   SEND_REFUSED: 'run-again',
   API_UNAVAILABLE: 'run-again',

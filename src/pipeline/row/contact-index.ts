@@ -5,6 +5,7 @@
  */
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { KnownContact } from '../../state/known-contact.js';
+import { keyOfContact } from '../map/key-value.js';
 
 export interface ContactIndex {
   /** The contacts holding the key, or undefined when none of the prefetched ones does. */
@@ -21,16 +22,6 @@ export interface ContactIndex {
   readonly hits: number;
 }
 
-/**
- * The key a contact's value is indexed under: the row's key as `mapKey` normalises it. An email
- * key is lowercase, and the platform matches emails case-insensitively (platform notes): a
- * contact holding `ANN@example.com` is the contact of the key `ann@example.com`, found in the
- * index as a search finds it, and not listed by reconcile as a contact the file lacks.
- */
-function indexKey(keyField: string, value: string): string {
-  return keyField === 'email' ? value.toLowerCase() : value;
-}
-
 export async function prefetchContacts(api: ContactsApi, marker: { field: string; value: string }, keyField: string): Promise<ContactIndex> {
   const byKey = new Map<string, KnownContact[]>();
   let size = 0;
@@ -40,9 +31,12 @@ export async function prefetchContacts(api: ContactsApi, marker: { field: string
     calls++;
     for (const contact of page) {
       size++;
-      const value = contact.custom_fields[keyField];
-      if (value === undefined || value === '') continue;
-      const key = indexKey(keyField, value);
+      // The key in the row's normal form (`map/key-value.ts`): a contact holding `ANN@example.com`
+      // is the key `ann@example.com`'s, found in the index as a search finds it, and not listed by
+      // reconcile as one the file lacks. A contact is indexed only under the key it holds, so a
+      // listing that ignored the marker's filter never gives a key another key's contact.
+      const key = keyOfContact(keyField, contact);
+      if (key === '') continue;
       const list = byKey.get(key);
       if (list === undefined) byKey.set(key, [contact]);
       else list.push(contact);

@@ -16,6 +16,7 @@ import { oldestFirst } from './contact-order.js';
 import { applyPlan, fieldsToFill, planCreate, planUpdate, tagOperations, type CallLimits, type ContactPlan, type ContactTarget } from './plan.js';
 import type { KnownContact, StoredContact } from '../../state/known-contact.js';
 import { UNDONE_TAG } from './undone-tag.js';
+import { keyOfContact } from '../map/key-value.js';
 
 /** The decision's fact about the row's key: what the job's state store knows of it. */
 export type KeyState =
@@ -62,6 +63,11 @@ export interface RowFacts {
   readonly indexed?: readonly KnownContact[];
   /** What a search of the key on the platform returned, once the executor made it. */
   readonly searched?: readonly KnownContact[];
+  /**
+   * What the read of the identifier a create lands on returned (`read-identifier`), once the
+   * executor made it: the contact holding the row's email or phone, if any (issue 41).
+   */
+  readonly identifierHolders?: readonly KnownContact[];
   /** The job's `message:`; undefined when the job sends none. */
   readonly message?: Pick<MessageSpec, 'when' | 'contactIdColumn'>;
   /** An earlier run planned this row's message and stopped before it left (state `messages_due`). */
@@ -111,8 +117,11 @@ export type StateRecord =
 
 export interface RowPlan {
   readonly outcome: RowOutcome;
-  /** `DUPLICATE_CONTACTS` for a key several contacts hold under `onDuplicate: fail`. */
-  readonly errorCode: 'DUPLICATE_CONTACTS' | '';
+  /**
+   * `DUPLICATE_CONTACTS` for a key several contacts hold under `onDuplicate: fail`;
+   * `IDENTIFIER_HELD` for a new key whose create would land on another key's contact.
+   */
+  readonly errorCode: 'DUPLICATE_CONTACTS' | 'IDENTIFIER_HELD' | '';
   /** Why a row is skipped or failed (results.csv `error_message`); '' otherwise. */
   readonly reason: string;
   /** The contacts the row is about (results.csv `contact_id`); 'created' is the one its write creates. */
@@ -161,7 +170,14 @@ export interface RowPlan {
   readonly callFree: boolean;
 }
 
-export type RowDecision = { readonly kind: 'search' } | { readonly kind: 'plan'; readonly plan: RowPlan };
+/**
+ * The plan, or a read the decision needs first: the key's search, or the contact that holds the
+ * identifier (`field` = `value`) a create would land on (v2's create_or_update: `createLandsOn`).
+ */
+export type RowDecision =
+  | { readonly kind: 'search' }
+  | { readonly kind: 'read-identifier'; readonly field: string; readonly value: string }
+  | { readonly kind: 'plan'; readonly plan: RowPlan };
 
 /**
  * The contacts of the row's key, cheapest source first, for every mode: the dry run's own
@@ -210,7 +226,37 @@ export function decideRow(facts: RowFacts): RowDecision {
     idColumn === undefined ? contactsOfKey(facts) : found('contact-id', contactById(facts.draft.templateValues[idColumn] ?? ''));
   if (keyContacts.kind === 'search') return { kind: 'search' };
   const plan = facts.mode === 'message' ? decideMessageOnly(facts, keyContacts, idColumn) : decideWrite(facts, keyContacts);
-  return { kind: 'plan', plan: withExecutionRules(facts, plan) };
+  const guarded = guardCreate(facts, plan);
+  if (guarded.kind === 'read-identifier') return guarded;
+  return { kind: 'plan', plan: withExecutionRules(facts, guarded.plan) };
+}
+
+/**
+ * A create that would land on an existing contact (v2's create_or_update by the row's email or
+ * phone, when the key is another field) must not land on another key's contact: two customers
+ * sharing a phone would become one contact, and each run would flip it between them (issue 41).
+ * The holder of that identifier is read first; held by a contact of another key, the row fails
+ * with `IDENTIFIER_HELD` and nothing is written. A holder with no key is the person the platform
+ * already knows by that email or phone (a chat that came in): the create takes it, as
+ * create_or_update does.
+ */
+function guardCreate(facts: RowFacts, plan: RowPlan): { kind: 'plan'; plan: RowPlan } | Extract<RowDecision, { kind: 'read-identifier' }> {
+  const create = [...plan.writes, ...plan.withheld].find((write) => write.action === 'create')?.operations[0];
+  if (create?.kind !== 'createContact') return { kind: 'plan', plan };
+  const { draft } = facts;
+  const field = facts.limits.createLandsOn?.(create.fields);
+  const value = field === undefined ? undefined : create.fields[field];
+  if (field === undefined || field === draft.keyField || value === undefined) return { kind: 'plan', plan };
+  if (facts.identifierHolders === undefined) return { kind: 'read-identifier', field, value };
+  const holder = facts.identifierHolders.find((contact) => {
+    const held = keyOfContact(draft.keyField, contact);
+    return held !== '' && held !== draft.key;
+  });
+  if (holder === undefined) return { kind: 'plan', plan };
+  const reason =
+    `${field} ${value} belongs to contact ${holder.id}, whose ${draft.keyField} is ${keyOfContact(draft.keyField, holder)}: the platform creates a contact by its ${field} ` +
+    `and would write ${draft.keyField}=${draft.key} over that contact, so nothing was written; give this row ${field === 'email' ? 'an email' : 'a phone'} of its own (or none), or merge the two on the platform`;
+  return { kind: 'plan', plan: { ...NOTHING, outcome: 'failed', errorCode: 'IDENTIFIER_HELD', reason, matchedBy: plan.matchedBy } };
 }
 
 /** What the executor must do around the plan's calls, decided here so the table test sees it. */

@@ -56,6 +56,12 @@ export interface ContactPlan {
 export interface CallLimits {
   /** Tags one tag call adds or removes. */
   readonly tagsPerCall: number;
+  /**
+   * The identifier field (`email`, `phone`) whose holder a create of `fields` updates instead of
+   * creating a contact (v2's create_or_update), or undefined when a create always makes a new
+   * contact (v1). Absent: a create never lands on an existing contact.
+   */
+  createLandsOn?(fields: Readonly<Record<string, string>>): string | undefined;
 }
 
 /** Splits a list into chunks of at most `size`, keeping order. */

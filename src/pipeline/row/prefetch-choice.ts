@@ -15,6 +15,12 @@ export interface PrefetchCounts {
   readonly searchesEveryKey: boolean;
   /** `--full` (said in the reason); meaningful with searchesEveryKey. */
   readonly full: boolean;
+  /**
+   * Why the run has no state store, said in the reason: the job keeps none (`state: false`), or
+   * its file is not there yet (a dry run before the first run, which creates it). Undefined when
+   * the run has one.
+   */
+  readonly noStore?: 'state-false' | 'not-created';
   /** Keys the state store knows: at least as many contacts carry the job's marker. */
   readonly knownKeys: number;
   /** Keys of the file the state store does not know (counting may stop past `listPagesFor(surface, knownKeys)`). */
@@ -31,7 +37,7 @@ export interface PrefetchChoice {
 /** `surface`: the page size its list holds (the planner reads the number, never the surface's name). */
 export function choosePrefetch(counts: PrefetchCounts, surface: Pick<PlatformSurface, 'listPageSize'>): PrefetchChoice {
   if (counts.searchesEveryKey) {
-    return { use: true, reason: counts.full ? '--full: every key is matched on the platform' : 'no state store: every key is matched on the platform' };
+    return { use: true, reason: `${counts.full ? '--full' : noStoreReason(counts.noStore)}: every key is matched on the platform` };
   }
   if (counts.knownKeys === 0) return { use: true, reason: 'the state store knows no key yet (a first import)' };
   // The state's keys are a floor on the marked contacts, so `pages` is a floor on what paging costs:
@@ -44,4 +50,16 @@ export function choosePrefetch(counts: PrefetchCounts, surface: Pick<PlatformSur
     use: false,
     reason: `${counts.unknownKeys} key(s) the state store does not know: ${counts.unknownKeys} search(es) at most, fewer than the pages (at least ${pages} for the ${counts.knownKeys} known contacts)`,
   };
+}
+
+/** Why there is no state store, as the reason says it. */
+function noStoreReason(noStore: PrefetchCounts['noStore']): string {
+  switch (noStore) {
+    case 'state-false':
+      return 'state: false (the job keeps no state store)';
+    case 'not-created':
+      return 'no state store yet (a dry run before the first run, which creates it)';
+    case undefined:
+      return 'no state store';
+  }
 }

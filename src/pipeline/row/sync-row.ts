@@ -23,7 +23,7 @@ import type { ContactDraft, RowResult } from '../types.js';
 import type { ContactIndex } from './contact-index.js';
 import { CountedApi } from './counted-api.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from './decide.js';
-import { findContactsByKey } from './match.js';
+import { findContactsByKey, findIdentifierHolders } from './match.js';
 import type { ContactTarget, Operation } from './plan.js';
 import type { KnownContact } from '../../state/known-contact.js';
 import { executePlan, type ChangeJournal, type WriteHooks, type WriteProgress } from './write.js';
@@ -72,8 +72,11 @@ export interface RowSync {
   readonly abort?: JobAbortError;
 }
 
-/** A stale state answered "no such contact" at most this often for one row before it is searched. */
-const MAX_DECISIONS = 4;
+/**
+ * The rounds of one row's decision: a stale state that answered "no such contact", the key's
+ * search, the read of the identifier a create lands on, the plan.
+ */
+const MAX_DECISIONS = 5;
 
 export async function syncRow(draft: ContactDraft, cells: string[], context: RowSyncContext): Promise<RowSync> {
   const api = new CountedApi(context.api);
@@ -88,6 +91,10 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
       const decision = decideRow(facts);
       if (decision.kind === 'search') {
         facts = { ...facts, searched: await findContactsByKey(api, draft.keyField, draft.key) };
+        continue;
+      }
+      if (decision.kind === 'read-identifier') {
+        facts = { ...facts, identifierHolders: await findIdentifierHolders(api, decision.field, decision.value) };
         continue;
       }
       plan = decision.plan;
@@ -138,7 +145,7 @@ export function settleWithoutCalls(draft: ContactDraft, cells: string[], context
   let plan: RowPlan;
   try {
     const decision = decideRow(initialFacts(draft, context, known));
-    if (decision.kind === 'search') return undefined;
+    if (decision.kind !== 'plan') return undefined;
     plan = decision.plan;
   } catch {
     // A fact that could not be read (the message journal): the row runs as usual and meets it.

@@ -22,24 +22,37 @@ interface LaterRows {
   lines: number[];
   count: number;
   last: number;
+  /** Whether the first of `lines` fails in mapping, and whether the last row noted does. */
+  firstNotedFails: boolean;
+  lastFails: boolean;
 }
 
 export class RepeatedKeys {
   /** `table` is for tests (a table whose keys collide). */
   constructor(private readonly table: KeyTable = new KeyTable()) {}
   readonly #later = new Map<string, LaterRows>();
+  /** The keys whose fingerprint's first row (their own first row) fails in mapping. */
+  readonly #firstFails = new Set<string>();
 
-  /** First pass: a row that maps, with its key, in file order. */
-  note(line: number, key: string): void {
-    if (this.table.sight(key, line) === 0) return;
+  /**
+   * First pass: a row whose key maps, with its key, in file order; `fails` when the row itself
+   * will fail in mapping (a bad email): it is one of its key's rows all the same (issue 41: a
+   * failing winner fails the key, it does not hand it to another row).
+   */
+  note(line: number, key: string, fails = false): void {
+    if (this.table.sight(key, line) === 0) {
+      if (fails) this.#firstFails.add(key);
+      return;
+    }
     let later = this.#later.get(key);
     if (later === undefined) {
-      later = { lines: [], count: 0, last: line };
+      later = { lines: [], count: 0, last: line, firstNotedFails: fails, lastFails: fails };
       this.#later.set(key, later);
     }
     if (later.lines.length < LISTED_LINES) later.lines.push(line);
     later.count++;
     later.last = line;
+    later.lastFails = fails;
   }
 
   /** No key is on more than one row: the second pass has nothing to do. */
@@ -68,18 +81,23 @@ export class RepeatedKeys {
     const count = later.count + (later.first === undefined ? 0 : 1);
     if (count < 2) return undefined;
     const lines = later.first === undefined ? later.lines : [later.first, ...later.lines].slice(0, LISTED_LINES);
-    if (line === later.last) this.#later.delete(key);
-    return { first: lines[0] ?? line, last: later.last, count, lines };
+    if (line === later.last) {
+      this.#later.delete(key);
+      this.#firstFails.delete(key);
+    }
+    const firstFails = later.first === undefined ? later.firstNotedFails : this.#firstFails.has(key);
+    return { first: lines[0] ?? line, last: later.last, count, lines, ...(firstFails ? { firstFails } : {}), ...(later.lastFails ? { lastFails: true } : {}) };
   }
 }
 
 /**
- * Reads the job's input and notes every row of a repeated key that maps; undefined when no key is
- * on two rows. Most exports hold each key once, so a first read takes the key alone (no check of
- * the row's other values: the email and phone checks cost as much as the reading): when no key
- * repeats, that is the whole pass. Otherwise a second read notes the rows of the keys that
- * repeated, checked as `keyOfMappableRow` checks them, so a row that will fail is not one of its
- * key's rows.
+ * Reads the job's input and notes every row of a repeated key whose key maps; undefined when no
+ * key is on two rows. Most exports hold each key once, so a first read takes the key alone (no
+ * check of the row's other values: the email and phone checks cost as much as the reading): when
+ * no key repeats, that is the whole pass. Otherwise a second read notes the rows of the keys that
+ * repeated, each checked as `keyOfMappableRow` checks it: a row that will fail is one of its key's
+ * rows all the same, noted as failing, so a failing winner fails the key as a whole instead of
+ * handing it to a row it supersedes (issue 41).
  *
  * `onKey` sees the key of every row of the first read whose key maps (a key on several rows, once
  * a row): the run counts there, at no extra read, the keys its state store does not know
@@ -94,7 +112,7 @@ export async function scanRepeatedKeys(job: Job, onKey?: (key: string) => void):
     if (record.kind === 'malformed') continue;
     const key = mapKey(record, job);
     if (!key.ok || !candidates.has(key.value)) continue;
-    if (keyOfMappableRow(record, job) !== undefined) repeated.note(record.line, key.value);
+    repeated.note(record.line, key.value, keyOfMappableRow(record, job) === undefined);
   }
   return repeated.none ? undefined : repeated;
 }

@@ -17,6 +17,18 @@ describe('onDuplicateRows: the winner of a key on lines 2, 5 and 9', () => {
     expect(got).toEqual(expected);
   });
 
+  // Issue 41: a winner that fails on its own (a bad email) is still the winner; no other row is written in its place.
+  test.each([
+    ['last', { ...GROUP, lastFails: true }, [2, 5, 9], ['skip: superseded by line 9 (onDuplicateRows: last), which fails: no row of key "K" is written until line 9 is fixed', 'skip: superseded by line 9 (onDuplicateRows: last), which fails: no row of key "K" is written until line 9 is fixed', 'apply']],
+    ['first', { ...GROUP, firstFails: true }, [2, 5, 9], ['apply', 'skip: superseded by line 2 (onDuplicateRows: first), which fails: no row of key "K" is written until line 2 is fixed', 'skip: superseded by line 2 (onDuplicateRows: first), which fails: no row of key "K" is written until line 2 is fixed']],
+    ['last, the first row failing', { ...GROUP, firstFails: true }, [2, 5, 9], ['skip: superseded by line 9 (onDuplicateRows: last)', 'skip: superseded by line 9 (onDuplicateRows: last)', 'apply']],
+    ['merge', { ...GROUP, lastFails: true }, [2, 5, 9], ['fold: merged into line 9 (onDuplicateRows: merge), which fails: no row of key "K" is written until line 9 is fixed', 'fold: merged into line 9 (onDuplicateRows: merge), which fails: no row of key "K" is written until line 9 is fixed', 'apply-merged']],
+  ] as const)('a failing winner, %s', (name, group, lines, expected) => {
+    const policy = name.startsWith('last') ? 'last' : name === 'first' ? 'first' : 'merge';
+    const got = lines.map((line) => verdict(policy, group, line, 'K')).map((v) => ('message' in v ? `${v.kind}: ${v.message}` : v.kind));
+    expect(got).toEqual(expected);
+  });
+
   it('fail: every row fails, naming all the lines and the fix', () => {
     for (const line of [2, 5, 9]) {
       const v = verdict('fail', GROUP, line, 'K');
@@ -95,6 +107,15 @@ describe('the first pass (RepeatedKeys)', () => {
       undefined,
       { first: 2, last: 6, count: 3, lines: [2, 4, 6] },
     ]);
+  });
+
+  it('a row that will fail is one of its key\'s rows, noted as failing when it is the first or the last (issue 41)', () => {
+    const keys = new RepeatedKeys();
+    const rows: Array<[number, string, boolean]> = [[2, 'A', true], [3, 'B', false], [4, 'A', false], [5, 'B', false], [6, 'A', true], [7, 'B', true], [8, 'B', false]];
+    for (const [line, key, fails] of rows) keys.note(line, key, fails);
+    const [a, b] = rows.map(([line, key]) => keys.groupOf(line, key));
+    expect(a).toEqual({ first: 2, last: 6, count: 3, lines: [2, 4, 6], firstFails: true, lastFails: true });
+    expect(b).toEqual({ first: 3, last: 8, count: 4, lines: [3, 5, 7, 8] });
   });
 
   it('keys that share a fingerprint are not grouped: only rows of the same real key are', () => {

@@ -18,6 +18,7 @@ describe('failureCause', () => {
       'CSV_UNCLOSED_QUOTE',
       'DUPLICATE_CONTACTS',
       'DUPLICATE_ROWS',
+      'IDENTIFIER_HELD',
       'INVALID_EMAIL',
       'INVALID_PHONE',
       'KEY_MISSING',

@@ -4,7 +4,7 @@
  * out literally; then every combination again as a dry run, which must decide the same and write
  * nothing.
  */
-import { V1_SURFACE } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE, V2_SURFACE } from '../../../src/api/platform-surface.js';
 import type { JobMode } from '../../../src/config/job-types.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
@@ -335,5 +335,52 @@ describe('the row decision: a contact an undo tagged for deletion, and whether "
     expect(planOf(facts({ searched: [] })).writes[0]).toMatchObject({ action: 'create', beforeRead: true });
     // onDuplicate all writes the contacts a search found.
     expect(planOf(facts({ onDuplicate: 'all', searched: PLATFORM[2] })).writes.map((write) => write.beforeRead)).toEqual([true, true]);
+  });
+});
+
+describe('the row decision: a create that lands on the holder of its email or phone (API v2, issue 41)', () => {
+  const family: ContactDraft = { ...draft, fields: { firstName: 'Ada', email: 'family@example.com', phone: '+447946012345' } };
+  const holder = (fields: Record<string, string>): KnownContact => ({ id: '200', custom_fields: { email: 'family@example.com', ...fields }, tags: [] });
+  const facts = (over: Partial<RowFacts> = {}): RowFacts => ({
+    draft: family,
+    draftHash: draftHash(family),
+    mode: 'upsert',
+    onDuplicate: 'fail',
+    dryRun: false,
+    full: false,
+    limits: V2_SURFACE,
+    state: { kind: 'unknown' },
+    searched: [],
+    ...over,
+  });
+  /** `read:field=value`, or `outcome[:code] writes|withheld`. */
+  const shown = (decided: ReturnType<typeof decideRow>): string => {
+    if (decided.kind === 'search') return 'search';
+    if (decided.kind === 'read-identifier') return `read:${decided.field}=${decided.value}`;
+    const { plan } = decided;
+    return `${plan.outcome}${plan.errorCode === '' ? '' : `:${plan.errorCode}`} ${plan.writes.length}|${plan.withheld.length}`;
+  };
+
+  test.each<[string, Partial<RowFacts>, string]>([
+    ['v2, a new key: the holder of the email the create lands on is read first', {}, 'read:email=family@example.com'],
+    ['v2, nobody holds the email: created', { identifierHolders: [] }, 'created 1|0'],
+    ['v2, another key\'s contact holds it: the row fails, nothing written', { identifierHolders: [holder({ customerid: 'C-2' })] }, 'failed:IDENTIFIER_HELD 0|0'],
+    ['v2, a contact with no key holds it (a chat that came in): create_or_update takes it', { identifierHolders: [holder({})] }, 'created 1|0'],
+    ['v2, mode create with a state store takes the key as new, and still reads the holder', { mode: 'create', searched: undefined }, 'read:email=family@example.com'],
+    ['v2 dry run: read too, and fails as the real run would', { dryRun: true, identifierHolders: [holder({ customerid: 'C-2' })] }, 'failed:IDENTIFIER_HELD 0|0'],
+    ['v2, no email: the create lands on the phone', { draft: { ...family, fields: { firstName: 'Ada', phone: '+447946012345' } } }, 'read:phone=+447946012345'],
+    ['v2, a create v2 cannot send (no firstName): no read, it fails in the client', { draft: { ...family, fields: { email: 'family@example.com' } } }, 'created 1|0'],
+    ['v2, the key is the email itself: its search found no holder, no read', { draft: { ...family, key: 'family@example.com', keyField: 'email', fields: { firstName: 'Ada' } } }, 'created 1|0'],
+    ['v2, an update of the key\'s own contact: no read', { searched: [{ id: '100', custom_fields: { customerid: 'C-1' }, tags: [] }] }, 'updated 1|0'],
+    ['v1: a create always makes a new contact, no read', { limits: V1_SURFACE }, 'created 1|0'],
+  ])('%s', (_case, over, expected) => {
+    expect(shown(decideRow(facts(over)))).toBe(expected);
+  });
+
+  test('the failure names the holder, its key and the fix', () => {
+    const decided = decideRow(facts({ identifierHolders: [holder({ customerid: 'C-2' })] }));
+    expect(decided.kind === 'plan' && decided.plan.reason).toBe(
+      'email family@example.com belongs to contact 200, whose customerid is C-2: the platform creates a contact by its email and would write customerid=C-1 over that contact, so nothing was written; give this row an email of its own (or none), or merge the two on the platform',
+    );
   });
 });

@@ -11,7 +11,8 @@ const nightly: PrefetchCounts = { searchesEveryKey: false, full: false, knownKey
 
 describe('choosePrefetch', () => {
   it.each<[string, PrefetchCounts, boolean, string]>([
-    ['no state store', { ...nightly, searchesEveryKey: true, knownKeys: 0 }, true, 'no state store: every key is matched on the platform'],
+    ['state: false', { ...nightly, searchesEveryKey: true, noStore: 'state-false', knownKeys: 0 }, true, 'state: false (the job keeps no state store): every key is matched on the platform'],
+    ['a dry run before the first run (no state store yet)', { ...nightly, searchesEveryKey: true, noStore: 'not-created', knownKeys: 0 }, true, 'no state store yet (a dry run before the first run, which creates it): every key is matched on the platform'],
     ['--full', { ...nightly, searchesEveryKey: true, full: true }, true, '--full: every key is matched on the platform'],
     ['a first import (the state knows no key)', { ...nightly, knownKeys: 0, unknownKeys: 500 }, true, 'the state store knows no key yet (a first import)'],
     ['every key known', nightly, false, '0 key(s) the state store does not know: 0 search(es) at most, fewer than the pages (at least 30 for the 300 known contacts)'],
@@ -25,7 +26,7 @@ describe('choosePrefetch', () => {
 
   // v2 lists 100 contacts a page: the 300 known contacts are 3 pages, so 4 unknown keys already page.
   it.each<[string, PrefetchCounts, boolean, string]>([
-    ['no state store', { ...nightly, searchesEveryKey: true, knownKeys: 0 }, true, 'no state store: every key is matched on the platform'],
+    ['state: false', { ...nightly, searchesEveryKey: true, noStore: 'state-false', knownKeys: 0 }, true, 'state: false (the job keeps no state store): every key is matched on the platform'],
     ['a first import (the state knows no key)', { ...nightly, knownKeys: 0, unknownKeys: 500 }, true, 'the state store knows no key yet (a first import)'],
     ['every key known', nightly, false, '0 key(s) the state store does not know: 0 search(es) at most, fewer than the pages (at least 3 for the 300 known contacts)'],
     ['3 new keys among 300', { ...nightly, unknownKeys: 3 }, false, '3 key(s) the state store does not know: 3 search(es) at most, fewer than the pages (at least 3 for the 300 known contacts)'],
