@@ -25,6 +25,12 @@ export interface MalformedRow {
   message: string;
   /** What could be read of the row, for rejected.csv. */
   cells: string[];
+  /**
+   * A quote never closed: the row's first line from that quote on, as written. rejected.csv ends
+   * the row with it, so that fed back unfixed the row is an unclosed quote again (the last of
+   * `cells` is what could be read of it).
+   */
+  openQuote?: string;
 }
 
 export type SourceRecord = SourceRow | MalformedRow;
@@ -145,6 +151,8 @@ export interface RowResult {
   messageError: string;
   /** Input cells, for rejected.csv. */
   cells: string[];
+  /** A row the reader found a quote never closed in: `MalformedRow.openQuote`, for rejected.csv. */
+  openQuote?: string;
   /** What the row's plan changes (a dry run's: what it would), field by field, for changes.csv. */
   changes?: ChangeLine[];
 }

@@ -168,9 +168,10 @@ export class CsvFile {
     }
   }
 
-  append(cells: readonly string[]): void {
+  /** `rawTail`: written as it is after the last cell (rejected.csv's unclosed quote). */
+  append(cells: readonly string[], rawTail?: string): void {
     this.throwIfFailed();
-    this.buffer += this.format.line(this.neutralise ? cells.map(spreadsheetSafe) : cells);
+    this.buffer += this.format.line(this.neutralise ? cells.map(spreadsheetSafe) : cells, rawTail);
     if (this.buffer.length >= FLUSH_BYTES) (this.group ?? this).flush();
     this.throwIfFailed();
   }
@@ -282,7 +283,8 @@ export class ReportWriter {
     // (the job stopped, the platform failed) has nothing to fix: it is in results.csv, and the same
     // command run again takes it, as it takes the rows not reached (failure-cause.ts).
     if (result.outcome === 'failed' && failureCause(result.errorCode) === 'fix') {
-      this.rejected.append(this.failedColumns.cells(result.cells, result.errorCode, result.errorMessage));
+      const line = this.failedColumns.line(result.cells, result.errorCode, result.errorMessage, result.openQuote);
+      this.rejected.append(line.cells, line.rawTail);
     }
     // What was written (a dry run: what would be), field by field; a failed row wrote nothing it reports.
     if ((result.outcome === 'created' || result.outcome === 'updated') && result.changes !== undefined) {

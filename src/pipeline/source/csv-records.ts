@@ -65,6 +65,8 @@ export type CsvRecord =
       message: string;
       /** The record's first line, split leniently: what could be read. */
       cells: string[];
+      /** An unclosed quote's: its first line from the quote on, as written (`SplitLine.openTail`). */
+      openQuote?: string;
     };
 
 export interface CsvReadOptions {
@@ -477,6 +479,7 @@ class RecordReader {
       code: 'CSV_UNCLOSED_QUOTE',
       message: `line ${line}: a quote opened on this line is not closed (${how}); ${resumed}. Close the quote, or ${doubleQuotes}`,
       cells: split.cells,
+      ...(split.openTail === undefined ? {} : { openQuote: split.openTail }),
     });
     const malformed = (what: string, fix: string): CsvRecord => ({
       kind: 'fault',

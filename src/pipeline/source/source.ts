@@ -342,7 +342,9 @@ async function* dataRecords(
 
 function toSourceRecord(record: CsvRecord, header: readonly string[], newValues: () => Record<string, string>, misread: Utf8Misreads | undefined): SourceRecord {
   if (record.kind === 'fault') {
-    return { kind: 'malformed', line: record.line, code: record.code, message: record.message, cells: record.cells };
+    const row: MalformedRow = { kind: 'malformed', line: record.line, code: record.code, message: record.message, cells: record.cells };
+    if (record.openQuote !== undefined) row.openQuote = record.openQuote;
+    return row;
   }
   const { line, cells } = record;
   if (cells.length !== header.length) {
