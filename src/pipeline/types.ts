@@ -72,6 +72,15 @@ export interface FieldSkip {
   reason: string;
 }
 
+/** A phone written without its extension: E.164 has none (the field's phone transform has no `extensionField`). */
+export interface PhoneExtension {
+  field: string;
+  /** The extension not written (`889`). */
+  extension: string;
+  /** The value as the file had it (`+1 212 555 0100 x889`). */
+  value: string;
+}
+
 export interface ContactDraft {
   line: number;
   /** Normalised key value (written to `keyField`). */
@@ -90,6 +99,8 @@ export interface ContactDraft {
    * `onInvalid: skip-field`, for results.csv's `fields_skipped`.
    */
   fieldsSkipped?: FieldSkip[];
+  /** Phones written without the extension the file gave them, for results.csv's `warnings`. */
+  phoneExtensions?: PhoneExtension[];
   /**
    * The fields whose write rule is not `always` (`write:` in jobs.yaml): `fill-empty` is written
    * to an existing contact only where its value is empty, `on-create` never. Absent: none.
@@ -139,6 +150,8 @@ export interface RowResult {
   fieldsChanged: string[];
   /** Fields left out of the write for their invalid value (`onInvalid: skip-field`). */
   fieldsSkipped?: FieldSkip[];
+  /** Phones written without their extension (`ContactDraft.phoneExtensions`), for results.csv's `warnings`. */
+  phoneExtensions?: PhoneExtension[];
   /** The row's tags that differ only in case (`ContactDraft.tagCaseVariants`), for the run's warning. */
   tagCaseVariants?: string[];
   tagsAdded: string[];

@@ -7,7 +7,7 @@
  * neutralise such values for spreadsheets.
  */
 import type { FieldSpec, Job, WriteRule } from '../../config/job-types.js';
-import type { ContactDraft, FieldSkip, MapResult, RowErrorCode, SourceRecord, SourceRow } from '../types.js';
+import type { ContactDraft, FieldSkip, MapResult, PhoneExtension, RowErrorCode, SourceRecord, SourceRow } from '../types.js';
 import { applyTransforms, normaliseEmail, normalisePhone, type TransformResult } from './transforms.js';
 
 /** `{{ column }}`, as config/template-placeholders.ts reads it. */
@@ -19,6 +19,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
 
   const fields: Record<string, string> = {};
   let fieldsSkipped: FieldSkip[] | undefined;
+  let phoneExtensions: PhoneExtension[] | undefined;
   let writeRules: Record<string, WriteRule> | undefined;
   for (const spec of job.fields) {
     const result = applyTransforms(rawValue(row, spec), spec.transforms, (column) => row.values[column]);
@@ -28,6 +29,15 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
       continue;
     }
     if (!result.ok) return fail(row, result.code, `${where(row, spec)}: ${result.reason}`);
+    const extensionField = phoneExtensionField(spec);
+    if (extensionField !== undefined) {
+      // `extensionField`: the extension is a value of its own, emptied like any other when the number has none.
+      if (result.extension !== undefined) fields[extensionField] = result.extension;
+      else if ((spec.onEmpty ?? (job.emptyValues === 'clear' ? 'clear' : 'keep')) === 'clear') fields[extensionField] = '';
+    } else if (result.extension !== undefined) {
+      // E.164 has no extension: the number is written and the extension named (results.csv's warnings).
+      (phoneExtensions ??= []).push({ field: spec.name, extension: result.extension, value: rawValue(row, spec) });
+    }
     let value = result.value;
     if (value === '' && spec.default !== undefined) value = spec.default;
     if (value !== '') fields[spec.name] = value;
@@ -47,6 +57,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
   templateValues[job.key.field] = key.value;
   const draft: ContactDraft = { line: row.line, key: key.value, keyField: job.key.field, fields, tagsToAdd, tagsToRemove, templateValues };
   if (fieldsSkipped !== undefined) draft.fieldsSkipped = fieldsSkipped;
+  if (phoneExtensions !== undefined) draft.phoneExtensions = phoneExtensions;
   if (writeRules !== undefined) draft.writeRules = writeRules;
   if (caseVariants !== undefined) draft.tagCaseVariants = caseVariants;
   return { ok: true, draft };
@@ -83,7 +94,21 @@ export function mapKey(row: SourceRow, job: Job): { ok: true; value: string } | 
   if (job.key.field === 'email') result = normaliseEmail(cell);
   else if (job.key.field === 'phone') result = normalisePhone(cell);
   if (!result.ok) return fail(row, result.code, `line ${row.line}, column ${JSON.stringify(column)} (the key): ${result.reason}`);
-  return result;
+  // A phone key with an extension is refused: the switchboard's number would make every extension one key.
+  if (result.extension !== undefined) {
+    return fail(
+      row,
+      'PHONE_EXTENSION',
+      `line ${row.line}, column ${JSON.stringify(column)} (the key): ${JSON.stringify(cell)} has the extension ${JSON.stringify(result.extension)}, and a phone key is the number alone (E.164: ${result.value}), which every extension of it shares; write the number without the extension, or key the job on another column`,
+    );
+  }
+  return { ok: true, value: result.value };
+}
+
+/** The field the phone transform of `spec` writes a number's extension to (`extensionField`), if any. */
+function phoneExtensionField(spec: FieldSpec): string | undefined {
+  for (const transform of spec.transforms) if (transform.kind === 'phone' && transform.extensionField !== undefined) return transform.extensionField;
+  return undefined;
 }
 
 /**

@@ -26,8 +26,8 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
     fix: 'write an ISO code (`MX`, `MEX`) or a name (`Mexico`) in the country column, or the number in international form (`+52...`)',
   },
   PHONE_EXTENSION: {
-    meaning: 'the phone has an extension (`x889`, `ext. 889`), which the platform\'s phone (E.164) cannot hold',
-    fix: 'write the number without it (keep the extension in a column of its own), or set `onInvalid: skip-field` to write the row without the phone',
+    meaning: "the phone key has an extension (`x889`, `ext. 889`): the number alone, which a key is, is every extension's (a phone field with one is written without it and named in `warnings`, not failed)",
+    fix: "write the key's number without the extension, or key the job on another column",
   },
   DUPLICATE_CONTACTS: { meaning: 'the key matches several contacts and `onDuplicate: fail`', fix: 'merge the contacts, or choose `onDuplicate: oldest` / `all`' },
   DUPLICATE_ROWS: { meaning: 'the key is on several rows of the file and `onDuplicateRows: fail`; none of them is written', fix: 'fix the export so the key is on one row, or set `onDuplicateRows` to `last`, `first` or `merge`' },

@@ -40,6 +40,7 @@ export const RESULT_COLUMNS = [
   'message_status',
   'message_error',
   'fields_skipped',
+  'warnings',
 ] as const;
 
 /** `<job>.changes.csv`: one line per field a row changes (or would, in a dry run), and one for its tags (docs/reports.md). */
@@ -278,6 +279,7 @@ export class ReportWriter {
       result.messageStatus,
       result.messageError,
       (result.fieldsSkipped ?? []).map((skip) => `${skip.field} (${skip.code}: ${skip.reason})`).join('; '),
+      rowWarnings(result),
     ]);
     // Only a row that failed for its own data is to fix. One that failed for a cause outside it
     // (the job stopped, the platform failed) has nothing to fix: it is in results.csv, and the same
@@ -338,4 +340,14 @@ export function writeWhole(path: string, text: string): void {
   } catch (error) {
     throw new ReportWriteError(path, systemCodeOf(error), { cause: error });
   }
+}
+
+/**
+ * results.csv's `warnings`: what the row wrote other than the file said, though it did not fail: a
+ * phone written without its extension (E.164 has none).
+ */
+export function rowWarnings(result: Pick<RowResult, 'phoneExtensions'>): string {
+  return (result.phoneExtensions ?? [])
+    .map((note) => `${note.field}: the extension ${JSON.stringify(note.extension)} of ${JSON.stringify(note.value)} is not written (the platform's phone is E.164, which has none; the phone transform's extensionField keeps it in a field of its own)`)
+    .join('; ');
 }

@@ -153,8 +153,11 @@ export class RowLookahead {
     const hash = prepared === undefined ? this.#rowHash(row) : prepared.rowHash;
     // A row written without a field (onInvalid: skip-field) keeps no row hash: each run maps it
     // again and reports the field until the file is fixed (the draft hash still spares the call);
-    // so does a row whose tags differ only in case, for the run's warning.
-    if (result.ok && hash !== undefined && result.draft.fieldsSkipped === undefined && result.draft.tagCaseVariants === undefined) result.draft.rowHash = hash;
+    // so does a row whose tags differ only in case, for the run's warning, and a phone written
+    // without its extension, named on every run.
+    if (result.ok && hash !== undefined && result.draft.fieldsSkipped === undefined && result.draft.tagCaseVariants === undefined && result.draft.phoneExtensions === undefined) {
+      result.draft.rowHash = hash;
+    }
     return result;
   }
 
