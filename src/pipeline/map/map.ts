@@ -10,12 +10,21 @@ import type { FieldSpec, Job, WriteRule } from '../../config/job-types.js';
 import type { ContactDraft, FieldSkip, MapResult, PhoneExtension, RowErrorCode, SourceRecord, SourceRow } from '../types.js';
 import { applyTransforms, normaliseEmail, normalisePhone, type TransformResult } from './transforms.js';
 
+/** Between the problems of one row in its message (each problem's own text holds `;`). */
+export const PROBLEM_SEPARATOR = '. Also: ';
+
 /** `{{ column }}`, as config/template-placeholders.ts reads it. */
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 
+/**
+ * A row with several problems (a bad key and a bad email, two bad fields) fails with all of them
+ * at once, so one pass through rejected.csv fixes it: the code is the first problem's, the message
+ * names each, in the order the key and then the job's fields come.
+ */
 export function mapRow(row: SourceRow, job: Job): MapResult {
   const key = mapKey(row, job);
-  if (!key.ok) return key;
+  let problems: Array<{ code: RowErrorCode; message: string }> | undefined;
+  if (!key.ok) problems = [key.error];
 
   const fields: Record<string, string> = {};
   let fieldsSkipped: FieldSkip[] | undefined;
@@ -28,7 +37,10 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
       (fieldsSkipped ??= []).push({ field: spec.name, code: result.code, reason: result.reason });
       continue;
     }
-    if (!result.ok) return fail(row, result.code, `${where(row, spec)}: ${result.reason}`);
+    if (!result.ok) {
+      (problems ??= []).push({ code: result.code, message: `${where(row, spec)}: ${result.reason}` });
+      continue;
+    }
     const extensionField = phoneExtensionField(spec);
     if (extensionField !== undefined) {
       // `extensionField`: the extension is a value of its own, emptied like any other when the number has none.
@@ -44,6 +56,10 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
     else if ((spec.onEmpty ?? (job.emptyValues === 'clear' ? 'clear' : 'keep')) === 'clear') fields[spec.name] = '';
     if (spec.write !== undefined) (writeRules ??= {})[spec.name] = spec.write;
   }
+
+  if (problems !== undefined) return fail(row, problems[0]!.code, problems.map((problem) => problem.message).join(PROBLEM_SEPARATOR));
+  // Only the key can have failed with no problem listed: narrowed here for the compiler.
+  if (!key.ok) return key;
 
   const tagsToAdd = rowTags(row, job);
   const added = new Set(tagsToAdd);

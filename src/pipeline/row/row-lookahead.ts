@@ -212,11 +212,13 @@ export class RowLookahead {
     const keys = new Map<string, KeyedRow>();
     for (const record of batch) {
       if (record.kind !== 'row') continue;
-      // The key alone: mapRow fails a row whose key fails the same way, and maps the others
-      // only when the loop asks (an unchanged row is never mapped).
+      // The key alone (a row whose key fails is mapped whole, so that all its problems are named);
+      // the others are mapped only when the loop asks (an unchanged row is never mapped).
       const key = mapKey(record, job);
       if (!key.ok) {
-        prepared.set(record, { failed: key });
+        // Mapped whole, so that the row's other problems are named with its key's (mapRow fails it).
+        const mapped = mapRow(record, job);
+        prepared.set(record, { failed: mapped.ok ? key : mapped });
         continue;
       }
       const row: KeyedRow = { key: key.value, rowHash: this.#rowHash(record) };
