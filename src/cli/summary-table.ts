@@ -47,6 +47,10 @@ export function formatSummary(summary: JobSummary, reportFiles: readonly string[
     const byField = Object.entries(summary.fieldsSkipped.byField).map(([field, count]) => `${field} ${count}`).join(', ');
     lines.push('', `fields skipped (onInvalid: skip-field): ${counted(summary.fieldsSkipped.rows, 'row')} written without ${byField}; results.csv's fields_skipped names each value`);
   }
+  if (summary.phoneExtensionsDropped !== undefined) {
+    const byField = Object.entries(summary.phoneExtensionsDropped.byField).map(([field, count]) => `${field} ${count}`).join(', ');
+    lines.push('', `phone extensions not written (E.164 has none): ${counted(summary.phoneExtensionsDropped.rows, 'row')} (${byField}); results.csv's warnings names each, and the phone transform's extensionField keeps them in a field of their own`);
+  }
   if (summary.tagsDifferingInCase !== undefined) lines.push('', tagCaseLine(summary.tagsDifferingInCase));
   const departed = departedLine(summary);
   if (departed !== undefined) lines.push('', departed);

@@ -19,6 +19,7 @@ import { loadJobs } from './load-jobs.js';
 import { ProblemsFile } from './problems-file.js';
 import { tagCaseLine } from './summary-table.js';
 import { counted } from '../pipeline/report/counted.js';
+import { rowWarnings } from '../pipeline/report/report.js';
 import { V2_SURFACE } from '../api/platform-surface.js';
 import { v2CreateBy } from '../api/v2/v2-contact-shape.js';
 import { planCreate } from '../pipeline/row/plan.js';
@@ -92,6 +93,8 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     // Every key seen again (fingerprints: flat memory), for the problems file under onDuplicateRows: fail.
     const repeatedSet = new KeySighting();
     let skippedFields = 0;
+    // Rows whose phone is written without its extension (no extensionField).
+    let extensionsDropped = 0;
     // Rows whose tags differ only in case: one warning, as a run gives it.
     const tagCase = { rows: 0, firstLine: 0, example: [] as string[] };
     const input = inputName(job);
@@ -111,6 +114,13 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
             const message = `the row is written without field ${skip.field} (onInvalid: skip-field): ${skip.reason}`;
             if (skippedFields <= SHOWN_PROBLEMS) io.stdout.write(`${input}:${record.line}: ${skip.code}: ${message}\n`);
             problems?.add(job.name, input, record.line, mapped.draft.key, skip.code, message);
+          }
+          if (mapped.draft.phoneExtensions !== undefined) {
+            // Not a failure either (the number is written), but what the file said is not all written.
+            extensionsDropped++;
+            const message = rowWarnings(mapped.draft);
+            if (extensionsDropped <= SHOWN_PROBLEMS) io.stdout.write(`${input}:${record.line}: PHONE_EXTENSION: ${message}\n`);
+            problems?.add(job.name, input, record.line, mapped.draft.key, 'PHONE_EXTENSION', message);
           }
           const variants = mapped.draft.tagCaseVariants;
           if (variants !== undefined && tagCase.rows++ === 0) Object.assign(tagCase, { firstLine: record.line, example: variants });
@@ -136,7 +146,8 @@ async function validateJobs(jobs: readonly Job[], io: CliIo, problems: ProblemsF
     if (policy === 'fail') invalid += repeatedKeys + keysRepeated;
     const repeated = repeatedKeys > 0 ? `; ${counted(repeatedKeys, 'row')} ${repeatedKeys === 1 ? 'repeats' : 'repeat'} a key of an earlier row (${policy === undefined ? 'mode: message sends each row' : `onDuplicateRows: ${policy}`})` : '';
     const skipped = skippedFields > 0 ? `; ${counted(skippedFields, 'field value')} refused and skipped (onInvalid: skip-field)` : '';
-    io.stdout.write(`${job.name}: ${counted(rows, 'row')}, ${rows - invalid} valid, ${invalid} invalid${repeated}${skipped}\n`);
+    const extensions = extensionsDropped > 0 ? `; ${counted(extensionsDropped, 'row')} with a phone written without its extension (E.164 has none)` : '';
+    io.stdout.write(`${job.name}: ${counted(rows, 'row')}, ${rows - invalid} valid, ${invalid} invalid${repeated}${skipped}${extensions}\n`);
     if (tagCase.rows > 0) io.stdout.write(`${input}: ${tagCaseLine(tagCase)}\n`);
     const hint = invalid > 0 ? source.encodingHint() : undefined;
     if (hint !== undefined) io.stdout.write(`${hint}\n`);

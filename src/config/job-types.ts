@@ -68,7 +68,13 @@ export type Transform =
    * E.164 through libphonenumber-js; `defaultCountry` is an ISO 3166 alpha-2 code. With
    * `countryColumn`, a row's own country (a code or a name) comes first, the default after.
    */
-  | { kind: 'phone'; defaultCountry?: string; countryColumn?: string }
+  | {
+      kind: 'phone';
+      defaultCountry?: string;
+      countryColumn?: string;
+      /** The custom field a number's extension is written to; without it the extension is named in results.csv's warnings. */
+      extensionField?: string;
+    }
   | { kind: 'email' }
   /** Replace a value found in `map`; values not in it are kept. */
   | { kind: 'map'; map: Record<string, string> };

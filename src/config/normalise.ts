@@ -204,6 +204,7 @@ function normaliseTransform(input: TransformParsed): Transform {
     const phone: Transform = { kind: 'phone' };
     if (input.phone.defaultCountry !== undefined) phone.defaultCountry = input.phone.defaultCountry.toUpperCase();
     if (input.phone.country !== undefined) phone.countryColumn = input.phone.country.column;
+    if (input.phone.extensionField !== undefined) phone.extensionField = input.phone.extensionField;
     return phone;
   }
   return { kind: 'map', map: { ...input.map } };

@@ -95,6 +95,29 @@ function surfaceRules(path: YamlPath, connection: Loose): PathIssue[] {
 }
 
 /** A v2 send names its channel: a job that sends through a v2 connection needs its `channelId`. */
+/**
+ * A phone transform's `extensionField` is a field of its own: not one the job maps, not the key
+ * field, not another phone's (one would silently replace the other).
+ */
+function extensionFieldRules(path: YamlPath, fields: Loose, keyField: string | undefined): PathIssue[] {
+  const issues: PathIssue[] = [];
+  const taken = new Map<string, string>();
+  for (const [name, spec] of Object.entries(fields)) {
+    const transform = asRecord(spec)?.transform;
+    const list: unknown[] = Array.isArray(transform) ? transform : [transform];
+    list.forEach((item, index) => {
+      const target = asText(asRecord(asRecord(item)?.phone)?.extensionField);
+      if (target === undefined) return;
+      const at: YamlPath = [...path, name, 'transform', ...(Array.isArray(transform) ? [index] : []), 'phone', 'extensionField'];
+      if (Object.hasOwn(fields, target)) issues.push({ path: at, message: `"${target}" is a field the job maps already; name a field of its own for the extension, or remove that field` });
+      else if (target === keyField) issues.push({ path: at, message: `"${target}" is the key field; name a field of its own for the extension` });
+      else if (taken.has(target)) issues.push({ path: at, message: `"${target}" is the extension field of ${taken.get(target)!} too; give each phone a field of its own` });
+      taken.set(target, name);
+    });
+  }
+  return issues;
+}
+
 function v2MessageRule(path: YamlPath, job: Loose, connections: Loose | undefined): PathIssue[] {
   const name = asText(job.connection);
   const connection = name === undefined ? undefined : asRecord(connections?.[name]);
@@ -143,6 +166,7 @@ function jobRules(path: YamlPath, job: Loose | undefined, connections: Loose | u
   if (fields !== undefined && Object.hasOwn(fields, '')) {
     issues.push({ path: [...path, 'fields', ''], message: 'a field has an empty name; write the custom field name before the colon' });
   }
+  if (fields !== undefined) issues.push(...extensionFieldRules([...path, 'fields'], fields, keyField));
 
   if (job.onDuplicateRows !== undefined && mode === 'message') {
     issues.push({ path: [...path, 'onDuplicateRows'], message: 'is not used with mode: message (each row is a message of its own); remove it' });

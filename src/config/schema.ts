@@ -237,11 +237,14 @@ const transformItem = z
             .strictObject({ column: nonEmpty('the column holding each row\'s country').meta({ description: 'the column of the row\'s country: an ISO code (SG) or a name (Singapore)' }) })
             .optional()
             .meta({ description: '{column: Country}: the row\'s own country (an ISO alpha-2 or alpha-3 code or a name); defaultCountry when the cell is empty; a cell naming no country fails the number (UNKNOWN_COUNTRY) unless it starts with +' }),
+          extensionField: nonEmpty('the custom field of the extension')
+            .optional()
+            .meta({ description: 'the custom field a number\'s extension (x889, ext. 889) is written to; without it the number is written without the extension, named in results.csv\'s warnings' }),
         })
         .refine((phone) => phone.defaultCountry !== undefined || phone.country !== undefined, {
           error: 'names no country; write {defaultCountry: SG}, {country: {column: Country}} or both, or plain phone',
         })
-        .meta({ description: '{defaultCountry: SG, country: {column: Country}}' }),
+        .meta({ description: '{defaultCountry: SG, country: {column: Country}, extensionField: phone_ext}' }),
     }),
     z.strictObject({
       map: z.record(z.string(), scalarText).meta({ description: 'a mapping of value: replacement, e.g. {M: male, F: female}' }),

@@ -62,7 +62,9 @@ export class RowIntake {
       // Sharded as a row without a key (shard.ts), but reported with the key it shows, so a person
       // finds the contact in results.csv, the HTML report and diff.csv.
       if (!mine('')) return NOT_MINE;
-      return { kind: 'ended', result: failedResult(record.line, key, record.cells, record.code, record.message) };
+      const result = failedResult(record.line, key, record.cells, record.code, record.message);
+      if (record.openQuote !== undefined) result.openQuote = record.openQuote;
+      return { kind: 'ended', result };
     }
     // An unchanged row of a re-run, known by its row hash, is settled without being mapped, even
     // while other rows are in flight (their keys were not read ahead, so none is settled here;

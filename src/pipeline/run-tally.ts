@@ -25,6 +25,8 @@ export class RunTally {
   readonly messages: MessageTally = { sent: 0, skipped: 0, failed: 0, unknown: 0 };
   /** Rows written without a field (`onInvalid: skip-field`), and the skips by field. */
   readonly fieldsSkipped: { rows: number; byField: Record<string, number> } = { rows: 0, byField: {} };
+  /** Rows whose phone was written without its extension, and those phones by field. */
+  readonly phoneExtensionsDropped: { rows: number; byField: Record<string, number> } = { rows: 0, byField: {} };
   /** Rows whose tags differ only in case (`VIP;vip`), and the first such row's tags, for the warning. */
   readonly tagsDifferingInCase: { rows: number; firstLine: number; example: string[] } = { rows: 0, firstLine: 0, example: [] };
   /** The failed rows by cause: their own data (rejected.csv) or outside it (run again); report/failure-cause.ts. */
@@ -39,6 +41,10 @@ export class RunTally {
     if (result.fieldsSkipped !== undefined && result.outcome !== 'failed') {
       this.fieldsSkipped.rows++;
       for (const skip of result.fieldsSkipped) this.fieldsSkipped.byField[skip.field] = (this.fieldsSkipped.byField[skip.field] ?? 0) + 1;
+    }
+    if (result.phoneExtensions !== undefined && result.outcome !== 'failed') {
+      this.phoneExtensionsDropped.rows++;
+      for (const note of result.phoneExtensions) this.phoneExtensionsDropped.byField[note.field] = (this.phoneExtensionsDropped.byField[note.field] ?? 0) + 1;
     }
     if (result.tagCaseVariants !== undefined && this.tagsDifferingInCase.rows++ === 0) {
       this.tagsDifferingInCase.firstLine = result.line;

@@ -25,6 +25,12 @@ export interface MalformedRow {
   message: string;
   /** What could be read of the row, for rejected.csv. */
   cells: string[];
+  /**
+   * A quote never closed: the row's first line from that quote on, as written. rejected.csv ends
+   * the row with it, so that fed back unfixed the row is an unclosed quote again (the last of
+   * `cells` is what could be read of it).
+   */
+  openQuote?: string;
 }
 
 export type SourceRecord = SourceRow | MalformedRow;
@@ -67,6 +73,15 @@ export interface FieldSkip {
   reason: string;
 }
 
+/** A phone written without its extension: E.164 has none (the field's phone transform has no `extensionField`). */
+export interface PhoneExtension {
+  field: string;
+  /** The extension not written (`889`). */
+  extension: string;
+  /** The value as the file had it (`+1 212 555 0100 x889`). */
+  value: string;
+}
+
 export interface ContactDraft {
   line: number;
   /** Normalised key value (written to `keyField`). */
@@ -85,6 +100,8 @@ export interface ContactDraft {
    * `onInvalid: skip-field`, for results.csv's `fields_skipped`.
    */
   fieldsSkipped?: FieldSkip[];
+  /** Phones written without the extension the file gave them, for results.csv's `warnings`. */
+  phoneExtensions?: PhoneExtension[];
   /**
    * The fields whose write rule is not `always` (`write:` in jobs.yaml): `fill-empty` is written
    * to an existing contact only where its value is empty, `on-create` never. Absent: none.
@@ -134,6 +151,8 @@ export interface RowResult {
   fieldsChanged: string[];
   /** Fields left out of the write for their invalid value (`onInvalid: skip-field`). */
   fieldsSkipped?: FieldSkip[];
+  /** Phones written without their extension (`ContactDraft.phoneExtensions`), for results.csv's `warnings`. */
+  phoneExtensions?: PhoneExtension[];
   /** The row's tags that differ only in case (`ContactDraft.tagCaseVariants`), for the run's warning. */
   tagCaseVariants?: string[];
   tagsAdded: string[];
@@ -146,6 +165,8 @@ export interface RowResult {
   messageError: string;
   /** Input cells, for rejected.csv. */
   cells: string[];
+  /** A row the reader found a quote never closed in: `MalformedRow.openQuote`, for rejected.csv. */
+  openQuote?: string;
   /** What the row's plan changes (a dry run's: what it would), field by field, for changes.csv. */
   changes?: ChangeLine[];
 }

@@ -43,6 +43,7 @@ export function fileRunSummary(facts: FileRunFacts, end: RunEnd, sync: SyncFigur
   if (facts.job.message !== undefined) summary.messages = tally.messages;
   if (sync.realRunEstimate !== undefined) summary.realRunEstimate = sync.realRunEstimate;
   if (tally.fieldsSkipped.rows > 0) summary.fieldsSkipped = tally.fieldsSkipped;
+  if (tally.phoneExtensionsDropped.rows > 0) summary.phoneExtensionsDropped = tally.phoneExtensionsDropped;
   if (tally.tagsDifferingInCase.rows > 0) summary.tagsDifferingInCase = tally.tagsDifferingInCase;
   if (sync.failedRows !== undefined) summary.failedRows = sync.failedRows;
   if (sync.departed !== undefined) summary.departed = sync.departed;

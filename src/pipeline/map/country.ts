@@ -1,34 +1,141 @@
 /**
  * A row's country, as a CRM export writes it, to the ISO 3166 alpha-2 code the phone transform
  * needs: alpha-2 and alpha-3 codes in any case (`SG`, `sg`, `SGP`, `deu`; alpha-3 from the ISO
- * table in iso-alpha3.ts), English names (`Singapore`, `United Kingdom`) and a few common forms
- * (`UK`, `USA`, `England`), and the names a CRM in another language writes (`Deutschland`,
- * `Österreich`, `España`, `Brasil`). Names come from the runtime's own ICU
- * (`Intl.DisplayNames`), for every country libphonenumber-js knows: no table of names to keep up to date.
+ * table in iso-alpha3.ts), the spellings people write, in a committed table (`COUNTRY_ALIASES`:
+ * `U.S.A.`, `u.k.`, `Turkey`, `Ivory Coast`, `Holland`), English names (`Singapore`, `United
+ * Kingdom`), and the names a CRM in another language writes (`Deutschland`, `Österreich`,
+ * `España`, `Brasil`). Names beyond the table come from the runtime's own ICU
+ * (`Intl.DisplayNames`), for every country libphonenumber-js knows.
  */
 import { getCountries, isSupportedCountry, type CountryCode } from 'libphonenumber-js';
 import { ALPHA3_TO_ALPHA2 } from './iso-alpha3.js';
 
-/** Forms a CRM writes that are not ICU's English name of the country. */
-const ALIASES: Readonly<Record<string, CountryCode>> = {
+/**
+ * What people write for a country, keyed by its letters only (case, accents, dots, spaces, dashes
+ * and apostrophes away: `U.S.A.`, `u.s.a`, `U S A` and `usa` meet), committed here so the common
+ * spellings never depend on the runtime's locale data alone: ICU renames countries (`Turkey` is
+ * `Türkiye` since ICU 72, `Czech Republic` became `Czechia`, `Swaziland` `Eswatini`), and a name
+ * an earlier version read must stay read. Looked up before ICU's names (`Intl.DisplayNames`), which
+ * stay the fallback for everything else; test/pipeline/map/country-aliases.test.ts is its table test.
+ */
+export const COUNTRY_ALIASES: Readonly<Record<string, CountryCode>> = {
+  // The United States
+  us: 'US',
+  usa: 'US',
+  unitedstates: 'US',
+  unitedstatesofamerica: 'US',
+  theunitedstates: 'US',
+  theunitedstatesofamerica: 'US',
+  america: 'US',
+  // The United Kingdom
   uk: 'GB',
-  'great britain': 'GB',
+  unitedkingdom: 'GB',
+  theunitedkingdom: 'GB',
+  unitedkingdomofgreatbritainandnorthernireland: 'GB',
+  greatbritain: 'GB',
   britain: 'GB',
   england: 'GB',
   scotland: 'GB',
   wales: 'GB',
-  'northern ireland': 'GB',
-  usa: 'US',
-  'united states of america': 'US',
-  america: 'US',
-  uae: 'AE',
-  'south korea': 'KR',
-  korea: 'KR',
-  'hong kong': 'HK',
-  russia: 'RU',
-  vietnam: 'VN',
+  northernireland: 'GB',
+  // Renamed, or written in an older or shorter form than ICU's
+  turkey: 'TR',
+  turkiye: 'TR',
+  republicofturkiye: 'TR',
+  czechrepublic: 'CZ',
+  czechia: 'CZ',
   holland: 'NL',
-  'czech republic': 'CZ',
+  thenetherlands: 'NL',
+  netherlands: 'NL',
+  southkorea: 'KR',
+  korea: 'KR',
+  republicofkorea: 'KR',
+  korearepublicof: 'KR',
+  northkorea: 'KP',
+  russia: 'RU',
+  russianfederation: 'RU',
+  vietnam: 'VN',
+  vietnamsocialistrepublic: 'VN',
+  ivorycoast: 'CI',
+  cotedivoire: 'CI',
+  swaziland: 'SZ',
+  eswatini: 'SZ',
+  burma: 'MM',
+  myanmar: 'MM',
+  macedonia: 'MK',
+  northmacedonia: 'MK',
+  capeverde: 'CV',
+  caboverde: 'CV',
+  easttimor: 'TL',
+  timorleste: 'TL',
+  uae: 'AE',
+  unitedarabemirates: 'AE',
+  hongkong: 'HK',
+  macau: 'MO',
+  macao: 'MO',
+  taiwan: 'TW',
+  laos: 'LA',
+  moldova: 'MD',
+  iran: 'IR',
+  syria: 'SY',
+  bolivia: 'BO',
+  venezuela: 'VE',
+  tanzania: 'TZ',
+  drc: 'CD',
+  drcongo: 'CD',
+  democraticrepublicofthecongo: 'CD',
+  congokinshasa: 'CD',
+  congobrazzaville: 'CG',
+  republicofthecongo: 'CG',
+  vatican: 'VA',
+  vaticancity: 'VA',
+  holysee: 'VA',
+  palestine: 'PS',
+  brunei: 'BN',
+  micronesia: 'FM',
+  saintkittsandnevis: 'KN',
+  stkittsandnevis: 'KN',
+  saintlucia: 'LC',
+  stlucia: 'LC',
+  saintvincentandthegrenadines: 'VC',
+  stvincentandthegrenadines: 'VC',
+  // Common names of the countries most exports hold, so they read on any runtime
+  germany: 'DE',
+  france: 'FR',
+  spain: 'ES',
+  italy: 'IT',
+  portugal: 'PT',
+  ireland: 'IE',
+  belgium: 'BE',
+  switzerland: 'CH',
+  austria: 'AT',
+  sweden: 'SE',
+  norway: 'NO',
+  denmark: 'DK',
+  finland: 'FI',
+  poland: 'PL',
+  greece: 'GR',
+  canada: 'CA',
+  mexico: 'MX',
+  brazil: 'BR',
+  argentina: 'AR',
+  australia: 'AU',
+  newzealand: 'NZ',
+  china: 'CN',
+  prc: 'CN',
+  japan: 'JP',
+  india: 'IN',
+  singapore: 'SG',
+  malaysia: 'MY',
+  indonesia: 'ID',
+  philippines: 'PH',
+  thailand: 'TH',
+  southafrica: 'ZA',
+  nigeria: 'NG',
+  egypt: 'EG',
+  israel: 'IL',
+  saudiarabia: 'SA',
+  ukraine: 'UA',
 };
 
 /**
@@ -41,10 +148,10 @@ let byName: Map<string, CountryCode> | undefined;
 
 function names(): Map<string, CountryCode> {
   if (byName !== undefined) return byName;
-  byName = new Map(Object.entries(ALIASES));
+  byName = new Map();
   addNames(byName, 'en', () => true);
   // A name that means two countries in two languages is left out rather than guessed; English
-  // names and the aliases come first and are never replaced.
+  // names come first and are never replaced (the aliases are looked up before any of them).
   const english = new Set(byName.keys());
   const ambiguous = new Set<string>();
   for (const language of OTHER_LANGUAGES) {
@@ -93,7 +200,16 @@ export function countryCode(text: string): CountryCode | undefined {
   // own (ATA, Antarctica) names no country whose numbers can be read.
   const alpha2 = trimmed.length === 3 && Object.hasOwn(ALPHA3_TO_ALPHA2, upper) ? ALPHA3_TO_ALPHA2[upper]! : undefined;
   if (alpha2 !== undefined) return isSupportedCountry(alpha2) ? alpha2 : undefined;
+  const letters = aliasKey(trimmed);
+  if (Object.hasOwn(COUNTRY_ALIASES, letters)) return COUNTRY_ALIASES[letters];
+  // Initials with dots or spaces (`U.S.`, `D.E.U.`): the code they spell.
+  if (/^(?:[a-z][.\s]*){2,3}$/i.test(trimmed) && letters !== trimmed.toLowerCase()) return countryCode(letters);
   return names().get(fold(trimmed));
+}
+
+/** The key of `text` in `COUNTRY_ALIASES`: its letters, lowercased, without accents. */
+export function aliasKey(text: string): string {
+  return fold(text).replaceAll(' ', '');
 }
 
 /** `Mexico (MX)`: the country's English name and code, for a message. */

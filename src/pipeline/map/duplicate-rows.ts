@@ -12,7 +12,7 @@
  * - `fail`: every row of the key fails with `DUPLICATE_ROWS`, naming its lines.
  */
 import type { OnDuplicateRows } from '../../config/job-types.js';
-import type { ContactDraft } from '../types.js';
+import type { ContactDraft, PhoneExtension } from '../types.js';
 import { tagCaseVariants } from './map.js';
 
 /** The rows of one key that is on more than one row, as the first pass found them. */
@@ -118,10 +118,21 @@ export function foldDraft(earlier: ContactDraft, next: ContactDraft): ContactDra
   // A field skipped on one row and given by another is written: only the fields no row gave stay skipped.
   const skipped = new Map([...(earlier.fieldsSkipped ?? []), ...(next.fieldsSkipped ?? [])].filter((skip) => !(skip.field in fields)).map((skip) => [skip.field, skip]));
   if (skipped.size > 0) folded.fieldsSkipped = [...skipped.values()];
+  // The phone written is the one of the row whose value the fold kept: that row's extension, if any, is named.
+  const extensions = new Map<string, PhoneExtension>();
+  for (const note of earlier.phoneExtensions ?? []) if (!keptFromNext(note.field, earlier, next)) extensions.set(note.field, note);
+  for (const note of next.phoneExtensions ?? []) if (keptFromNext(note.field, earlier, next)) extensions.set(note.field, note);
+  if (extensions.size > 0) folded.phoneExtensions = [...extensions.values()];
   // The rules are the job's, per field: every row of the key carries the same.
   const writeRules = next.writeRules ?? earlier.writeRules;
   if (writeRules !== undefined) folded.writeRules = writeRules;
   return folded;
+}
+
+/** The folded draft's value of `field` is `next`'s (as `foldDraft` folds fields). */
+function keptFromNext(field: string, earlier: ContactDraft, next: ContactDraft): boolean {
+  const value = next.fields[field];
+  return value !== undefined && (value !== '' || !(field in earlier.fields));
 }
 
 function plural(count: number, noun: string): string {

@@ -7,18 +7,28 @@
  * neutralise such values for spreadsheets.
  */
 import type { FieldSpec, Job, WriteRule } from '../../config/job-types.js';
-import type { ContactDraft, FieldSkip, MapResult, RowErrorCode, SourceRecord, SourceRow } from '../types.js';
+import type { ContactDraft, FieldSkip, MapResult, PhoneExtension, RowErrorCode, SourceRecord, SourceRow } from '../types.js';
 import { applyTransforms, normaliseEmail, normalisePhone, type TransformResult } from './transforms.js';
+
+/** Between the problems of one row in its message (each problem's own text holds `;`). */
+export const PROBLEM_SEPARATOR = '. Also: ';
 
 /** `{{ column }}`, as config/template-placeholders.ts reads it. */
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 
+/**
+ * A row with several problems (a bad key and a bad email, two bad fields) fails with all of them
+ * at once, so one pass through rejected.csv fixes it: the code is the first problem's, the message
+ * names each, in the order the key and then the job's fields come.
+ */
 export function mapRow(row: SourceRow, job: Job): MapResult {
   const key = mapKey(row, job);
-  if (!key.ok) return key;
+  let problems: Array<{ code: RowErrorCode; message: string }> | undefined;
+  if (!key.ok) problems = [key.error];
 
   const fields: Record<string, string> = {};
   let fieldsSkipped: FieldSkip[] | undefined;
+  let phoneExtensions: PhoneExtension[] | undefined;
   let writeRules: Record<string, WriteRule> | undefined;
   for (const spec of job.fields) {
     const result = applyTransforms(rawValue(row, spec), spec.transforms, (column) => row.values[column]);
@@ -27,13 +37,29 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
       (fieldsSkipped ??= []).push({ field: spec.name, code: result.code, reason: result.reason });
       continue;
     }
-    if (!result.ok) return fail(row, result.code, `${where(row, spec)}: ${result.reason}`);
+    if (!result.ok) {
+      (problems ??= []).push({ code: result.code, message: `${where(row, spec)}: ${result.reason}` });
+      continue;
+    }
+    const extensionField = phoneExtensionField(spec);
+    if (extensionField !== undefined) {
+      // `extensionField`: the extension is a value of its own, emptied like any other when the number has none.
+      if (result.extension !== undefined) fields[extensionField] = result.extension;
+      else if ((spec.onEmpty ?? (job.emptyValues === 'clear' ? 'clear' : 'keep')) === 'clear') fields[extensionField] = '';
+    } else if (result.extension !== undefined) {
+      // E.164 has no extension: the number is written and the extension named (results.csv's warnings).
+      (phoneExtensions ??= []).push({ field: spec.name, extension: result.extension, value: rawValue(row, spec) });
+    }
     let value = result.value;
     if (value === '' && spec.default !== undefined) value = spec.default;
     if (value !== '') fields[spec.name] = value;
     else if ((spec.onEmpty ?? (job.emptyValues === 'clear' ? 'clear' : 'keep')) === 'clear') fields[spec.name] = '';
     if (spec.write !== undefined) (writeRules ??= {})[spec.name] = spec.write;
   }
+
+  if (problems !== undefined) return fail(row, problems[0]!.code, problems.map((problem) => problem.message).join(PROBLEM_SEPARATOR));
+  // Only the key can have failed with no problem listed: narrowed here for the compiler.
+  if (!key.ok) return key;
 
   const tagsToAdd = rowTags(row, job);
   const added = new Set(tagsToAdd);
@@ -47,6 +73,7 @@ export function mapRow(row: SourceRow, job: Job): MapResult {
   templateValues[job.key.field] = key.value;
   const draft: ContactDraft = { line: row.line, key: key.value, keyField: job.key.field, fields, tagsToAdd, tagsToRemove, templateValues };
   if (fieldsSkipped !== undefined) draft.fieldsSkipped = fieldsSkipped;
+  if (phoneExtensions !== undefined) draft.phoneExtensions = phoneExtensions;
   if (writeRules !== undefined) draft.writeRules = writeRules;
   if (caseVariants !== undefined) draft.tagCaseVariants = caseVariants;
   return { ok: true, draft };
@@ -83,7 +110,21 @@ export function mapKey(row: SourceRow, job: Job): { ok: true; value: string } | 
   if (job.key.field === 'email') result = normaliseEmail(cell);
   else if (job.key.field === 'phone') result = normalisePhone(cell);
   if (!result.ok) return fail(row, result.code, `line ${row.line}, column ${JSON.stringify(column)} (the key): ${result.reason}`);
-  return result;
+  // A phone key with an extension is refused: the switchboard's number would make every extension one key.
+  if (result.extension !== undefined) {
+    return fail(
+      row,
+      'PHONE_EXTENSION',
+      `line ${row.line}, column ${JSON.stringify(column)} (the key): ${JSON.stringify(cell)} has the extension ${JSON.stringify(result.extension)}, and a phone key is the number alone (E.164: ${result.value}), which every extension of it shares; write the number without the extension, or key the job on another column`,
+    );
+  }
+  return { ok: true, value: result.value };
+}
+
+/** The field the phone transform of `spec` writes a number's extension to (`extensionField`), if any. */
+function phoneExtensionField(spec: FieldSpec): string | undefined {
+  for (const transform of spec.transforms) if (transform.kind === 'phone' && transform.extensionField !== undefined) return transform.extensionField;
+  return undefined;
 }
 
 /**

@@ -8,10 +8,18 @@ import examples from 'libphonenumber-js/mobile/examples';
 import type { Transform } from '../../config/job-types.js';
 import { countryCode, countryLabel } from './country.js';
 
-export type TransformErrorCode = 'INVALID_EMAIL' | 'INVALID_PHONE' | 'UNKNOWN_COUNTRY' | 'PHONE_EXTENSION';
+export type TransformErrorCode = 'INVALID_EMAIL' | 'INVALID_PHONE' | 'UNKNOWN_COUNTRY';
 
 export type TransformResult =
-  | { ok: true; value: string }
+  | {
+      ok: true;
+      value: string;
+      /**
+       * The phone transform's: the extension the value had (`x889`, `ext. 889`), which the E.164
+       * `value` does not hold. The mapper names it (or writes it to `extensionField`), never drops it unsaid.
+       */
+      extension?: string;
+    }
   | {
       ok: false;
       code: TransformErrorCode;
@@ -33,12 +41,14 @@ export type RowCell = (column: string) => string | undefined;
 /** `transforms` applied in order; the first error stops the chain. */
 export function applyTransforms(value: string, transforms: readonly Transform[], cell: RowCell = () => undefined): TransformResult {
   let current = value;
+  let extension: string | undefined;
   for (const transform of transforms) {
     const result = applyTransform(current, transform, cell);
     if (!result.ok) return result;
     current = result.value;
+    if (result.extension !== undefined) extension = result.extension;
   }
-  return { ok: true, value: current };
+  return extension === undefined ? { ok: true, value: current } : { ok: true, value: current, extension };
 }
 
 export function applyTransform(value: string, transform: Transform, cell: RowCell = () => undefined): TransformResult {
@@ -72,9 +82,9 @@ export function normaliseEmail(value: string): TransformResult {
 /**
  * E.164 (`+447946012345`). Without a leading `+` the number is read as a national number of
  * `defaultCountry` (ISO 3166 alpha-2); the number must be valid for its country, not only have a
- * plausible length. A number with an extension (`x889`, `ext. 889`, `;ext=889`) is refused:
- * the platform stores phones in E.164, which has no extension, and writing the number without it
- * would lose what the file said with no word (docs/decisions.md, "Phone extensions").
+ * plausible length. A number with an extension (`x889`, `ext. 889`, `;ext=889`, `#889`) is the
+ * number in E.164, which has no extension, and the extension beside it (`extension`): the mapper
+ * names it in the reports, or writes it to a field of its own (docs/decisions.md, "Phone extensions").
  */
 export function normalisePhone(value: string, defaultCountry?: string): TransformResult {
   const text = value.trim();
@@ -86,13 +96,7 @@ export function normalisePhone(value: string, defaultCountry?: string): Transfor
   if (phone === undefined || !phone.isValid()) {
     return { ok: false, code: 'INVALID_PHONE', reason: `${JSON.stringify(value)} is not a valid phone number; ${phoneFix(country)}` };
   }
-  if (phone.ext !== undefined) {
-    return {
-      ok: false,
-      code: 'PHONE_EXTENSION',
-      reason: `${JSON.stringify(value)} has the extension ${JSON.stringify(phone.ext)}, which the platform's phone (E.164: ${phone.number}) cannot hold; write the number without it (keep the extension in a column of its own)`,
-    };
-  }
+  if (phone.ext !== undefined) return { ok: true, value: phone.number, extension: phone.ext };
   return { ok: true, value: phone.number };
 }
 

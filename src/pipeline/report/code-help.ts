@@ -11,7 +11,7 @@ export interface CodeHelp {
 }
 
 export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
-  CSV_UNCLOSED_QUOTE: { meaning: 'a quoted cell never closes; the reader resynchronised at the next line that parses', fix: 'close the quote in the input' },
+  CSV_UNCLOSED_QUOTE: { meaning: 'a quoted cell never closes; the reader resynchronised at the next line that parses', fix: "close the quote in the input; in rejected.csv, correct the cells under the header and delete the open quote's text after `error_message`" },
   CSV_COLUMN_COUNT: { meaning: 'the row has more or fewer cells than the header', fix: 'fix the row; extra cells are quoted in the message, and follow `error_message` in rejected.csv until the row is fixed' },
   CSV_INVALID_BYTES: {
     meaning: "bytes that are not valid in `input.encoding`, or UTF-8 text read as a one-byte `input.encoding` (`RenÃ©e` for `Renée`)",
@@ -26,8 +26,8 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
     fix: 'write an ISO code (`MX`, `MEX`) or a name (`Mexico`) in the country column, or the number in international form (`+52...`)',
   },
   PHONE_EXTENSION: {
-    meaning: 'the phone has an extension (`x889`, `ext. 889`), which the platform\'s phone (E.164) cannot hold',
-    fix: 'write the number without it (keep the extension in a column of its own), or set `onInvalid: skip-field` to write the row without the phone',
+    meaning: "the phone key has an extension (`x889`, `ext. 889`): the number alone, which a key is, is every extension's (a phone field with one is written without it and named in `warnings`, not failed)",
+    fix: "write the key's number without the extension, or key the job on another column",
   },
   DUPLICATE_CONTACTS: { meaning: 'the key matches several contacts and `onDuplicate: fail`', fix: 'merge the contacts, or choose `onDuplicate: oldest` / `all`' },
   IDENTIFIER_HELD: {

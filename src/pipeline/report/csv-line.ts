@@ -11,15 +11,17 @@
  * it holds one of `mustQuote`'s characters. The reports' is `csvLine`; the files fed back as input
  * use the input's own delimiter and line ends (`input-csv-format.ts`).
  */
-export function csvLineWriter(delimiter: string, lineEnd: string, mustQuote: string): (cells: readonly string[]) => string {
+export function csvLineWriter(delimiter: string, lineEnd: string, mustQuote: string): (cells: readonly string[], rawTail?: string) => string {
   const quoted = new RegExp(`[${mustQuote.replace(/[\\\]^-]/g, '\\$&')}]`);
-  return (cells) => {
+  // `rawTail`: text written as it is after the last cell (an unclosed quote's, failed-row-columns.ts).
+  return (cells, rawTail) => {
     let line = '';
     for (let i = 0; i < cells.length; i++) {
       const cell = cells[i] ?? '';
       if (i > 0) line += delimiter;
       line += quoted.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
     }
+    if (rawTail !== undefined) line += `${cells.length > 0 ? delimiter : ''}${rawTail}`;
     return `${line}${lineEnd}`;
   };
 }

@@ -7,24 +7,45 @@
  * than the header, so it fails `CSV_COLUMN_COUNT` again instead of parsing cleanly, cut to the
  * header's width, with the tag after a stray delimiter lost. They are quoted in the message too,
  * for a person reading it.
+ *
+ * A row with a quote never closed (`CSV_UNCLOSED_QUOTE`) is garbage once written as cells: the open
+ * cell holds the rest of the line, and fed back it parses cleanly into the wrong columns. So what
+ * could be read stands under the header, and after the error columns (and any cells beyond the
+ * header) the line from its open quote on is written as it was, quote and all, as the last thing
+ * on the line: fed back unfixed, the row is an unclosed quote again, with the same code, and reading
+ * goes on at the next line; its cells read the same, so the line is the same generation after
+ * generation. To fix it, correct the cells under the header and delete that tail.
  */
 import { ERROR_COLUMNS, isErrorColumn } from '../source/error-columns.js';
+
+export interface FailedRowLine {
+  /** The cells, under the header, then the error columns, then any beyond the header. */
+  readonly cells: string[];
+  /** The unclosed quote's text, written as it is after the cells. */
+  readonly rawTail: string | undefined;
+}
 
 export interface FailedRowColumns {
   /** The header of the file. */
   readonly header: readonly string[];
-  /** A failed row's line of the file: its cells (the input's, in the input's order), its code and its message. */
-  cells(inputCells: readonly string[], errorCode: string, errorMessage: string): string[];
+  /**
+   * A failed row's line of the file: its cells (the input's, in the input's order), its code, its
+   * message, and the unclosed quote's text (`MalformedRow.openQuote`: then the last cell is what
+   * could be read of it).
+   */
+  line(inputCells: readonly string[], errorCode: string, errorMessage: string, openQuote?: string): FailedRowLine;
 }
 
 export function failedRowColumns(inputHeader: readonly string[]): FailedRowColumns {
   const kept = inputHeader.flatMap((name, index) => (isErrorColumn(name) ? [] : [index]));
   return {
     header: [...kept.map((index) => inputHeader[index]!), ...ERROR_COLUMNS],
-    cells: (inputCells, errorCode, errorMessage) => {
-      const extra = inputCells.slice(inputHeader.length);
-      const message = extra.length === 0 ? errorMessage : `${errorMessage} (cells beyond the header: ${JSON.stringify(extra)})`;
-      return [...kept.map((index) => inputCells[index] ?? ''), errorCode, message, ...extra];
+    line: (inputCells, errorCode, errorMessage, openQuote) => {
+      // The open cell is the line's last; beyond the header, the raw tail stands for it.
+      const extra = openQuote === undefined ? inputCells.slice(inputHeader.length) : inputCells.slice(inputHeader.length, -1);
+      let message = extra.length === 0 ? errorMessage : `${errorMessage} (cells beyond the header: ${JSON.stringify(extra)})`;
+      if (openQuote !== undefined) message += ' (the line from its open quote on follows the error columns, as written: correct the cells under the header, then delete it)';
+      return { cells: [...kept.map((index) => inputCells[index] ?? ''), errorCode, message, ...extra], rawTail: openQuote };
     },
   };
 }

@@ -12,8 +12,8 @@ import { csvLine, csvLineWriter } from './csv-line.js';
 export interface CsvFormat {
   /** Written once, before the header: a byte order mark, Excel's `sep=` line. */
   readonly preamble: string;
-  /** One record, its line end included. */
-  line(cells: readonly string[]): string;
+  /** One record, its line end included; `rawTail` is written as it is after the last cell. */
+  line(cells: readonly string[], rawTail?: string): string;
   /** The text as the file's bytes. */
   encode(text: string): Buffer;
 }

@@ -52,6 +52,12 @@ export interface JobSummary {
    */
   fieldsSkipped?: { rows: number; byField: Record<string, number> };
   /**
+   * Rows whose phone was written without the extension the file gave it (E.164 has none; the phone
+   * transform's `extensionField` keeps it instead): how many rows, and the phones by field. Each is
+   * named in results.csv's `warnings`. Absent when none.
+   */
+  phoneExtensionsDropped?: { rows: number; byField: Record<string, number> };
+  /**
    * Rows whose tags differ only in case (`VIP;vip;Vip` under `tags.case: keep`): each spelling is
    * a tag of its own on the platform. How many rows, the first one's line and its tags. Absent
    * when none.

@@ -40,6 +40,7 @@ export const RESULT_COLUMNS = [
   'message_status',
   'message_error',
   'fields_skipped',
+  'warnings',
 ] as const;
 
 /** `<job>.changes.csv`: one line per field a row changes (or would, in a dry run), and one for its tags (docs/reports.md). */
@@ -185,9 +186,10 @@ export class CsvFile {
     }
   }
 
-  append(cells: readonly string[]): void {
+  /** `rawTail`: written as it is after the last cell (rejected.csv's unclosed quote). */
+  append(cells: readonly string[], rawTail?: string): void {
     this.throwIfFailed();
-    this.buffer += this.format.line(this.neutralise ? cells.map(spreadsheetSafe) : cells);
+    this.buffer += this.format.line(this.neutralise ? cells.map(spreadsheetSafe) : cells, rawTail);
     if (this.buffer.length >= FLUSH_BYTES) (this.group ?? this).flush();
     this.throwIfFailed();
   }
@@ -294,12 +296,14 @@ export class ReportWriter {
       result.messageStatus,
       result.messageError,
       (result.fieldsSkipped ?? []).map((skip) => `${skip.field} (${skip.code}: ${skip.reason})`).join('; '),
+      rowWarnings(result),
     ]);
     // Only a row that failed for its own data is to fix. One that failed for a cause outside it
     // (the job stopped, the platform failed) has nothing to fix: it is in results.csv, and the same
     // command run again takes it, as it takes the rows not reached (failure-cause.ts).
     if (result.outcome === 'failed' && failureCause(result.errorCode) === 'fix') {
-      this.rejected.append(this.failedColumns.cells(result.cells, result.errorCode, result.errorMessage));
+      const line = this.failedColumns.line(result.cells, result.errorCode, result.errorMessage, result.openQuote);
+      this.rejected.append(line.cells, line.rawTail);
     }
     // What was written (a dry run: what would be), field by field; a failed row wrote nothing it reports.
     if ((result.outcome === 'created' || result.outcome === 'updated') && result.changes !== undefined) {
@@ -353,4 +357,14 @@ export function writeWhole(path: string, text: string): void {
   } catch (error) {
     throw new ReportWriteError(path, systemCodeOf(error), { cause: error });
   }
+}
+
+/**
+ * results.csv's `warnings`: what the row wrote other than the file said, though it did not fail: a
+ * phone written without its extension (E.164 has none).
+ */
+export function rowWarnings(result: Pick<RowResult, 'phoneExtensions'>): string {
+  return (result.phoneExtensions ?? [])
+    .map((note) => `${note.field}: the extension ${JSON.stringify(note.extension)} of ${JSON.stringify(note.value)} is not written (the platform's phone is E.164, which has none; the phone transform's extensionField keeps it in a field of its own)`)
+    .join('; ');
 }

@@ -153,8 +153,11 @@ export class RowLookahead {
     const hash = prepared === undefined ? this.#rowHash(row) : prepared.rowHash;
     // A row written without a field (onInvalid: skip-field) keeps no row hash: each run maps it
     // again and reports the field until the file is fixed (the draft hash still spares the call);
-    // so does a row whose tags differ only in case, for the run's warning.
-    if (result.ok && hash !== undefined && result.draft.fieldsSkipped === undefined && result.draft.tagCaseVariants === undefined) result.draft.rowHash = hash;
+    // so does a row whose tags differ only in case, for the run's warning, and a phone written
+    // without its extension, named on every run.
+    if (result.ok && hash !== undefined && result.draft.fieldsSkipped === undefined && result.draft.tagCaseVariants === undefined && result.draft.phoneExtensions === undefined) {
+      result.draft.rowHash = hash;
+    }
     return result;
   }
 
@@ -209,11 +212,13 @@ export class RowLookahead {
     const keys = new Map<string, KeyedRow>();
     for (const record of batch) {
       if (record.kind !== 'row') continue;
-      // The key alone: mapRow fails a row whose key fails the same way, and maps the others
-      // only when the loop asks (an unchanged row is never mapped).
+      // The key alone (a row whose key fails is mapped whole, so that all its problems are named);
+      // the others are mapped only when the loop asks (an unchanged row is never mapped).
       const key = mapKey(record, job);
       if (!key.ok) {
-        prepared.set(record, { failed: key });
+        // Mapped whole, so that the row's other problems are named with its key's (mapRow fails it).
+        const mapped = mapRow(record, job);
+        prepared.set(record, { failed: mapped.ok ? key : mapped });
         continue;
       }
       const row: KeyedRow = { key: key.value, rowHash: this.#rowHash(record) };

@@ -31,6 +31,7 @@ export function pendingResult(line: number, key: string, cells: string[]): RowRe
 export function draftResult(draft: ContactDraft, cells: string[]): RowResult {
   const row = pendingResult(draft.line, draft.key, cells);
   if (draft.fieldsSkipped !== undefined) row.fieldsSkipped = draft.fieldsSkipped;
+  if (draft.phoneExtensions !== undefined) row.phoneExtensions = draft.phoneExtensions;
   if (draft.tagCaseVariants !== undefined) row.tagCaseVariants = draft.tagCaseVariants;
   return row;
 }

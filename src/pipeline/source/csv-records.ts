@@ -65,6 +65,8 @@ export type CsvRecord =
       message: string;
       /** The record's first line, split leniently: what could be read. */
       cells: string[];
+      /** An unclosed quote's: its first line from the quote on, as written (`SplitLine.openTail`). */
+      openQuote?: string;
     };
 
 export interface CsvReadOptions {
@@ -88,6 +90,8 @@ export interface CsvReadCounts {
   directLines: number;
   /** Writes to csv-parse. */
   parserWrites: number;
+  /** Blank lines passed over in bulk, byte by byte, without being split (counted in `directLines` too). */
+  bulkBlankLines?: number;
 }
 
 /**
@@ -355,10 +359,43 @@ class RecordReader {
     const end = Math.max(chunk.lastIndexOf(LF), chunk.lastIndexOf(CR)) + 1;
     // No complete line: csv-parse takes it (a line longer than a buffer is not copied again and again).
     if (end === 0) return false;
-    this.splitLines(chunk.toString('utf8', 0, end), this.nextLine);
+    // Runs of blank lines (a file padded with millions of them) are passed over byte by byte,
+    // never decoded or split; the lines between them are split as usual.
+    const crlf = chunk.indexOf(CR) !== -1;
+    let from = this.skipBlankLines(chunk, 0, end);
+    while (from < end) {
+      const until = nextBlankRun(chunk, from, end, crlf);
+      this.splitLines(chunk.toString('utf8', from, until), this.nextLine);
+      from = this.skipBlankLines(chunk, until, end);
+    }
     if (end < chunk.length) this.lineTail = chunk.subarray(end);
     this.writeBytes = Math.min(MAX_WRITE_BYTES, this.writeBytes * 2);
     return true;
+  }
+
+  /**
+   * Passes over the empty lines of `chunk` from `from` (the start of a line) on, counting them as
+   * `splitLines` would; returns where the first line with content starts (or `end`).
+   */
+  private skipBlankLines(chunk: Buffer, from: number, end: number): number {
+    let at = from;
+    let breaks = 0;
+    while (at < end) {
+      const byte = chunk[at];
+      if (byte === LF) breaks++;
+      else if (byte === CR) {
+        if (chunk[at + 1] !== LF) breaks++;
+      } else break;
+      at++;
+    }
+    if (breaks === 0) return at;
+    this.nextLine += breaks;
+    this.lastEndLine = this.nextLine - 1;
+    if (this.counts !== undefined) {
+      this.counts.directLines += breaks;
+      this.counts.bulkBlankLines = (this.counts.bulkBlankLines ?? 0) + breaks;
+    }
+    return at;
   }
 
   /**
@@ -477,6 +514,7 @@ class RecordReader {
       code: 'CSV_UNCLOSED_QUOTE',
       message: `line ${line}: a quote opened on this line is not closed (${how}); ${resumed}. Close the quote, or ${doubleQuotes}`,
       cells: split.cells,
+      ...(split.openTail === undefined ? {} : { openQuote: split.openTail }),
     });
     const malformed = (what: string, fix: string): CsvRecord => ({
       kind: 'fault',
@@ -501,6 +539,23 @@ class RecordReader {
     if (code === 'INVALID_OPENING_QUOTE') return malformed('a quote inside a value that does not start with a quote', doubleQuotes);
     return malformed(`the row cannot be parsed (${code})`, 'check its quotes and delimiters');
   }
+}
+
+/**
+ * Where the lines with content from `from` (a line start) end: just past the line break before
+ * the first blank line after them, or `end`. `crlf`: the chunk holds a CR.
+ */
+function nextBlankRun(chunk: Buffer, from: number, end: number, crlf: boolean): number {
+  let until = end;
+  const lf = chunk.indexOf('\n\n', from);
+  if (lf !== -1 && lf + 1 < until) until = lf + 1;
+  if (crlf) {
+    const crlfs = chunk.indexOf('\r\n\r\n', from);
+    if (crlfs !== -1 && crlfs + 2 < until) until = crlfs + 2;
+    const crs = chunk.indexOf('\r\r', from);
+    if (crs !== -1 && crs + 1 < until) until = crs + 1;
+  }
+  return until;
 }
 
 /** Where the line break at or after `from` starts and ends, or undefined when there is none. */

@@ -9,6 +9,11 @@ export interface SplitLine {
   cells: string[];
   /** A quote opened on this line is still open at its end. */
   quoteOpen: boolean;
+  /**
+   * With `quoteOpen`: the line from that quote on, as written (the last cell, raw). rejected.csv
+   * writes it back so that the row, fed back unfixed, is an unclosed quote again.
+   */
+  openTail?: string;
 }
 
 export function splitLine(line: string, delimiter: string): SplitLine {
@@ -16,6 +21,7 @@ export function splitLine(line: string, delimiter: string): SplitLine {
   let cell = '';
   let quoted = false;
   let atFieldStart = true;
+  let openedAt = 0;
   for (let i = 0; i < line.length; i++) {
     const char = line[i]!;
     if (quoted) {
@@ -36,11 +42,12 @@ export function splitLine(line: string, delimiter: string): SplitLine {
       continue;
     } else if (char === '"' && atFieldStart) {
       quoted = true;
+      openedAt = i;
     } else {
       cell += char;
     }
     atFieldStart = false;
   }
   cells.push(cell);
-  return { cells, quoteOpen: quoted };
+  return quoted ? { cells, quoteOpen: true, openTail: line.slice(openedAt) } : { cells, quoteOpen: false };
 }

@@ -27,6 +27,12 @@ const READ_CHUNK_BYTES = 64 * 1024;
 /** How much of the file `auto` reads, at most, to find the end of the header line. */
 const DELIMITER_SAMPLE_BYTES = 1024 * 1024;
 /**
+ * Four NUL bytes in a row: no text holds them, UTF-16 read as UTF-8 included (it has one NUL
+ * beside each ASCII letter, two at most where a character's byte is 00), unless it holds NUL
+ * characters; a binary file or one filled with zeros does.
+ */
+const NUL_RUN = Buffer.alloc(4);
+/**
  * U+FFFD is what a decoder puts in place of bytes that are not valid in the encoding; NUL is never
  * text. (A U+FFFD written in the file as valid UTF-8 is refused too: it means text was lost before.)
  */
@@ -92,7 +98,7 @@ export async function readSource(options: SourceOptions): Promise<Source> {
   let csv: AsyncGenerator<CsvRecord[], void, undefined> | undefined;
   try {
     const excel = await excelSeparatorLine(file, decoded.chunks, options.delimiter ?? 'auto');
-    const sample = await sampleHeader(excel.chunks, excel.delimiter);
+    const sample = await sampleHeader(file, excel.chunks, excel.delimiter);
     csv = readCsvBatches(sample.chunks, { delimiter: sample.delimiter, maxRecordBytes: options.maxRecordBytes, maxRecordLines: options.maxRecordLines });
     const first = await csv.next();
     const firstBatch = first.done === true ? [] : first.value;
@@ -234,7 +240,11 @@ async function excelSeparatorLine(
  * The first line of the file, read ahead and put back: its line end (rejected.csv is written with
  * the file's own) and, with `auto`, the delimiter of the header line.
  */
-async function sampleHeader(chunks: AsyncGenerator<Buffer, void, undefined>, delimiter: string): Promise<{ delimiter: string; lineEnd: LineEnd; chunks: AsyncGenerator<Buffer, void, undefined> }> {
+async function sampleHeader(
+  file: string,
+  chunks: AsyncGenerator<Buffer, void, undefined>,
+  delimiter: string,
+): Promise<{ delimiter: string; lineEnd: LineEnd; chunks: AsyncGenerator<Buffer, void, undefined> }> {
   const sample: Buffer[] = [];
   let sampleBytes = 0;
   let lineEnd: LineEnd | undefined;
@@ -242,6 +252,14 @@ async function sampleHeader(chunks: AsyncGenerator<Buffer, void, undefined>, del
   while ((lineEnd === undefined || headerLine === undefined) && sampleBytes < DELIMITER_SAMPLE_BYTES) {
     const next = await chunks.next();
     if (next.done === true) break;
+    if (next.value.includes(NUL_RUN)) {
+      await chunks.return(undefined);
+      throw new SourceError(
+        'INPUT_NOT_CSV',
+        file,
+        `${file}: is not text, so not a CSV: its start holds NUL bytes in a row (a binary file, a disk image, or a file a crash or a full disk filled with zeros); point input.path at the CSV export, or export it again`,
+      );
+    }
     sample.push(next.value);
     sampleBytes += next.value.length;
     const text = Buffer.concat(sample).toString('utf8');
@@ -342,7 +360,9 @@ async function* dataRecords(
 
 function toSourceRecord(record: CsvRecord, header: readonly string[], newValues: () => Record<string, string>, misread: Utf8Misreads | undefined): SourceRecord {
   if (record.kind === 'fault') {
-    return { kind: 'malformed', line: record.line, code: record.code, message: record.message, cells: record.cells };
+    const row: MalformedRow = { kind: 'malformed', line: record.line, code: record.code, message: record.message, cells: record.cells };
+    if (record.openQuote !== undefined) row.openQuote = record.openQuote;
+    return row;
   }
   const { line, cells } = record;
   if (cells.length !== header.length) {

@@ -84,6 +84,15 @@ describe('merge: the fold of a key\'s rows in file order', () => {
     expect(foldDraft(draft(2, {}, []), draft(3, {}, [])).fieldsSkipped).toBeUndefined();
   });
 
+  it('a phone written without its extension is named when the fold keeps that row\'s phone, not when another row\'s replaces it', () => {
+    const note = (line: number) => ({ field: 'phone', extension: String(line), value: `+1 212 555 0100 x${line}` });
+    const withExtension = (line: number) => ({ ...draft(line, { phone: '+12125550100' }, []), phoneExtensions: [note(line)] });
+    expect(foldDraft(withExtension(2), withExtension(5)).phoneExtensions).toEqual([note(5)]);
+    expect(foldDraft(withExtension(2), draft(5, { phone: '+6591234567' }, [])).phoneExtensions).toBeUndefined();
+    expect(foldDraft(withExtension(2), draft(5, { firstName: 'Ann' }, [])).phoneExtensions).toEqual([note(2)]);
+    expect(foldDraft(draft(2, { phone: '+6591234567' }, []), withExtension(5)).phoneExtensions).toEqual([note(5)]);
+  });
+
   it('rows of one key that spell a tag in two cases are named as one row\'s would be (the run warns)', () => {
     expect(foldDraft(draft(2, {}, ['VIP', 'news']), draft(5, {}, ['vip'])).tagCaseVariants).toEqual(['VIP', 'vip']);
     expect(foldDraft(draft(2, {}, ['vip']), draft(5, {}, ['vip', 'news'])).tagCaseVariants).toBeUndefined();

@@ -81,13 +81,11 @@ describe('phone', () => {
     ['+1 212 555 0100 x889', undefined, '889'],
     ['212 555 0100 ext. 889', 'US', '889'],
     ['+1 212-555-0100;ext=12', undefined, '12'],
-  ])('%j (default country %s) is PHONE_EXTENSION naming the extension, never the number without it', (value, country, extension) => {
-    const result = applyTransform(value, phone(country));
-    expect(result).toEqual({
-      ok: false,
-      code: 'PHONE_EXTENSION',
-      reason: `${JSON.stringify(value)} has the extension "${extension}", which the platform's phone (E.164: +12125550100) cannot hold; write the number without it (keep the extension in a column of its own)`,
-    });
+    ['+1 212 555 0100 x123', undefined, '123'],
+    ['+1 212 555 0100 #123', undefined, '123'],
+  ])('%j (default country %s) is the E.164 number and its extension beside it, never the number alone', (value, country, extension) => {
+    expect(applyTransform(value, phone(country))).toEqual({ ok: true, value: '+12125550100', extension });
+    expect(applyTransforms(` ${value} `, [trim, phone(country), trim])).toEqual({ ok: true, value: '+12125550100', extension });
   });
 });
 
