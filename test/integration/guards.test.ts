@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { emulatorPerTest } from '../helpers/integration-fixtures.js';
+import { callsByOperation, contactWithKey, emulatorPerTest } from '../helpers/integration-fixtures.js';
 import { recordingServer } from '../helpers/recording-server.js';
 import { TOKEN, customersCsv, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 
@@ -134,5 +134,114 @@ describe('a night a guard refused, as the watchers tell it', () => {
     expect(body.exitCode).toBe(2);
     expect(body.text).toContain('GUARD_REFUSED');
     expect(body.text).toContain('fewer than guards.minRows (5)');
+  });
+});
+
+/** The seeds of `rows` contacts the platform holds before the first run, as customersCsv writes them. */
+function existingContacts(rows: number): Array<{ custom_fields: Record<string, string> }> {
+  return Array.from({ length: rows }, (_, index) => {
+    const i = index + 1;
+    return { custom_fields: { customerid: `C${String(i).padStart(4, '0')}`, firstName: `First${i}`, lastName: `Last${i}`, email: `user${i}@example.com` } };
+  });
+}
+
+/** The write calls the emulator received. */
+function writes(): number {
+  const calls = callsByOperation(emulator()) as Record<string, number>;
+  return Object.entries(calls).filter(([operation]) => !['total', 'searchContacts', 'listContacts', 'getContact'].includes(operation)).reduce((sum, [, count]) => sum + count, 0);
+}
+
+describe('guards.maxChange on a first run into existing contacts (issue 41)', () => {
+  const swapped = (_i: number, cells: string[]) => [cells[0]!, cells[2]!, cells[1]!, ...cells.slice(3)];
+
+  it('refuses a first run whose name columns are swapped, from the contacts it read before any write: exit 2, nothing written, dry runs too', async () => {
+    emulator().loadContacts(TOKEN, existingContacts(20));
+    const before = platform();
+    const ws = workspace();
+    setUp(ws, '{ maxChange: 10% }');
+    ws.write('customers.csv', customersCsv(20, swapped));
+    for (const flags of [['--dry-run'], []]) {
+      const refused = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports', ...flags]);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain(
+        '- maxChange: the input would change field "firstName" on 20 of the 20 contacts that hold the first 20 keys the state does not know, read on the platform before any write (100%, more than guards.maxChange 10%): a mapping or an export gone wrong? ' +
+          'For example "C0001": "First1" -> "Last1";',
+      );
+      expect(refused.stderr).toContain('field "lastName" on 20 of the 20 contacts');
+    }
+    expect(writes()).toBe(0);
+    expect(platform()).toEqual(before);
+    expect(existsSync(join(ws.dir, 'reports', 'import.results.csv'))).toBe(false);
+  });
+
+  it('with match.prefetch, judges the first run by the pages the run reads anyway: no search before the refusal', async () => {
+    emulator().loadContacts(TOKEN, existingContacts(20).map((seed) => ({ custom_fields: { ...seed.custom_fields, source: 'crm' } })));
+    const ws = workspace();
+    setUp(ws, '{ maxChange: 10% }', '\nmatch: { prefetch: { field: source, value: crm } }');
+    ws.write('customers.csv', customersCsv(20, swapped));
+    const refused = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('field "firstName" on 20 of the 20 contacts that hold the first 20 keys the state does not know');
+    // The listing's pages (20 marked contacts, 10 a page on v1, and the empty page after them), no key's search.
+    expect(callsByOperation(emulator()).searchContacts).toBeLessThanOrEqual(3);
+    expect(writes()).toBe(0);
+  });
+
+  it('a first run within the share makes the calls it makes without guards: the searches made before the first write are the rows\' own', async () => {
+    // One existing contact of twenty has another first name in the file: 5%, within 10%.
+    const file = customersCsv(30, (i, cells) => (i === 3 ? [cells[0]!, 'Renamed', ...cells.slice(2)] : cells));
+    const runOnce = async (guards: string): Promise<{ exitCode: number; calls: Record<string, number>; apiCalls: string[] }> => {
+      emulator().reset();
+      emulator().loadContacts(TOKEN, existingContacts(20));
+      const ws = workspace();
+      setUp(ws, guards);
+      ws.write('customers.csv', file);
+      const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports']);
+      return { exitCode: run.exitCode, calls: callsByOperation(emulator()), apiCalls: ws.results('import').map((row) => `${row.key}:${row.api_calls}`).sort() };
+    };
+    const guarded = await runOnce('{ maxChange: 10% }');
+    const unguarded = await runOnce('{ minRows: 1 }');
+    expect(guarded.exitCode).toBe(0);
+    expect(unguarded.exitCode).toBe(0);
+    expect(guarded.calls).toEqual(unguarded.calls);
+    expect(guarded.apiCalls).toEqual(unguarded.apiCalls);
+    expect(contactWithKey(emulator(), 'C0003').custom_fields.firstName).toBe('Renamed');
+    expect(emulator().contacts(TOKEN)).toHaveLength(30);
+  });
+});
+
+describe('guards.maxChange on a re-keyed export and an emptied tag column (issue 42)', () => {
+  it('refuses an export whose every key is new while the known keys go missing: no contact is created again', async () => {
+    const ws = workspace();
+    setUp(ws, '{ maxChange: 10% }');
+    ws.write('customers.csv', customersCsv(20));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports'])).exitCode).toBe(0);
+    ws.write('customers.csv', customersCsv(20, (_i, cells) => [cells[0]!.replace('C', 'K'), ...cells.slice(1)]));
+    const refused = await ws.run(['run', 'jobs.yaml', '--report-dir', 'rekeyed']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(
+      '- maxChange: the input lacks 20 of the 20 keys the state knows and brings 20 keys it does not know, each a contact created again (100% of the known keys replaced, more than guards.maxChange 10%): ' +
+        'a re-keyed export (another key column, a new id scheme)? New keys such as "K0001", "K0002", "K0003", "K0004", "K0005". Check the key column of the export and key.column; to run with them once, add --allow maxChange',
+    );
+    expect(emulator().contacts(TOKEN)).toHaveLength(20);
+    // New customers on top of the known ones replace nothing.
+    ws.write('customers.csv', customersCsv(40));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'grown'])).exitCode).toBe(0);
+    expect(emulator().contacts(TOKEN)).toHaveLength(40);
+  });
+
+  it('with tags.prune, counts the contacts an emptied tag column would strip of their tags', async () => {
+    const ws = workspace();
+    setUp(ws, '{ maxChange: 10% }', '\ntags: { column: segments, prune: true }');
+    ws.write('customers.csv', customersCsv(20));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports'])).exitCode).toBe(0);
+    const tagged = emulator().contacts(TOKEN).map((contact) => [...contact.tags].sort());
+    ws.write('customers.csv', customersCsv(20, (_i, cells) => [...cells.slice(0, 5), '']));
+    const refused = await ws.run(['run', 'jobs.yaml', '--report-dir', 'emptied']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(
+      '- maxChange: the input would remove tags (tags.prune) from 20 of the 20 keys the state knows (100%, more than guards.maxChange 10%): an emptied or renamed tag column? For example "C0001": loses newsletter, the row has no tag;',
+    );
+    expect(emulator().contacts(TOKEN).map((contact) => [...contact.tags].sort())).toEqual(tagged);
   });
 });

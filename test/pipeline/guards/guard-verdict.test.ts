@@ -22,6 +22,16 @@ describe('guardRefusals', () => {
     ['maxChange allowed', { maxChangePercent: 10 }, facts(100, 100, [['email', 90]]), ['maxChange'], []],
     ['both refuse; one allowed leaves the other', { minRows: 50, maxChangePercent: 10 }, facts(20, 100, [['email', 20]]), ['minRows'], ['maxChange']],
     ['both refuse', { minRows: 50, maxChangePercent: 10 }, facts(20, 100, [['email', 20]]), [], ['minRows', 'maxChange']],
+    ['re-keyed: every known key missing, as many new', { maxChangePercent: 10 }, { ...facts(100, 100), keys: { known: 0, unknown: 100, newSamples: ['K1'] } }, [], ['maxChange']],
+    ['re-keyed: 11 of 100 known keys replaced', { maxChangePercent: 10 }, { ...facts(100, 100), keys: { known: 89, unknown: 11, newSamples: ['K1'] } }, [], ['maxChange']],
+    ['new customers on top of every known key replace none', { maxChangePercent: 10 }, { ...facts(5100, 100), keys: { known: 100, unknown: 5000, newSamples: ['K1'] } }, [], []],
+    ['known keys missing with no new ones (onMissing and minRows judge it)', { maxChangePercent: 10 }, { ...facts(10, 100), keys: { known: 10, unknown: 0, newSamples: [] } }, [], []],
+    ['tags.prune: tags removed from more than the share', { maxChangePercent: 10 }, { ...facts(100, 100), tagsRemoved: { keys: 11, samples: [{ key: 'C1', written: 'vip', file: '' }] } }, [], ['maxChange']],
+    ['tags.prune: at the share', { maxChangePercent: 10 }, { ...facts(100, 100), tagsRemoved: { keys: 10, samples: [] } }, [], []],
+    ['first read: a field changed on more than the share of the contacts found', { maxChangePercent: 10 }, { ...facts(100, 0), firstRead: { keys: 100, found: 20, changes: [{ field: 'firstName', keys: 3, samples: [] }], tagsRemoved: { keys: 0, samples: [] } } }, [], ['maxChange']],
+    ['first read: within the share of the contacts found', { maxChangePercent: 10 }, { ...facts(100, 0), firstRead: { keys: 100, found: 20, changes: [{ field: 'firstName', keys: 2, samples: [] }], tagsRemoved: { keys: 0, samples: [] } } }, [], []],
+    ['first read: no contact found (an import into an empty platform)', { maxChangePercent: 10 }, { ...facts(100, 0), firstRead: { keys: 100, found: 0, changes: [], tagsRemoved: { keys: 0, samples: [] } } }, [], []],
+    ['first read: allowed', { maxChangePercent: 10 }, { ...facts(100, 0), firstRead: { keys: 100, found: 20, changes: [{ field: 'firstName', keys: 20, samples: [] }], tagsRemoved: { keys: 20, samples: [] } } }, ['maxChange'], []],
   ])('%s', (_case, guards, seen, allowed, refused) => {
     expect(guardRefusals(guards, seen, new Set(allowed), 'customers.csv').map((refusal) => refusal.guard)).toEqual(refused);
   });
