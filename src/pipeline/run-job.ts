@@ -19,6 +19,7 @@ import type { StateStore } from '../state/state-store.js';
 import { PrefetchStep } from './prefetch-step.js';
 import type { PrefetchChoice } from './row/prefetch-choice.js';
 import { checkGuards, type GuardPassage } from './guards/run-guards.js';
+import { snapshotInput } from './source/input-snapshot.js';
 import type { GuardName } from './guards/guard-verdict.js';
 import { KeySighting } from './key-sighting.js';
 import { knownKeysNow } from './departed/settle-departed.js';
@@ -136,6 +137,17 @@ type Prefetched = Awaited<ReturnType<PrefetchStep['run']>>;
 const RECONCILE_PAGES: PrefetchChoice = { use: true, reason: 'reconcile: only the pages list the marked contacts the file lacks' };
 
 export async function runJob(options: RunJobOptions): Promise<JobRun> {
+  // A guarded run judges and writes from one copy of its input (source/input-snapshot.ts).
+  if (options.job.guards === undefined || !SHAPES[options.work ?? 'sync'].writes) return runJobOnInput(options);
+  const snapshot = await snapshotInput(options.job.input);
+  try {
+    return await runJobOnInput({ ...options, job: { ...options.job, input: snapshot.input } });
+  } finally {
+    await snapshot.release();
+  }
+}
+
+async function runJobOnInput(options: RunJobOptions): Promise<JobRun> {
   const { job, api, shard } = options;
   const shape = SHAPES[options.work ?? 'sync'];
   const now = options.now ?? (() => new Date());
