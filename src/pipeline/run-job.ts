@@ -20,7 +20,7 @@ import { PrefetchStep } from './prefetch-step.js';
 import type { PrefetchChoice } from './row/prefetch-choice.js';
 import { checkGuards, type GuardPassage } from './guards/run-guards.js';
 import { snapshotInput } from './source/input-snapshot.js';
-import type { GuardName } from './guards/guard-verdict.js';
+import { allowedGuards, type GuardName } from './guards/guard-verdict.js';
 import { KeySighting } from './key-sighting.js';
 import { knownKeysNow } from './departed/settle-departed.js';
 import { partialInputReason } from './departed/partial-input.js';
@@ -261,7 +261,9 @@ async function runJobOnInput(options: RunJobOptions): Promise<JobRun> {
   const intake = new RowIntake({ job, ahead, duplicates, mine, seen, header: source.header, settle });
   const rows = { job, intake, tally, policy, mine, onRow: options.onRow, callsAtMost: (draft: ContactDraft) => shape.calls.atMost(draft, api.surface) };
   const input = fileRecords(source, ahead);
-  const facts = { ...options, runId, startedAt, now, tally, prefetch: () => prefetched?.summarize() };
+  const allow = options.allow ?? new Set();
+  const guardsAllowed = shape.writes && allow.size > 0 ? allowedGuards(job.guards, allow, guarded.allowed) : undefined;
+  const facts = { ...options, runId, startedAt, now, tally, prefetch: () => prefetched?.summarize(), ...(guardsAllowed === undefined ? {} : { guardsAllowed }) };
   const engine = { policy, dispatcher, signal: options.signal, journal: state === undefined || runId === undefined ? undefined : { state, runId, job } };
 
   const ended =

@@ -49,6 +49,31 @@ describe('guards.minRows', () => {
     expect(Object.keys(platform()).sort()).toEqual(['C0001', 'C0002', 'C0003']);
   });
 
+  it('--allow JOB:NAME lets that job past, not the others; a JOB the command does not run is a usage error', async () => {
+    const ws = workspace();
+    const second = jobsYaml({ url: emulator().url, job: JOB('{ minRows: 5 }').replace('state/crm.db', 'state/other.db'), name: 'other' }).split('jobs:\n')[1]!;
+    ws.write('jobs.yaml', `${jobsYaml({ url: emulator().url, job: JOB('{ minRows: 5 }') })}${second}`);
+    ws.write('customers.csv', customersCsv(3));
+    const typo = await ws.run(['run', 'jobs.yaml', '--report-dir', 'typo', '--allow', 'imprt:minRows']);
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toContain('--allow imprt:minRows: no job "imprt" runs in this command (import, other); did you mean "import"?; name one of them, or write --allow minRows for every job');
+    expect(emulator().contacts(TOKEN)).toEqual([]);
+    const one = await ws.run(['run', 'jobs.yaml', '--report-dir', 'one', '--allow', 'import:minRows']);
+    expect(one.exitCode).toBe(2);
+    expect(one.stderr).toContain('job "other": refused by its guards before any write');
+    expect(one.stderr).not.toContain('job "import": refused');
+    expect(ws.summary('import', 'one').guardsAllowed).toEqual([{ guard: 'minRows', configured: true, refusals: 1, messages: [expect.stringContaining('has 3 data rows, fewer than guards.minRows (5)')] }]);
+    expect(one.stderr).toContain('--allow import:minRows: went past guards.minRows');
+    // An --allow of a guard the job does not have is said, not dropped.
+    const none = await ws.run(['run', 'jobs.yaml', '--report-dir', 'none', '--job', 'import', '--allow', 'minRows', '--allow', 'maxChange']);
+    expect(none.exitCode).toBe(0);
+    expect(none.stderr).toContain('--allow maxChange (every job of this run): this job has no guards.maxChange; there was nothing to go past');
+    expect(ws.summary('import', 'none').guardsAllowed).toEqual([
+      { guard: 'minRows', configured: true, refusals: 1, messages: [expect.any(String)] },
+      { guard: 'maxChange', configured: false, refusals: 0, messages: [] },
+    ]);
+  });
+
   it('an --allow that names no guard is a usage error naming the guards', async () => {
     const ws = workspace();
     setUp(ws, '{ minRows: 5 }');
@@ -79,6 +104,11 @@ describe('guards.maxChange', () => {
     const allowed = await ws.run(['run', 'jobs.yaml', '--report-dir', 'allowed', '--allow', 'maxChange']);
     expect(allowed.exitCode).toBe(0);
     expect(ws.summary('import', 'allowed').rows).toMatchObject({ updated: 3, unchanged: 7 });
+    // --allow leaves a trace: the log says what it let past, summary.json keeps it.
+    expect(allowed.stderr).toContain('--allow maxChange (every job of this run): went past guards.maxChange, which would have refused this run: the input would change field "lastName" on 3 of the 10 keys');
+    expect(ws.summary('import', 'allowed').guardsAllowed).toEqual([
+      { guard: 'maxChange', configured: true, refusals: 1, messages: [expect.stringContaining('the input would change field "lastName" on 3 of the 10 keys the state knows (30%')] },
+    ]);
     expect(platform().C0002?.lastName).toBe('First2');
   });
 

@@ -145,6 +145,42 @@ function tagRefusal(saw: string, removals: TagRemovals, whole: number, limit: st
   };
 }
 
+/** `--allow NAME` (every job of the command) or `--allow JOB:NAME` (that job only). */
+export interface AllowFlag {
+  readonly guard: GuardName;
+  /** The job it applies to; undefined: every job the command runs. */
+  readonly job?: string;
+}
+
+/** `--allow [JOB:]NAME`: the guard and the job, or the problem with it (job names have no `:`). */
+export function parseAllow(text: string): AllowFlag | { problem: string } {
+  const colon = text.lastIndexOf(':');
+  const guard = parseGuardName(colon < 0 ? text : text.slice(colon + 1));
+  if (typeof guard !== 'string') return guard;
+  if (colon < 0) return { guard };
+  const job = text.slice(0, colon).trim();
+  return job === '' ? { problem: `"${text}" names no job before ":"; write JOB:${guard}, or ${guard} for every job` } : { guard, job };
+}
+
+/** summary.json `guardsAllowed`: a guard `--allow` let this job's run go past, and what it would have said. */
+export interface AllowedGuard {
+  readonly guard: GuardName;
+  /** Whether the job has this guard (`guards.minRows`, `guards.maxChange`). */
+  readonly configured: boolean;
+  /** How many refusals it let past (0: the guard would not have refused this run). */
+  readonly refusals: number;
+  readonly messages: readonly string[];
+}
+
+/** The guards `allow` names, each with the refusals of `passed` it let past, in the order named. */
+export function allowedGuards(guards: GuardsSpec | undefined, allow: ReadonlySet<GuardName>, passed: readonly GuardRefusal[]): AllowedGuard[] {
+  return [...allow].map((guard) => {
+    const messages = passed.filter((refusal) => refusal.guard === guard).map((refusal) => refusal.message);
+    const configured = guard === 'minRows' ? guards?.minRows !== undefined : guards?.maxChangePercent !== undefined;
+    return { guard, configured, refusals: messages.length, messages };
+  });
+}
+
 /** `--allow NAME`: a guard's name, or the problem with it. */
 export function parseGuardName(text: string): GuardName | { problem: string } {
   const found = GUARD_NAMES.find((name) => name.toLowerCase() === text.trim().toLowerCase());

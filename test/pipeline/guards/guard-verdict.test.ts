@@ -1,5 +1,5 @@
 /** The guards' verdict as a table: what the first read saw, the guards, `--allow`, and what refuses. */
-import { guardRefusals, parseGuardName, type GuardFacts, type GuardName } from '../../../src/pipeline/guards/guard-verdict.js';
+import { allowedGuards, guardRefusals, parseAllow, parseGuardName, type GuardFacts, type GuardName } from '../../../src/pipeline/guards/guard-verdict.js';
 import type { GuardsSpec } from '../../../src/config/job-types.js';
 
 const names = (samples: number) => Array.from({ length: samples }, (_, i) => ({ key: `C${i + 1}`, written: `Name${i + 1}`, file: '' }));
@@ -87,5 +87,27 @@ describe('parseGuardName (--allow)', () => {
 
   it('an unknown name says which there are', () => {
     expect(parseGuardName('rows')).toEqual({ problem: '"rows" is not a guard; write one of minRows, maxChange' });
+  });
+});
+
+describe('parseAllow (--allow [JOB:]NAME)', () => {
+  it.each([
+    ['maxChange', { guard: 'maxChange' }],
+    ['crm-nightly:maxChange', { guard: 'maxChange', job: 'crm-nightly' }],
+    ['crm.v2:minrows', { guard: 'minRows', job: 'crm.v2' }],
+    [':maxChange', { problem: '":maxChange" names no job before ":"; write JOB:maxChange, or maxChange for every job' }],
+    ['crm:rows', { problem: '"rows" is not a guard; write one of minRows, maxChange' }],
+  ])('%j', (text, parsed) => {
+    expect(parseAllow(text)).toEqual(parsed);
+  });
+});
+
+describe('allowedGuards (summary.json guardsAllowed)', () => {
+  it('names each guard allowed, whether the job has it, and the refusals it let past', () => {
+    const passed = [{ guard: 'maxChange' as const, message: 'field "lastName"' }, { guard: 'maxChange' as const, message: 'field "firstName"' }];
+    expect(allowedGuards({ maxChangePercent: 10 }, new Set(['maxChange', 'minRows'] as const), passed)).toEqual([
+      { guard: 'maxChange', configured: true, refusals: 2, messages: ['field "lastName"', 'field "firstName"'] },
+      { guard: 'minRows', configured: false, refusals: 0, messages: [] },
+    ]);
   });
 });
