@@ -24,6 +24,7 @@ import { allowedGuards, type GuardName } from './guards/guard-verdict.js';
 import { KeySighting } from './key-sighting.js';
 import { knownKeysNow } from './departed/settle-departed.js';
 import { partialInputReason } from './departed/partial-input.js';
+import { isFedBackFile } from './source/error-columns.js';
 import { departedPath } from './report/departed-report.js';
 import type { KnownContact } from '../state/known-contact.js';
 import { ReportWriter } from './report/report.js';
@@ -202,6 +203,7 @@ async function runJobOnInput(options: RunJobOptions): Promise<JobRun> {
         allow: options.allow ?? new Set(),
         // A read made ahead is one the row makes: its key alone on its row, the row within --limit.
         takesRow: (key, dataRow) => duplicates.alone(key) && (options.limit === undefined || dataRow <= options.limit),
+        partOfExport: options.partial === true || isFedBackFile(source.header),
         // A listing that could not finish takes no row: nothing to read ahead for.
         ...(readsBeforeGuards && prefetched?.abort === undefined ? { rows: { context: rowContext(prefetched?.index, undefined), concurrency: job.concurrency } } : {}),
       });

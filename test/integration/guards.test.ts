@@ -254,10 +254,14 @@ describe('guards.maxChange on a re-keyed export and an emptied tag column (issue
         'a re-keyed export (another key column, a new id scheme)? New keys such as "K0001", "K0002", "K0003", "K0004", "K0005". Check the key column of the export and key.column; to run with them once, add --allow maxChange',
     );
     expect(emulator().contacts(TOKEN)).toHaveLength(20);
+    // A part of the export (--partial) lacks the known keys without replacing them.
+    ws.write('customers.csv', customersCsv(5, (_i, cells) => [cells[0]!.replace('C', 'P'), ...cells.slice(1)]));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'part', '--partial'])).exitCode).toBe(0);
+    expect(emulator().contacts(TOKEN)).toHaveLength(25);
     // New customers on top of the known ones replace nothing.
-    ws.write('customers.csv', customersCsv(40));
+    ws.write('customers.csv', `${customersCsv(40)}${customersCsv(5, (_i, cells) => [cells[0]!.replace('C', 'P'), ...cells.slice(1)]).split('\n').slice(1).join('\n')}`);
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'grown'])).exitCode).toBe(0);
-    expect(emulator().contacts(TOKEN)).toHaveLength(40);
+    expect(emulator().contacts(TOKEN)).toHaveLength(45);
   });
 
   it('with tags.prune, counts the contacts an emptied tag column would strip of their tags', async () => {

@@ -40,6 +40,8 @@ export interface GuardScanOptions {
    * row would make (its key on one row of the input, within `--limit`). @default every key
    */
   readonly takesRow?: (key: string, dataRow: number) => boolean;
+  /** The input is a part of the export (`--partial`, a rejected file fed back): the keys it lacks are not missing. @default false */
+  readonly partOfExport?: boolean;
 }
 
 /** What the guards' read found, and the rows of the first keys the state does not know, for the platform's first read. */
@@ -108,7 +110,7 @@ export async function scanGuardFacts(job: Job, options: GuardScanOptions): Promi
       knownKeys: options.knownKeys,
       changes,
       ...(prune !== undefined && compare ? { tagsRemoved: tags } : {}),
-      ...(state !== undefined && judges ? { keys } : {}),
+      ...(state !== undefined && judges && options.partOfExport !== true ? { keys } : {}),
     },
     unknownRows,
   };

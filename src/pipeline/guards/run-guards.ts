@@ -22,6 +22,8 @@ export interface GuardCheck {
   readonly allow: ReadonlySet<GuardName>;
   /** Whether the run takes a key's row as it is (one row of the key, within --limit): only such a row's read is made ahead. */
   readonly takesRow?: (key: string, dataRow: number) => boolean;
+  /** The input is a part of the export (`--partial`, a rejected file fed back): no key it lacks was replaced. */
+  readonly partOfExport?: boolean;
   /**
    * What a row reads (the platform, the state, the prefetch index), for the platform's first read
    * of the keys the state does not know; without it they are not read.
@@ -45,6 +47,7 @@ export async function checkGuards(job: Job, check: GuardCheck): Promise<GuardPas
     knownKeys: check.knownKeys,
     mine: check.mine,
     ...(check.takesRow === undefined ? {} : { takesRow: check.takesRow }),
+    ...(check.partOfExport === true ? { partOfExport: true } : {}),
   });
   const read = check.rows === undefined || scan.unknownRows.length === 0 ? undefined : await readFirstKeys(scan.unknownRows, check.rows.context, check.rows.concurrency);
   const facts = read?.facts === undefined ? scan.facts : { ...scan.facts, firstRead: read.facts };
