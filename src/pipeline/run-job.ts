@@ -234,6 +234,8 @@ async function runJobOnInput(options: RunJobOptions): Promise<JobRun> {
   const runId = started?.runId;
   // Nothing done yet: no row is taken, the reports say why.
   policy.abortWith(started?.abort);
+  // The guards' first read met a failure that stops the job: no row is taken, the reports say why.
+  policy.abortWith(guarded.abort);
   if (!readsBeforeGuards && policy.abort === undefined) prefetched = await runPrefetch();
   // A listing that could not finish takes no row: the loop counts them not reached, the reports say why.
   policy.abortWith(prefetched?.abort);

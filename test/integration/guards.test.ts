@@ -217,6 +217,21 @@ describe('guards.maxChange on a first run into existing contacts (issue 41)', ()
     expect(writes()).toBe(0);
   });
 
+  it('a refused token met by the first read stops the job before any row, with its reports, and no second try', async () => {
+    emulator().loadContacts(TOKEN, existingContacts(3));
+    const ws = workspace();
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, token: 'not-the-token', job: `${JOB('{ maxChange: 10% }')}\nconcurrency: 1` }));
+    ws.write('customers.csv', customersCsv(3));
+    const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'reports']);
+    expect(run.exitCode).toBe(3);
+    const summary = ws.summary('import');
+    expect(summary.aborted).toMatchObject({ code: 'INVALID_TOKEN' });
+    // One search, the first read's: no row searched again.
+    expect(summary.apiCalls.total).toBe(1);
+    expect(summary.rows.notReached).toBe(3);
+    expect(writes()).toBe(0);
+  });
+
   it('a first run within the share makes the calls it makes without guards: the searches made before the first write are the rows\' own', async () => {
     // One existing contact of twenty has another first name in the file: 5%, within 10%.
     const file = customersCsv(30, (i, cells) => (i === 3 ? [cells[0]!, 'Renamed', ...cells.slice(2)] : cells));

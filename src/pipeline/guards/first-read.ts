@@ -7,6 +7,8 @@
  * pure `firstReadFacts` says, of the contacts found, how many each field's value would change or
  * clear on; the verdict (`guard-verdict.ts`) judges the share among them.
  */
+import { abortReason } from '../abort-reason.js';
+import type { JobAbortError } from '../job-abort.js';
 import type { RowPlan } from '../row/decide.js';
 import { planBeforeWrites, type FirstRead, type FirstReads, type RowSyncContext } from '../row/sync-row.js';
 import { UNDONE_TAG } from '../row/undone-tag.js';
@@ -21,24 +23,30 @@ export interface PlannedRow {
 }
 
 /**
- * Plans the rows of `rows` (the first keys the state does not know), `concurrency` at a time.
- * A read that fails ends the reading (the rows not read search for themselves, and meet the
- * failure there); what was read is judged.
+ * Plans the rows of `rows` (the first keys the state does not know), `concurrency` at a time. A
+ * key whose search failed is not judged (its row searches again and meets the failure as its
+ * own); a failure that stops the job (an invalid token, a platform that stopped answering: the
+ * row's `abortReason`) ends the reading and is returned, for the run to stop on before its first
+ * row, with every report written.
  */
-export async function readFirstKeys(rows: readonly ContactDraft[], context: RowSyncContext, concurrency: number): Promise<{ facts: NonNullable<GuardFacts['firstRead']> | undefined; reads: FirstReads }> {
+export async function readFirstKeys(
+  rows: readonly ContactDraft[],
+  context: RowSyncContext,
+  concurrency: number,
+): Promise<{ facts: NonNullable<GuardFacts['firstRead']> | undefined; reads: FirstReads; abort?: JobAbortError }> {
   const searched = new Map<string, FirstRead>();
   const planned: PlannedRow[] = [];
   let next = 0;
-  let failed = false;
+  let abort: JobAbortError | undefined;
   const worker = async (): Promise<void> => {
-    while (!failed && next < rows.length) {
+    while (abort === undefined && next < rows.length) {
       const draft = rows[next++]!;
       try {
         const { plan, searched: read } = await planBeforeWrites(draft, context);
         planned.push({ draft, plan });
         if (read !== undefined) searched.set(draft.key, read);
-      } catch {
-        failed = true;
+      } catch (error) {
+        abort ??= abortReason(error, context.job, `when reading the contacts of key ${JSON.stringify(draft.key)} before the first write (guards.maxChange)`);
       }
     }
   };
@@ -54,7 +62,7 @@ export async function readFirstKeys(rows: readonly ContactDraft[], context: RowS
   // The rows in file order, as the samples name them.
   const order = new Map(rows.map((draft, index) => [draft.key, index]));
   planned.sort((a, b) => (order.get(a.draft.key) ?? 0) - (order.get(b.draft.key) ?? 0));
-  return { facts: planned.length === 0 ? undefined : firstReadFacts(planned), reads };
+  return { facts: planned.length === 0 ? undefined : firstReadFacts(planned), reads, ...(abort === undefined ? {} : { abort }) };
 }
 
 /**

@@ -6,6 +6,7 @@
  * let past is returned, for the run to say and summary.json to keep.
  */
 import type { Job } from '../../config/job-types.js';
+import type { JobAbortError } from '../job-abort.js';
 import type { FirstReads, RowSyncContext } from '../row/sync-row.js';
 import { readFirstKeys } from './first-read.js';
 import { scanGuardFacts, type GuardState } from './guard-facts.js';
@@ -36,6 +37,8 @@ export interface GuardPassage {
   /** Each refusal `--allow` let past, as it would have refused the run. */
   readonly allowed: readonly GuardRefusal[];
   readonly firstReads?: FirstReads;
+  /** The first read met a failure that stops the job: the run takes no row and says why in its reports. */
+  readonly abort?: JobAbortError;
 }
 
 /** Throws a GuardRefusedError when a guard the run may not go past refuses it. */
@@ -54,5 +57,9 @@ export async function checkGuards(job: Job, check: GuardCheck): Promise<GuardPas
   const verdict = guardVerdict(guards, facts, job.input.label ?? job.input.path);
   const refusals = verdict.filter((refusal) => !check.allow.has(refusal.guard));
   if (refusals.length > 0) throw new GuardRefusedError(job.name, refusals);
-  return { allowed: verdict.filter((refusal) => check.allow.has(refusal.guard)), ...(read === undefined ? {} : { firstReads: read.reads }) };
+  return {
+    allowed: verdict.filter((refusal) => check.allow.has(refusal.guard)),
+    ...(read === undefined ? {} : { firstReads: read.reads }),
+    ...(read?.abort === undefined ? {} : { abort: read.abort }),
+  };
 }
