@@ -9,7 +9,8 @@ import { DURATION_FORMS, parseDuration } from '../config/duration.js';
 import { parseMaxErrors, type MaxErrors } from '../config/max-errors.js';
 import { parseMissingShare } from '../config/missing-share.js';
 import { urlProblem } from '../config/schema.js';
-import { parseGuardName, type GuardName } from '../pipeline/guards/guard-verdict.js';
+import { parseAllow, type AllowFlag, type GuardName } from '../pipeline/guards/guard-verdict.js';
+import { didYouMean } from '../config/did-you-mean.js';
 import { parseShard, type Shard } from '../pipeline/shard.js';
 import type { RowCommandArgs } from './commands/run-options.js';
 import type { RowFlags } from './rows-job.js';
@@ -32,13 +33,34 @@ export function rowCommandFlags(args: RowCommandArgs): SessionFlags & RowFlags {
   };
 }
 
-/** `--allow minRows --allow maxChange`: the guards' names, as jobs.yaml writes them. */
-export function parseAllowFlags(texts: readonly string[]): GuardName[] {
+/** `--allow minRows --allow crm-nightly:maxChange`: the guards' names, as jobs.yaml writes them, each for every job or one. */
+export function parseAllowFlags(texts: readonly string[]): AllowFlag[] {
   return texts.map((text) => {
-    const parsed = parseGuardName(text);
-    if (typeof parsed !== 'string') throw new UsageError(`--allow: ${parsed.problem}`);
+    const parsed = parseAllow(text);
+    if ('problem' in parsed) throw new UsageError(`--allow: ${parsed.problem}`);
     return parsed;
   });
+}
+
+/** The guards `--allow` lets `job` go past. */
+export function allowedFor(allow: readonly AllowFlag[] | undefined, job: string): GuardName[] {
+  return [...new Set((allow ?? []).filter((flag) => flag.job === undefined || flag.job === job).map((flag) => flag.guard))];
+}
+
+/** `--allow JOB:NAME` must name a job the command runs: a typo would let no job past, silently. */
+export function refuseAllowOfOtherJobs(allow: readonly AllowFlag[] | undefined, jobs: readonly string[]): void {
+  for (const flag of allow ?? []) {
+    if (flag.job === undefined || jobs.includes(flag.job)) continue;
+    const suggestion = didYouMean(flag.job, jobs);
+    throw new UsageError(
+      `--allow ${flag.job}:${flag.guard}: no job "${flag.job}" runs in this command (${jobs.join(', ')})${suggestion === undefined ? '' : `; did you mean "${suggestion}"?`}; name one of them, or write --allow ${flag.guard} for every job`,
+    );
+  }
+}
+
+/** `--allow` as the command line records it. */
+export function describeAllow(flag: AllowFlag): string {
+  return `--allow ${flag.job === undefined ? '' : `${flag.job}:`}${flag.guard}`;
 }
 
 /** `I/N` for --shard. */

@@ -4,7 +4,7 @@
  * `# yaml-language-server: $schema=./jobs.schema.json`. A test fails when the two drift apart.
  */
 import { z } from 'zod';
-import { jobsFileInputSchema } from './schema.js';
+import { EXTENSION_KEY_PREFIX, jobsFileInputSchema } from './schema.js';
 
 /** Name of the committed schema file at the repository root. */
 export const JOBS_SCHEMA_FILE = 'jobs.schema.json';
@@ -23,7 +23,9 @@ export function jobsJsonSchema(): Record<string, unknown> {
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
     },
   });
-  return { ...schema, title: 'contact-sync jobs file' };
+  // Top-level x- keys are the user's (anchors to reuse), ignored by the loader: accepted here too.
+  const extensions = { [`^${EXTENSION_KEY_PREFIX}`]: { description: 'ignored: a place for YAML anchors that jobs and connections reuse, e.g. x-defaults: &defaults' } };
+  return { ...schema, patternProperties: extensions, title: 'contact-sync jobs file' };
 }
 
 /** The exact text of jobs.schema.json: two-space JSON and a final newline. */

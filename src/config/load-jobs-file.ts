@@ -13,7 +13,7 @@ import type { JobsFile } from './job-types.js';
 import { normaliseJobsFile } from './normalise.js';
 import { checkRules } from './rules.js';
 import { sharedBudgetIssues } from './shared-budget-rule.js';
-import { jobsFileInputSchema } from './schema.js';
+import { EXTENSION_KEY_PREFIX, jobsFileInputSchema } from './schema.js';
 import { describeSchemaIssues } from './schema-issues.js';
 import type { PathIssue } from './schema-issues.js';
 import { parseYaml } from './yaml-document.js';
@@ -45,6 +45,16 @@ export interface LoadedJobsFile {
 const defaultReadFile = (path: string): Promise<string> => fsReadFile(path, 'utf8');
 
 /**
+ * The file's data without its top-level `x-` keys: a place for anchors that `<<: *defaults` or
+ * `*name` reuse under `jobs:` or `connections:` (the YAML parser has copied them there already).
+ * What they hold is checked where it is used, not where it is defined.
+ */
+function withoutExtensionKeys(data: unknown): unknown {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return data;
+  return Object.fromEntries(Object.entries(data).filter(([key]) => !key.startsWith(EXTENSION_KEY_PREFIX)));
+}
+
+/**
  * Loads and checks a jobs file.
  * @param file path of the jobs file, as the user named it (messages repeat it as given).
  * @throws ConfigError `CONFIG_UNREADABLE`, `CONFIG_SYNTAX` or `CONFIG_INVALID` with every issue.
@@ -72,8 +82,9 @@ export async function loadJobsFile(file: string, options: LoadJobsFileOptions): 
     ]);
   }
 
-  const warnings: ConfigIssue[] = [...parsed.warnings, ...literalTokenWarnings(parsed.data).map(place)];
-  const interpolated = interpolateEnv(parsed.data, options.env);
+  const declared = withoutExtensionKeys(parsed.data);
+  const warnings: ConfigIssue[] = [...parsed.warnings, ...literalTokenWarnings(declared).map(place)];
+  const interpolated = interpolateEnv(declared, options.env);
   const data = interpolated.value;
   const tokens = await readTokens(data, baseDir, readFile);
   if (options.tokenOptional === true) {

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { didYouMean } from './did-you-mean.js';
+import { EXTENSION_KEY_PREFIX } from './schema.js';
 import { isSecretPath, kindOf, showValue } from './show-value.js';
 import { valueAtPath } from './yaml-path.js';
 import type { YamlPath } from './yaml-path.js';
@@ -48,7 +49,10 @@ function describeIssue(issue: Issue, root: z.ZodType, data: unknown, prefix: Yam
       const known = objectKeys(schema, value);
       return issue.keys.map((key) => {
         const suggestion = didYouMean(key, known);
-        const fix = suggestion !== undefined ? `did you mean "${suggestion}"?` : `remove it; the keys here are ${known.join(', ')}`;
+        const fix =
+          suggestion !== undefined
+            ? `did you mean "${suggestion}"?`
+            : `remove it; the keys here are ${known.join(', ')}${path.length === 0 ? `, and any key starting with ${EXTENSION_KEY_PREFIX} (ignored: a place for YAML anchors, ${EXTENSION_KEY_PREFIX}defaults: &defaults)` : ''}`;
         return {
           path: [...path, key],
           message: `unknown key "${key}"; ${fix}`,

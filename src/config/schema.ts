@@ -490,6 +490,13 @@ const job = z
   })
   .meta({ description: 'a job: {name, connection, input, key, fields, tags...}' });
 
+/**
+ * Top-level keys starting with this are the user's own, ignored: a place for YAML anchors that
+ * jobs and connections reuse (`x-defaults: &defaults`, then `<<: *defaults`). load-jobs-file.ts
+ * drops them before the schema; jobs.schema.json accepts them (json-schema.ts).
+ */
+export const EXTENSION_KEY_PREFIX = 'x-';
+
 export const jobsFileInputSchema = z
   .strictObject({
     connections: z

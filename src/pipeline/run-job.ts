@@ -18,11 +18,13 @@ import type { MaxErrors } from '../config/max-errors.js';
 import type { StateStore } from '../state/state-store.js';
 import { PrefetchStep } from './prefetch-step.js';
 import type { PrefetchChoice } from './row/prefetch-choice.js';
-import { assertGuards } from './guards/run-guards.js';
-import type { GuardName } from './guards/guard-verdict.js';
+import { checkGuards, type GuardPassage } from './guards/run-guards.js';
+import { snapshotInput } from './source/input-snapshot.js';
+import { allowedGuards, type GuardName } from './guards/guard-verdict.js';
 import { KeySighting } from './key-sighting.js';
 import { knownKeysNow } from './departed/settle-departed.js';
 import { partialInputReason } from './departed/partial-input.js';
+import { isFedBackFile } from './source/error-columns.js';
 import { departedPath } from './report/departed-report.js';
 import type { KnownContact } from '../state/known-contact.js';
 import { ReportWriter } from './report/report.js';
@@ -31,7 +33,8 @@ import type { ReconcileSummary } from './report/reconcile-summary.js';
 import { reportName as shardReportName, shardOf, type Shard } from './shard.js';
 import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
 import { mappingFingerprint } from './map/row-hash.js';
-import { settleWithoutCalls, syncRow } from './row/sync-row.js';
+import { settleWithoutCalls, syncRow, type FirstReads, type RowSyncContext } from './row/sync-row.js';
+import type { ContactIndex } from './row/contact-index.js';
 import type { KeyState } from './row/decide.js';
 import { reconcileRow } from './row/reconcile-row.js';
 import { freshReadsAfter } from './row/fresh-read.js';
@@ -130,9 +133,22 @@ const SHAPES = {
   reconcile: { readsEveryKey: true, writes: false, pagesWhenMarked: true, calls: RECONCILE_ROW_CALLS },
 } as const;
 
+type Prefetched = Awaited<ReturnType<PrefetchStep['run']>>;
+
 const RECONCILE_PAGES: PrefetchChoice = { use: true, reason: 'reconcile: only the pages list the marked contacts the file lacks' };
 
 export async function runJob(options: RunJobOptions): Promise<JobRun> {
+  // A guarded run judges and writes from one copy of its input (source/input-snapshot.ts).
+  if (options.job.guards === undefined || !SHAPES[options.work ?? 'sync'].writes) return runJobOnInput(options);
+  const snapshot = await snapshotInput(options.job.input);
+  try {
+    return await runJobOnInput({ ...options, job: { ...options.job, input: snapshot.input } });
+  } finally {
+    await snapshot.release();
+  }
+}
+
+async function runJobOnInput(options: RunJobOptions): Promise<JobRun> {
   const { job, api, shard } = options;
   const shape = SHAPES[options.work ?? 'sync'];
   const now = options.now ?? (() => new Date());
@@ -144,16 +160,53 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   // Before any call: match.prefetch's choice counts the unknown keys in onDuplicateRows' first
   // read of the input, which finds the keys on several rows.
   const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}), surface: api.surface });
+  // Pages when the choice says so (a reconcile whenever the job has a marker), told once.
+  const runPrefetch = async (): Promise<Prefetched | undefined> => {
+    const choice = shape.pagesWhenMarked && prefetch !== undefined ? RECONCILE_PAGES : prefetch?.choice();
+    if (choice !== undefined) options.onPrefetch?.(choice);
+    return prefetch === undefined || choice === undefined ? undefined : await prefetch.run(api, choice, job);
+  };
   const { duplicates, source } = await openFileInput(job, prefetch?.see, options.state?.lastHeader());
+  // A dry run counts the writes and sends it withholds: with its own reads, the real run's calls.
+  const withheld = options.dryRun ? new WithheldCalls() : undefined;
+  // What a row reads and records; a dry run's contacts are what its rows would have left.
+  const dryRunContacts = new Map<string, KnownContact>();
+  const rowContext = (index: ContactIndex | undefined, firstReads: FirstReads | undefined): RowSyncContext => ({
+    api,
+    job,
+    dryRun: options.dryRun,
+    dryRunContacts,
+    full,
+    ...(options.state ? { state: options.state } : {}),
+    ...(index ? { index } : {}),
+    ...(withheld ? { withheld } : {}),
+    ...(freshReads ? { freshReads } : {}),
+    ...(firstReads ? { firstReads } : {}),
+  });
+  // maxChange judges the keys the state does not know by what their rows read before the first
+  // write (guards/first-read.ts): the prefetch's pages, when the run pages, come first.
+  const readsBeforeGuards = shape.writes && job.guards?.maxChangePercent !== undefined;
+  let prefetched: Prefetched | undefined;
   // Before the reports are opened or the run journalled: a night a guard refuses does nothing.
   // Shards of one job often share a report folder: each writes its own files. The reports are
-  // opened before the run is journalled or any call made: a folder that cannot take them stops
-  // the job before it did anything.
+  // opened before the run is journalled or any call made (but the guards' reads): a folder that
+  // cannot take them stops the job before it did anything.
   const reportName = shardReportName(job.name, shard);
   let report: ReportWriter | ReconcileReport;
+  let guarded: GuardPassage = { allowed: [] };
   try {
+    if (readsBeforeGuards) prefetched = await runPrefetch();
     if (job.guards !== undefined && shape.writes) {
-      await assertGuards(job, { ...(options.state ? { state: options.state, knownKeys: knownKeysNow(options.state, mine) } : { knownKeys: 0 }), mine, allow: options.allow ?? new Set() });
+      guarded = await checkGuards(job, {
+        ...(options.state ? { state: options.state, knownKeys: knownKeysNow(options.state, mine) } : { knownKeys: 0 }),
+        mine,
+        allow: options.allow ?? new Set(),
+        // A read made ahead is one the row makes: its key alone on its row, the row within --limit.
+        takesRow: (key, dataRow) => duplicates.alone(key) && (options.limit === undefined || dataRow <= options.limit),
+        partOfExport: options.partial === true || isFedBackFile(source.header),
+        // A listing that could not finish takes no row: nothing to read ahead for.
+        ...(readsBeforeGuards && prefetched?.abort === undefined ? { rows: { context: rowContext(prefetched?.index, undefined), concurrency: job.concurrency } } : {}),
+      });
     }
     report = shape.writes ? new ReportWriter(options.reportDir, reportName, { header: source.header, layout: source.layout }, api.surface) : new ReconcileReport(options.reportDir, reportName);
   } catch (error) {
@@ -181,25 +234,13 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const runId = started?.runId;
   // Nothing done yet: no row is taken, the reports say why.
   policy.abortWith(started?.abort);
-  const prefetchChoice = policy.abort === undefined ? (shape.pagesWhenMarked && prefetch !== undefined ? RECONCILE_PAGES : prefetch?.choice()) : undefined;
-  if (prefetchChoice !== undefined) options.onPrefetch?.(prefetchChoice);
-  const prefetched = prefetch === undefined || prefetchChoice === undefined ? undefined : await prefetch.run(api, prefetchChoice, job);
+  // The guards' first read met a failure that stops the job: no row is taken, the reports say why.
+  policy.abortWith(guarded.abort);
+  if (!readsBeforeGuards && policy.abort === undefined) prefetched = await runPrefetch();
   // A listing that could not finish takes no row: the loop counts them not reached, the reports say why.
   policy.abortWith(prefetched?.abort);
   const index = prefetched?.index;
-  // A dry run counts the writes and sends it withholds: with its own reads, the real run's calls.
-  const withheld = options.dryRun ? new WithheldCalls() : undefined;
-  const context = {
-    api,
-    job,
-    dryRun: options.dryRun,
-    dryRunContacts: new Map<string, KnownContact>(),
-    full,
-    ...(options.state ? { state: options.state } : {}),
-    ...(index ? { index } : {}),
-    ...(withheld ? { withheld } : {}),
-    ...(freshReads ? { freshReads } : {}),
-  };
+  const context = rowContext(index, guarded.firstReads);
 
   // A part of the export (a fed-back rejected file, --limit, --partial) says nothing of the keys
   // that left: the departed step does not run on it.
@@ -211,7 +252,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const dispatcher = new RowDispatcher(job.concurrency);
   const ahead = new RowLookahead({
     job,
-    state: context.state,
+    state: options.state,
     surface: api.surface.name,
     mine,
     busy: (key) => dispatcher.busy(key),
@@ -224,7 +265,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const intake = new RowIntake({ job, ahead, duplicates, mine, seen, header: source.header, settle });
   const rows = { job, intake, tally, policy, mine, onRow: options.onRow, callsAtMost: (draft: ContactDraft) => shape.calls.atMost(draft, api.surface) };
   const input = fileRecords(source, ahead);
-  const facts = { ...options, runId, startedAt, now, tally, prefetch: () => prefetched?.summarize() };
+  const allow = options.allow ?? new Set();
+  const guardsAllowed = shape.writes && allow.size > 0 ? allowedGuards(job.guards, allow, guarded.allowed) : undefined;
+  const facts = { ...options, runId, startedAt, now, tally, prefetch: () => prefetched?.summarize(), ...(guardsAllowed === undefined ? {} : { guardsAllowed }) };
   const engine = { policy, dispatcher, signal: options.signal, journal: state === undefined || runId === undefined ? undefined : { state, runId, job } };
 
   const ended =

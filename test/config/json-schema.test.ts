@@ -16,11 +16,14 @@ describe('JSON Schema of jobs.yaml', () => {
   test('the schema is strict and shows defaults and descriptions to editors', () => {
     const schema = jobsJsonSchema() as {
       additionalProperties: boolean;
+      patternProperties: Record<string, unknown>;
       required: string[];
       properties: { jobs: { items: { additionalProperties: boolean; properties: Record<string, { default?: unknown; description?: string }> } } };
     };
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required).toEqual(['connections', 'jobs']);
+    // Top-level x- keys (YAML anchors to reuse) are the user's, as the loader ignores them.
+    expect(Object.keys(schema.patternProperties)).toEqual(['^x-']);
     const job = schema.properties.jobs.items;
     expect(job.additionalProperties).toBe(false);
     expect(job.properties.mode).toMatchObject({ default: 'upsert' });

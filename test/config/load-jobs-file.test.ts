@@ -136,6 +136,44 @@ jobs:
     expect(job.maxErrors).toBeUndefined();
   });
 
+  test('top-level x- keys hold YAML anchors: ignored themselves, reused by the jobs, checked where used', async () => {
+    const path = await temp.write(
+      'jobs.yaml',
+      `x-defaults: &defaults
+  connection: main
+  key: { column: id, field: customerid }
+  concurrency: 3
+x-notes: anything at all, even \${UNSET_VARIABLE}
+${CONNECTION}jobs:
+  - <<: *defaults
+    name: one
+    input: one.csv
+  - <<: *defaults
+    name: two
+    input: two.csv
+    concurrency: 2
+`,
+    );
+    const { jobsFile, warnings } = await loadJobsFile(path, { env });
+    expect(warnings).toEqual([]);
+    expect(jobsFile.jobs.map((job) => [job.name, job.concurrency, job.key])).toEqual([
+      ['one', 3, { column: 'id', field: 'customerid' }],
+      ['two', 2, { column: 'id', field: 'customerid' }],
+    ]);
+
+    // What an anchor holds is checked where a job uses it, on that job's path.
+    const wrong = await temp.write('wrong.yaml', `x-defaults: &defaults\n  concurency: 3\n${CONNECTION}jobs:\n  - <<: *defaults\n    name: one\n    connection: main\n    input: one.csv\n    key: { column: id, field: customerid }\n`);
+    const error = await loadError(wrong, env);
+    expect(error.issues.map((issue) => `${issue.path}: ${issue.message}`)).toEqual(['jobs[0].concurency: unknown key "concurency"; did you mean "concurrency"?']);
+
+    // Another unknown top-level key is refused, and the message names the x- form.
+    const other = await temp.write('other.yaml', `defaults: {}\n${CONNECTION}jobs:\n  - { name: one, connection: main, input: one.csv, key: { column: id, field: customerid } }\n`);
+    const refused = await loadError(other, env);
+    expect(refused.issues.map((issue) => issue.message)).toEqual([
+      'unknown key "defaults"; remove it; the keys here are connections, jobs, metrics, and any key starting with x- (ignored: a place for YAML anchors, x-defaults: &defaults)',
+    ]);
+  });
+
   test('mode: message with message.contactIdColumn needs no key, and state: false keeps no state', async () => {
     const path = await temp.write(
       'jobs.yaml',

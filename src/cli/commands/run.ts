@@ -17,7 +17,7 @@ export const runDefinition = (context: CommandContext) =>
       })
         .option('dry-run', { type: 'boolean', default: false, describe: 'search and plan, write nothing; the reports say what would happen' })
         .option('max-missing', { type: 'string', describe: 'SHARE (30%): onMissing.maxShare for this run, when that many keys really left the file' })
-        .option('allow', { type: 'string', array: true, requiresArg: true, describe: 'NAME (minRows, maxChange): let this run past that guard of the job (repeatable)' })
+        .option('allow', { type: 'string', array: true, requiresArg: true, describe: '[JOB:]NAME (minRows, maxChange): let this run past that guard, of every job it runs or of JOB only (repeatable)' })
         .option('partial', { type: 'boolean', default: false, describe: 'the input is a part of the export (a slice, a file of fixed rows): the departed step (onMissing) does not run' })
         .option('full', { type: 'boolean', default: false, describe: 'ignore the state store\'s hashes: compare every row with the platform and refresh the state' })
         .option('shard', { type: 'string', describe: 'I/N: handle only the rows whose key hashes to shard I of N (N workers cover the file once)' })

@@ -1,12 +1,17 @@
 /**
  * The guards of a run (`guards:`), checked once before the first write and on dry runs: the facts
- * read (`guard-facts.ts`), the pure verdict (`guard-verdict.ts`), and a refusal thrown as exit 2
- * before the reports are opened or the run journalled: a refused night did nothing.
+ * read (`guard-facts.ts`; for the keys the state does not know, the platform's first read,
+ * `first-read.ts`), the pure verdict (`guard-verdict.ts`), and a refusal thrown as exit 2 before
+ * the reports are opened or the run journalled: a refused night did nothing. A refusal `--allow`
+ * let past is returned, for the run to say and summary.json to keep.
  */
 import type { Job } from '../../config/job-types.js';
+import type { JobAbortError } from '../job-abort.js';
+import type { FirstReads, RowSyncContext } from '../row/sync-row.js';
+import { readFirstKeys } from './first-read.js';
 import { scanGuardFacts, type GuardState } from './guard-facts.js';
 import { GuardRefusedError } from './guard-refused-error.js';
-import { guardRefusals, type GuardName } from './guard-verdict.js';
+import { guardVerdict, type GuardName, type GuardRefusal } from './guard-verdict.js';
 
 export interface GuardCheck {
   /** The job's state store, when it has one (a dry run's too: it only reads). */
@@ -16,13 +21,45 @@ export interface GuardCheck {
   readonly mine: (key: string) => boolean;
   /** `--allow NAME`: the guards this run may go past. */
   readonly allow: ReadonlySet<GuardName>;
+  /** Whether the run takes a key's row as it is (one row of the key, within --limit): only such a row's read is made ahead. */
+  readonly takesRow?: (key: string, dataRow: number) => boolean;
+  /** The input is a part of the export (`--partial`, a rejected file fed back): no key it lacks was replaced. */
+  readonly partOfExport?: boolean;
+  /**
+   * What a row reads (the platform, the state, the prefetch index), for the platform's first read
+   * of the keys the state does not know; without it they are not read.
+   */
+  readonly rows?: { readonly context: RowSyncContext; readonly concurrency: number };
+}
+
+/** What the guards leave the run: the refusals it was let past, and the searches made for its rows. */
+export interface GuardPassage {
+  /** Each refusal `--allow` let past, as it would have refused the run. */
+  readonly allowed: readonly GuardRefusal[];
+  readonly firstReads?: FirstReads;
+  /** The first read met a failure that stops the job: the run takes no row and says why in its reports. */
+  readonly abort?: JobAbortError;
 }
 
 /** Throws a GuardRefusedError when a guard the run may not go past refuses it. */
-export async function assertGuards(job: Job, check: GuardCheck): Promise<void> {
+export async function checkGuards(job: Job, check: GuardCheck): Promise<GuardPassage> {
   const guards = job.guards;
-  if (guards === undefined) return;
-  const facts = await scanGuardFacts(job, { ...(check.state === undefined ? {} : { state: check.state }), knownKeys: check.knownKeys, mine: check.mine });
-  const refusals = guardRefusals(guards, facts, check.allow, job.input.label ?? job.input.path);
+  if (guards === undefined) return { allowed: [] };
+  const scan = await scanGuardFacts(job, {
+    ...(check.state === undefined ? {} : { state: check.state }),
+    knownKeys: check.knownKeys,
+    mine: check.mine,
+    ...(check.takesRow === undefined ? {} : { takesRow: check.takesRow }),
+    ...(check.partOfExport === true ? { partOfExport: true } : {}),
+  });
+  const read = check.rows === undefined || scan.unknownRows.length === 0 ? undefined : await readFirstKeys(scan.unknownRows, check.rows.context, check.rows.concurrency);
+  const facts = read?.facts === undefined ? scan.facts : { ...scan.facts, firstRead: read.facts };
+  const verdict = guardVerdict(guards, facts, job.input.label ?? job.input.path);
+  const refusals = verdict.filter((refusal) => !check.allow.has(refusal.guard));
   if (refusals.length > 0) throw new GuardRefusedError(job.name, refusals);
+  return {
+    allowed: verdict.filter((refusal) => check.allow.has(refusal.guard)),
+    ...(read === undefined ? {} : { firstReads: read.reads }),
+    ...(read?.abort === undefined ? {} : { abort: read.abort }),
+  };
 }

@@ -23,6 +23,8 @@ export interface FileRunFacts {
   readonly now: () => Date;
   readonly tally: RunTally;
   readonly prefetch: () => JobSummary['prefetch'];
+  /** `--allow`: the guards it named and the refusals they let past. */
+  readonly guardsAllowed?: JobSummary['guardsAllowed'];
 }
 
 /** What only `run` adds, each when it has it. */
@@ -46,6 +48,7 @@ export function fileRunSummary(facts: FileRunFacts, end: RunEnd, sync: SyncFigur
   if (tally.phoneExtensionsDropped.rows > 0) summary.phoneExtensionsDropped = tally.phoneExtensionsDropped;
   if (tally.tagsDifferingInCase.rows > 0) summary.tagsDifferingInCase = tally.tagsDifferingInCase;
   if (sync.failedRows !== undefined) summary.failedRows = sync.failedRows;
+  if (facts.guardsAllowed !== undefined) summary.guardsAllowed = facts.guardsAllowed;
   if (sync.departed !== undefined) summary.departed = sync.departed;
   if (sync.verification !== undefined) {
     const ran = 'verified' in sync.verification ? sync.verification : undefined;

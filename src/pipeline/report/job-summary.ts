@@ -4,6 +4,7 @@
  * (`html-report.ts`), which both read it, so that neither imports the other's module for it.
  */
 import { join } from 'node:path';
+import type { AllowedGuard } from '../guards/guard-verdict.js';
 import type { RealRunEstimate } from '../real-run-estimate.js';
 import type { RowOutcome } from '../types.js';
 
@@ -92,6 +93,11 @@ export interface JobSummary {
   verified?: number;
   drift?: number;
   verification?: Record<string, unknown>;
+  /**
+   * `run --allow [JOB:]NAME` for this job: each guard named, whether the job has it, and the
+   * refusals it let past with their messages (0: it would not have refused). Absent without --allow.
+   */
+  guardsAllowed?: AllowedGuard[];
   /** Why the job stopped before the end of the input, if it did. */
   aborted?: { code: string; message: string };
   /** Set when the run was interrupted by a signal. */

@@ -64,6 +64,20 @@ export interface RowSyncContext {
   readonly withheld?: WithheldCalls;
   /** The reconcile's reads this run takes for searches (`fresh-read.ts`); none by default. */
   readonly freshReads?: FreshReads;
+  /** The searches the guards made before the first write (`guards/first-read.ts`), each taken by its key's row. */
+  readonly firstReads?: FirstReads;
+}
+
+/** A search made for a key's row before the run's first write: its answer and the calls it took. */
+export interface FirstRead {
+  readonly contacts: readonly KnownContact[];
+  readonly calls: number;
+}
+
+/** The searches the guards made for rows before the first write; the row of each key takes its own once. */
+export interface FirstReads {
+  take(key: string): FirstRead | undefined;
+  has(key: string): boolean;
 }
 
 /** A row's result, and the reason the job must stop when the row met one. */
@@ -86,6 +100,12 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
   let written = false;
   try {
     let facts = initialFacts(draft, context);
+    // The search the guards made for this row before the first write is the row's own.
+    const read = context.firstReads?.take(draft.key);
+    if (read !== undefined) {
+      facts = { ...facts, searched: read.contacts };
+      api.calls += read.calls;
+    }
     for (let round = 1; ; round++) {
       if (round > MAX_DECISIONS) throw new Error(`the row decision did not settle after ${MAX_DECISIONS} rounds`);
       const decision = decideRow(facts);
@@ -142,6 +162,8 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
  * ahead (`row-lookahead.ts`), still true because no row of the key ran since.
  */
 export function settleWithoutCalls(draft: ContactDraft, cells: string[], context: RowSyncContext, known: KeyState | undefined): RowSync | undefined {
+  // A row the guards searched for made a call: `syncRow` takes the answer and counts it.
+  if (context.firstReads?.has(draft.key) === true) return undefined;
   let plan: RowPlan;
   try {
     const decision = decideRow(initialFacts(draft, context, known));
@@ -163,6 +185,24 @@ export function settleWithoutCalls(draft: ContactDraft, cells: string[], context
   } catch (error) {
     return failedSync(error, { draft, context, row, plan, contactId: '', calls: 0 });
   }
+}
+
+/**
+ * What the row of `draft` would do, decided before the run's first write from what the row itself
+ * would read: the state, the prefetch index, or the search it would make, made now (the guards'
+ * first read of the keys the state does not know, `guards/first-read.ts`). The search, if one was
+ * made, is returned for the row to take (`RowSyncContext.firstReads`), so it is made once.
+ */
+export async function planBeforeWrites(draft: ContactDraft, context: RowSyncContext): Promise<{ plan: RowPlan; searched?: FirstRead }> {
+  const api = new CountedApi(context.api);
+  const facts = initialFacts(draft, context);
+  const decision = decideRow(facts);
+  if (decision.kind === 'plan') return { plan: decision.plan };
+  const contacts = await findContactsByKey(api, draft.keyField, draft.key);
+  const searched = { contacts, calls: api.calls };
+  const after = decideRow({ ...facts, searched: contacts });
+  if (after.kind === 'search') throw new Error(`the row decision asked for a second search of key ${JSON.stringify(draft.key)}`);
+  return { plan: after.plan, searched };
 }
 
 /**

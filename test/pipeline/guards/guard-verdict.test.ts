@@ -1,5 +1,5 @@
 /** The guards' verdict as a table: what the first read saw, the guards, `--allow`, and what refuses. */
-import { guardRefusals, parseGuardName, type GuardFacts, type GuardName } from '../../../src/pipeline/guards/guard-verdict.js';
+import { allowedGuards, guardRefusals, parseAllow, parseGuardName, type GuardFacts, type GuardName } from '../../../src/pipeline/guards/guard-verdict.js';
 import type { GuardsSpec } from '../../../src/config/job-types.js';
 
 const names = (samples: number) => Array.from({ length: samples }, (_, i) => ({ key: `C${i + 1}`, written: `Name${i + 1}`, file: '' }));
@@ -22,6 +22,16 @@ describe('guardRefusals', () => {
     ['maxChange allowed', { maxChangePercent: 10 }, facts(100, 100, [['email', 90]]), ['maxChange'], []],
     ['both refuse; one allowed leaves the other', { minRows: 50, maxChangePercent: 10 }, facts(20, 100, [['email', 20]]), ['minRows'], ['maxChange']],
     ['both refuse', { minRows: 50, maxChangePercent: 10 }, facts(20, 100, [['email', 20]]), [], ['minRows', 'maxChange']],
+    ['re-keyed: every known key missing, as many new', { maxChangePercent: 10 }, { ...facts(100, 100), keys: { known: 0, unknown: 100, newSamples: ['K1'] } }, [], ['maxChange']],
+    ['re-keyed: 11 of 100 known keys replaced', { maxChangePercent: 10 }, { ...facts(100, 100), keys: { known: 89, unknown: 11, newSamples: ['K1'] } }, [], ['maxChange']],
+    ['new customers on top of every known key replace none', { maxChangePercent: 10 }, { ...facts(5100, 100), keys: { known: 100, unknown: 5000, newSamples: ['K1'] } }, [], []],
+    ['known keys missing with no new ones (onMissing and minRows judge it)', { maxChangePercent: 10 }, { ...facts(10, 100), keys: { known: 10, unknown: 0, newSamples: [] } }, [], []],
+    ['tags.prune: tags removed from more than the share', { maxChangePercent: 10 }, { ...facts(100, 100), tagsRemoved: { keys: 11, samples: [{ key: 'C1', written: 'vip', file: '' }] } }, [], ['maxChange']],
+    ['tags.prune: at the share', { maxChangePercent: 10 }, { ...facts(100, 100), tagsRemoved: { keys: 10, samples: [] } }, [], []],
+    ['first read: a field changed on more than the share of the contacts found', { maxChangePercent: 10 }, { ...facts(100, 0), firstRead: { keys: 100, found: 20, changes: [{ field: 'firstName', keys: 3, samples: [] }], tagsRemoved: { keys: 0, samples: [] } } }, [], ['maxChange']],
+    ['first read: within the share of the contacts found', { maxChangePercent: 10 }, { ...facts(100, 0), firstRead: { keys: 100, found: 20, changes: [{ field: 'firstName', keys: 2, samples: [] }], tagsRemoved: { keys: 0, samples: [] } } }, [], []],
+    ['first read: no contact found (an import into an empty platform)', { maxChangePercent: 10 }, { ...facts(100, 0), firstRead: { keys: 100, found: 0, changes: [], tagsRemoved: { keys: 0, samples: [] } } }, [], []],
+    ['first read: allowed', { maxChangePercent: 10 }, { ...facts(100, 0), firstRead: { keys: 100, found: 20, changes: [{ field: 'firstName', keys: 20, samples: [] }], tagsRemoved: { keys: 20, samples: [] } } }, ['maxChange'], []],
   ])('%s', (_case, guards, seen, allowed, refused) => {
     expect(guardRefusals(guards, seen, new Set(allowed), 'customers.csv').map((refusal) => refusal.guard)).toEqual(refused);
   });
@@ -77,5 +87,27 @@ describe('parseGuardName (--allow)', () => {
 
   it('an unknown name says which there are', () => {
     expect(parseGuardName('rows')).toEqual({ problem: '"rows" is not a guard; write one of minRows, maxChange' });
+  });
+});
+
+describe('parseAllow (--allow [JOB:]NAME)', () => {
+  it.each([
+    ['maxChange', { guard: 'maxChange' }],
+    ['crm-nightly:maxChange', { guard: 'maxChange', job: 'crm-nightly' }],
+    ['crm.v2:minrows', { guard: 'minRows', job: 'crm.v2' }],
+    [':maxChange', { problem: '":maxChange" names no job before ":"; write JOB:maxChange, or maxChange for every job' }],
+    ['crm:rows', { problem: '"rows" is not a guard; write one of minRows, maxChange' }],
+  ])('%j', (text, parsed) => {
+    expect(parseAllow(text)).toEqual(parsed);
+  });
+});
+
+describe('allowedGuards (summary.json guardsAllowed)', () => {
+  it('names each guard allowed, whether the job has it, and the refusals it let past', () => {
+    const passed = [{ guard: 'maxChange' as const, message: 'field "lastName"' }, { guard: 'maxChange' as const, message: 'field "firstName"' }];
+    expect(allowedGuards({ maxChangePercent: 10 }, new Set(['maxChange', 'minRows'] as const), passed)).toEqual([
+      { guard: 'maxChange', configured: true, refusals: 2, messages: ['field "lastName"', 'field "firstName"'] },
+      { guard: 'minRows', configured: false, refusals: 0, messages: [] },
+    ]);
   });
 });
