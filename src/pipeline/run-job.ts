@@ -34,7 +34,7 @@ import { mappingFingerprint } from './map/row-hash.js';
 import { settleWithoutCalls, syncRow } from './row/sync-row.js';
 import type { KeyState } from './row/decide.js';
 import { reconcileRow } from './row/reconcile-row.js';
-import { freshReadsAfter } from './row/fresh-read.js';
+import { freshReadsAfter, priorReadsAfter } from './row/fresh-read.js';
 import { ReconcileReport } from './report/reconcile-report.js';
 import { RowDispatcher } from './row-dispatcher.js';
 import { RowIntake } from './row-intake.js';
@@ -139,8 +139,9 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const startedAt = now();
   const mine = (key: string): boolean => shard === undefined || shardOf(key, shard.count) === shard.index;
   const full = options.full === true || shape.readsEveryKey;
-  // What the reconcile right before this run read stands for searches (row/fresh-read.ts).
+  // What the reconcile right before this run read stands for searches, and what it or an undo read for a before (row/fresh-read.ts).
   const freshReads = shape.readsEveryKey || options.state === undefined ? undefined : freshReadsAfter(options.state.lastRun(), startedAt.getTime());
+  const priorReads = shape.readsEveryKey || options.state === undefined ? undefined : priorReadsAfter(options.state.lastRun(), startedAt.getTime());
   // Before any call: match.prefetch's choice counts the unknown keys in onDuplicateRows' first
   // read of the input, which finds the keys on several rows.
   const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}), surface: api.surface });
@@ -199,6 +200,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     ...(index ? { index } : {}),
     ...(withheld ? { withheld } : {}),
     ...(freshReads ? { freshReads } : {}),
+    ...(priorReads ? { priorReads } : {}),
   };
 
   // A part of the export (a fed-back rejected file, --limit, --partial) says nothing of the keys
@@ -213,6 +215,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     job,
     state: context.state,
     surface: api.surface.name,
+    ...(priorReads ? { priorReads } : {}),
     mine,
     busy: (key) => dispatcher.busy(key),
     ...(options.dryRun ? {} : { fingerprint: mappingFingerprint(job, source.header, options.productVersion ?? '') }),

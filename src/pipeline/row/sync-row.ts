@@ -30,7 +30,7 @@ import { executePlan, type ChangeJournal, type WriteHooks, type WriteProgress } 
 import type { ChangeEntry } from '../../state/change-journal.js';
 import { confirmedResult, draftResult, planResult } from './row-result.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
-import type { FreshReads } from './fresh-read.js';
+import type { FreshReads, PriorReads } from './fresh-read.js';
 import { departedFacts, pruneFacts, storedKeyState, type KeyStateStore } from './key-facts.js';
 
 /**
@@ -64,6 +64,8 @@ export interface RowSyncContext {
   readonly withheld?: WithheldCalls;
   /** The reconcile's reads this run takes for searches (`fresh-read.ts`); none by default. */
   readonly freshReads?: FreshReads;
+  /** What the reconcile or undo right before this run read: a before this run's writes are vouched for (`fresh-read.ts`). */
+  readonly priorReads?: PriorReads;
 }
 
 /** A row's result, and the reason the job must stop when the row met one. */
@@ -180,7 +182,7 @@ export function failedSync(
 }
 
 /** `state`: what the store knows of the key, read now unless given (read ahead). */
-function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : storedKeyState(context.state, draft.key, context.freshReads, context.api.surface.name)): RowFacts {
+function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : storedKeyState(context.state, draft.key, context.freshReads, context.api.surface.name, context.priorReads)): RowFacts {
   const { job } = context;
   const simulated = context.dryRun ? context.dryRunContacts?.get(draft.key) : undefined;
   const indexed = context.index?.lookup(draft.key);

@@ -231,7 +231,8 @@ function recordTagged(state: UndoStore, change: RunChange, surface: IdSurface): 
   const known = state.get(change.key);
   if (known !== undefined && !sameContact(known, change, surface)) return;
   const tags = [...new Set([...(known?.contact.tags ?? []), UNDONE_TAG])];
-  state.recordObserved(change.key, { contactId: change.contactId, surface, fields: known?.contact.custom_fields ?? {}, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null });
+  // Not read (the tag call alone): a later run does not take this record for a read.
+  state.recordObserved(change.key, { contactId: change.contactId, surface, fields: known?.contact.custom_fields ?? {}, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null, unread: true });
 }
 
 /**
