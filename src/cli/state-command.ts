@@ -44,7 +44,8 @@ export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): 
   if (args.keys !== undefined && (!Number.isInteger(args.keys) || args.keys < 0)) {
     throw new UsageError(`--keys: expected a whole number of keys from 0 up, got ${String(args.keys)}`);
   }
-  const [job] = await loadJobs(args.jobsFile, [args.job], io, logger);
+  // No call is made: the token's variable may be unset (issue 41 item 16).
+  const [job] = await loadJobs(args.jobsFile, [args.job], io, logger, { tokenOptional: true });
   if (job === undefined) throw new UsageError(`${args.jobsFile}: no job named "${args.job}"`);
   const path = statePath(job, args.jobsFile);
   // The state's own lock: whichever job, by whichever path, is running on this state file.
