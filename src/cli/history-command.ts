@@ -14,6 +14,7 @@ import { StateStore } from '../state/state-store.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
+import { resumeNote } from './resume-hint.js';
 import { UsageError } from './usage-error.js';
 
 export interface HistoryArgs {
@@ -58,7 +59,7 @@ export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logge
     for (const line of lines) {
       if (line.runId !== runId) {
         runId = line.runId;
-        io.stdout.write(`${runHeading(runId, store.run(runId))}\n`);
+        io.stdout.write(`${runHeading(runId, store.run(runId), args.jobsFile, job.name)}\n`);
       }
       io.stdout.write(`  ${describeChange(line)}\n`);
     }
@@ -68,9 +69,11 @@ export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logge
   }
 }
 
-function runHeading(runId: number, run: RunRecord | undefined): string {
+function runHeading(runId: number, run: RunRecord | undefined, jobsFile: string, job: string): string {
   if (run === undefined) return `run ${runId}`;
-  return `run ${runId} (${run.argv}, started ${new Date(run.startedAt).toISOString()})`;
+  // An undo that did not finish says how to finish it.
+  const unfinished = run.finished ? '' : ', not finished (still running, or killed)';
+  return `run ${runId} (${run.argv}, started ${new Date(run.startedAt).toISOString()}${unfinished}${resumeNote(run, jobsFile, job)})`;
 }
 
 /**
