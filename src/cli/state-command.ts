@@ -177,10 +177,23 @@ function prune(job: Job, path: string, keepRuns: number | undefined, includeCrea
       const runs = pruned.keptCreating.map((id) => `run ${id}`).join(', ');
       io.stdout.write(`  kept the journal of ${runs}: ${pruned.keptCreating.length === 1 ? 'it' : 'they'} created contacts, which only an undo can tag for deletion; --include-creating-runs drops it too\n`);
     }
+    if (pruned.lines > 0) io.stdout.write(`  ${reclaim(store)}\n`);
   } finally {
     store.close();
   }
   return EXIT.ok;
+}
+
+/** The file made as small as what it still holds (issue 41 item 18): said in KB, or why it could not be now. */
+function reclaim(store: StateStore): string {
+  try {
+    const { before, after } = store.reclaimSpace();
+    const kb = (bytes: number): string => `${Math.ceil(bytes / 1024)} KB`;
+    return `the file went from ${kb(before)} to ${kb(after)}`;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return `the lines are dropped, but the file could not be compacted now (${why}): its free space is reused by later runs; run state prune again when no run holds the file and the disk has room for a copy of it`;
+  }
 }
 
 const LABEL_WIDTH = 19;
