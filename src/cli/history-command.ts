@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { csvLine } from '../pipeline/report/csv-line.js';
+import { csvLine, valueCsvLine, type CsvCell } from '../pipeline/report/csv-line.js';
 import { spreadsheetSafe } from '../pipeline/report/spreadsheet-safe.js';
 import type { ChangeLine } from '../state/change-journal.js';
 import type { RunRecord } from '../state/run-journal.js';
@@ -47,7 +47,7 @@ export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logge
     const lines = args.key !== undefined ? store.changesOfKey(args.key) : store.changesOfRun(args.run ?? 0);
     if (args.csv) {
       io.stdout.write(csvLine(HISTORY_COLUMNS));
-      for (const line of lines) for (const cells of csvCells(line)) io.stdout.write(csvLine(cells.map(spreadsheetSafe)));
+      for (const line of lines) for (const cells of csvCells(line)) io.stdout.write(valueCsvLine(cells.map((cell) => (cell === null ? null : spreadsheetSafe(cell)))));
       return EXIT.ok;
     }
     const what = args.key !== undefined ? `key ${JSON.stringify(args.key)}` : `run ${args.run ?? ''}`;
@@ -88,9 +88,10 @@ export function describeChange(line: ChangeLine): string {
   return `${head}: ${fields.join('; ')}`;
 }
 
-function csvCells(line: ChangeLine): string[][] {
+/** One line's cells: a value absent (none before, a tag's other side) is null, written as nothing; an empty value is `""` (valueCsvLine). */
+function csvCells(line: ChangeLine): CsvCell[][] {
   const head = [String(line.runId), new Date(line.recordedAt).toISOString(), line.key, line.contactId, line.operation];
   const read = line.beforeRead ? 'yes' : 'no';
-  if ('tags' in line) return line.tags.map((tag) => [...head, tag, line.operation === 'remove-tags' ? tag : '', line.operation === 'add-tags' ? tag : '', read]);
-  return Object.entries(line.fields).map(([name, [before, after]]) => [...head, name, before ?? '', after, read]);
+  if ('tags' in line) return line.tags.map((tag) => [...head, tag, line.operation === 'remove-tags' ? tag : null, line.operation === 'add-tags' ? tag : null, read]);
+  return Object.entries(line.fields).map(([name, [before, after]]) => [...head, name, before, after, read]);
 }
