@@ -140,8 +140,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const mine = (key: string): boolean => shard === undefined || shardOf(key, shard.count) === shard.index;
   const full = options.full === true || shape.readsEveryKey;
   // What the reconcile right before this run read stands for searches, and what it or an undo read for a before (row/fresh-read.ts).
-  const freshReads = shape.readsEveryKey || options.state === undefined ? undefined : freshReadsAfter(options.state.lastRun(), startedAt.getTime());
-  const priorReads = shape.readsEveryKey || options.state === undefined ? undefined : priorReadsAfter(options.state.lastRun(), startedAt.getTime());
+  const [freshReads, priorReads] = shape.readsEveryKey || options.state === undefined ? [] : [freshReadsAfter(options.state.lastRun(), startedAt.getTime()), priorReadsAfter(options.state.lastRun(), startedAt.getTime())];
   // Before any call: match.prefetch's choice counts the unknown keys in onDuplicateRows' first
   // read of the input, which finds the keys on several rows.
   const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}), surface: api.surface });
