@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { csvLine } from '../pipeline/report/csv-line.js';
+import { csvLine, valueCsvLine, type CsvCell } from '../pipeline/report/csv-line.js';
 import { spreadsheetSafe } from '../pipeline/report/spreadsheet-safe.js';
 import type { ChangeLine } from '../state/change-journal.js';
 import type { RunRecord } from '../state/run-journal.js';
@@ -14,6 +14,7 @@ import { StateStore } from '../state/state-store.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
+import { resumeNote } from './resume-hint.js';
 import { UsageError } from './usage-error.js';
 
 export interface HistoryArgs {
@@ -46,7 +47,7 @@ export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logge
     const lines = args.key !== undefined ? store.changesOfKey(args.key) : store.changesOfRun(args.run ?? 0);
     if (args.csv) {
       io.stdout.write(csvLine(HISTORY_COLUMNS));
-      for (const line of lines) for (const cells of csvCells(line)) io.stdout.write(csvLine(cells.map(spreadsheetSafe)));
+      for (const line of lines) for (const cells of csvCells(line)) io.stdout.write(valueCsvLine(cells.map((cell) => (cell === null ? null : spreadsheetSafe(cell)))));
       return EXIT.ok;
     }
     const what = args.key !== undefined ? `key ${JSON.stringify(args.key)}` : `run ${args.run ?? ''}`;
@@ -58,7 +59,7 @@ export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logge
     for (const line of lines) {
       if (line.runId !== runId) {
         runId = line.runId;
-        io.stdout.write(`${runHeading(runId, store.run(runId))}\n`);
+        io.stdout.write(`${runHeading(runId, store.run(runId), args.jobsFile, job.name)}\n`);
       }
       io.stdout.write(`  ${describeChange(line)}\n`);
     }
@@ -68,9 +69,11 @@ export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logge
   }
 }
 
-function runHeading(runId: number, run: RunRecord | undefined): string {
+function runHeading(runId: number, run: RunRecord | undefined, jobsFile: string, job: string): string {
   if (run === undefined) return `run ${runId}`;
-  return `run ${runId} (${run.argv}, started ${new Date(run.startedAt).toISOString()})`;
+  // An undo that did not finish says how to finish it.
+  const unfinished = run.finished ? '' : ', not finished (still running, or killed)';
+  return `run ${runId} (${run.argv}, started ${new Date(run.startedAt).toISOString()}${unfinished}${resumeNote(run, jobsFile, job)})`;
 }
 
 /**
@@ -85,9 +88,10 @@ export function describeChange(line: ChangeLine): string {
   return `${head}: ${fields.join('; ')}`;
 }
 
-function csvCells(line: ChangeLine): string[][] {
+/** One line's cells: a value absent (none before, a tag's other side) is null, written as nothing; an empty value is `""` (valueCsvLine). */
+function csvCells(line: ChangeLine): CsvCell[][] {
   const head = [String(line.runId), new Date(line.recordedAt).toISOString(), line.key, line.contactId, line.operation];
   const read = line.beforeRead ? 'yes' : 'no';
-  if ('tags' in line) return line.tags.map((tag) => [...head, tag, line.operation === 'remove-tags' ? tag : '', line.operation === 'add-tags' ? tag : '', read]);
-  return Object.entries(line.fields).map(([name, [before, after]]) => [...head, name, before ?? '', after, read]);
+  if ('tags' in line) return line.tags.map((tag) => [...head, tag, line.operation === 'remove-tags' ? tag : null, line.operation === 'add-tags' ? tag : null, read]);
+  return Object.entries(line.fields).map(([name, [before, after]]) => [...head, name, before, after, read]);
 }

@@ -18,6 +18,7 @@ import { isSqliteError } from '../pipeline/job-abort.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
+import { resumeNote } from './resume-hint.js';
 import { UsageError } from './usage-error.js';
 import { counted } from '../pipeline/report/counted.js';
 
@@ -44,7 +45,8 @@ export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): 
   if (args.keys !== undefined && (!Number.isInteger(args.keys) || args.keys < 0)) {
     throw new UsageError(`--keys: expected a whole number of keys from 0 up, got ${String(args.keys)}`);
   }
-  const [job] = await loadJobs(args.jobsFile, [args.job], io, logger);
+  // No call is made: the token's variable may be unset (issue 41 item 16).
+  const [job] = await loadJobs(args.jobsFile, [args.job], io, logger, { tokenOptional: true });
   if (job === undefined) throw new UsageError(`${args.jobsFile}: no job named "${args.job}"`);
   const path = statePath(job, args.jobsFile);
   // The state's own lock: whichever job, by whichever path, is running on this state file.
@@ -52,7 +54,7 @@ export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): 
   const running = runningHolder(lock);
   if (args.action === 'show') {
     if (running !== undefined) io.stdout.write(`job "${job.name}": a run is in progress: pid ${running.pid} on ${running.host}, started ${running.startedAt} (${running.command})\n`);
-    return show(job, path, args.keys ?? 0, io);
+    return show(job, path, args.keys ?? 0, io, (run) => resumeNote(run, args.jobsFile, job.name));
   }
   // Deleting the state under a running job would make it lose track of what it did.
   if (running !== undefined) throw new LockHeldError(running, `${describeLock(lock)}: cannot ${args.action} its state while it`, lock.target.what);
@@ -70,15 +72,15 @@ function statePath(job: Job, jobsFile: string): string {
   return job.state;
 }
 
-function show(job: Job, path: string, keys: number, io: CliIo): number {
+function show(job: Job, path: string, keys: number, io: CliIo, resume: ResumeNote): number {
   if (!existsSync(path)) {
     io.stdout.write(`job "${job.name}": no state yet (no file at ${path}); the first run of the job creates it\n`);
     return EXIT.ok;
   }
   const store = StateStore.open(path, { job: job.name, keyField: job.key.field });
   try {
-    io.stdout.write(formatSummary(store.summary()));
-    io.stdout.write(formatRuns(store.lastRuns(LAST_RUNS)));
+    io.stdout.write(formatSummary(store.summary(), resume));
+    io.stdout.write(formatRuns(store.lastRuns(LAST_RUNS), resume));
     if (keys > 0) io.stdout.write(formatKeys(store, keys, store.summary().keys));
   } finally {
     store.close();
@@ -175,22 +177,38 @@ function prune(job: Job, path: string, keepRuns: number | undefined, includeCrea
       const runs = pruned.keptCreating.map((id) => `run ${id}`).join(', ');
       io.stdout.write(`  kept the journal of ${runs}: ${pruned.keptCreating.length === 1 ? 'it' : 'they'} created contacts, which only an undo can tag for deletion; --include-creating-runs drops it too\n`);
     }
+    if (pruned.lines > 0) io.stdout.write(`  ${reclaim(store)}\n`);
   } finally {
     store.close();
   }
   return EXIT.ok;
 }
 
+/** The file made as small as what it still holds (issue 41 item 18): said in KB, or why it could not be now. */
+function reclaim(store: StateStore): string {
+  try {
+    const { before, after } = store.reclaimSpace();
+    const kb = (bytes: number): string => `${Math.ceil(bytes / 1024)} KB`;
+    return `the file went from ${kb(before)} to ${kb(after)}`;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return `the lines are dropped, but the file could not be compacted now (${why}): its free space is reused by later runs; run state prune again when no run holds the file and the disk has room for a copy of it`;
+  }
+}
+
 const LABEL_WIDTH = 19;
 /** Runs `state show` lists, newest first. */
 const LAST_RUNS = 5;
 
-function formatRuns(runs: readonly RunRecord[]): string {
+/** What follows a run's line: how to resume an undo that did not finish (resume-hint.ts), or "". */
+type ResumeNote = (run: RunRecord) => string;
+
+function formatRuns(runs: readonly RunRecord[], resume: ResumeNote): string {
   if (runs.length === 0) return '';
-  return ['', `last ${runs.length} run${runs.length === 1 ? '' : 's'}, newest first:`, ...runs.map((run) => `  ${formatRun(run)}`), ''].join('\n');
+  return ['', `last ${runs.length} run${runs.length === 1 ? '' : 's'}, newest first:`, ...runs.map((run) => `  ${formatRun(run, resume)}`), ''].join('\n');
 }
 
-function formatSummary(summary: StateSummary): string {
+function formatSummary(summary: StateSummary, resume: ResumeNote): string {
   const line = (label: string, value: string) => `${`${label}:`.padEnd(LABEL_WIDTH)}${value}`;
   return [
     line('state file', summary.path),
@@ -201,24 +219,24 @@ function formatSummary(summary: StateSummary): string {
     line('messages', String(summary.messages)),
     line('departed keys', String(summary.departed)),
     line('change journal', counted(summary.changes, 'line')),
-    line('last run', formatRun(summary.lastRun)),
-    line('last finished run', formatRun(summary.lastFinishedRun)),
+    line('last run', formatRun(summary.lastRun, resume)),
+    line('last finished run', formatRun(summary.lastFinishedRun, resume)),
     '',
   ].join('\n');
 }
 
-function formatRun(run: RunRecord | undefined): string {
+function formatRun(run: RunRecord | undefined, resume: ResumeNote): string {
   if (run === undefined) return 'none';
   // The id (summary.json's runId, what history and undo take) and the command it was.
   const command = run.argv.split(' ')[0] ?? '';
   const started = `run ${run.id} (${command}), started ${new Date(run.startedAt).toISOString()}${run.full ? ' (--full)' : ''}`;
-  if (!run.finished || run.finishedAt === null) return `${started}, not finished (still running, or killed)`;
+  if (!run.finished || run.finishedAt === null) return `${started}, not finished (still running, or killed)${resume(run)}`;
   // A reconcile's figures are its keys' (in file, same, differs, missing, extra...), not rows written.
   const counts = run.rows === null ? undefined : Object.entries(run.rows).map(([outcome, count]) => `${outcome === 'inFile' ? 'in file' : outcome} ${count}`).join(', ');
   const rows = counts === undefined ? '' : command === 'reconcile' ? `: keys ${counts}` : `: ${counts}`;
   const status = run.status === null ? '' : `${run.status}, `;
   const pruned = run.prunedAt === null ? '' : `; change journal pruned ${new Date(run.prunedAt).toISOString()} (cannot be undone)`;
-  return `${started}, ${status}finished ${new Date(run.finishedAt).toISOString()}, exit ${String(run.exitCode)}${rows}${pruned}`;
+  return `${started}, ${status}finished ${new Date(run.finishedAt).toISOString()}, exit ${String(run.exitCode)}${rows}${pruned}${resume(run)}`;
 }
 
 function formatKeys(store: StateStore, limit: number, total: number): string {

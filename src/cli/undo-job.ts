@@ -99,7 +99,13 @@ export function formatUndo(summary: UndoSummary, reportFiles: readonly string[])
     text.push(`  unverified: run ${summary.undoneRunId} wrote by what the state store knew, without reading the platform, so the values before it are not known to have been there; left as they are; undo.csv lists them (--force puts them back anyway)`);
   }
   if (summary.createdContacts.length > 0) {
-    text.push(`  ${counted(summary.createdContacts.length, 'contact')} the run created ${summary.createdContacts.length === 1 ? 'carries' : 'carry'} the tag contact-sync-undone: delete them in the platform's interface (the API cannot)`);
+    const one = summary.createdContacts.length === 1;
+    // A dry run tagged none: it says what the undo would do.
+    text.push(
+      summary.dryRun
+        ? `  ${counted(summary.createdContacts.length, 'contact')} the run created would carry the tag contact-sync-undone once the undo runs (none is tagged yet): then delete ${one ? 'it' : 'them'} in the platform's interface (the API cannot)`
+        : `  ${counted(summary.createdContacts.length, 'contact')} the run created ${one ? 'carries' : 'carry'} the tag contact-sync-undone: delete ${one ? 'it' : 'them'} in the platform's interface (the API cannot)`,
+    );
   }
   for (const file of reportFiles) text.push(`  ${file}`);
   // Last, where a person's eye lands: the id that history and undo take.

@@ -37,7 +37,7 @@ import { settleWithoutCalls, syncRow, type FirstReads, type RowSyncContext } fro
 import type { ContactIndex } from './row/contact-index.js';
 import type { KeyState } from './row/decide.js';
 import { reconcileRow } from './row/reconcile-row.js';
-import { freshReadsAfter } from './row/fresh-read.js';
+import { freshReadsAfter, priorReadsAfter } from './row/fresh-read.js';
 import { ReconcileReport } from './report/reconcile-report.js';
 import { RowDispatcher } from './row-dispatcher.js';
 import { RowIntake } from './row-intake.js';
@@ -155,8 +155,8 @@ async function runJobOnInput(options: RunJobOptions): Promise<JobRun> {
   const startedAt = now();
   const mine = (key: string): boolean => shard === undefined || shardOf(key, shard.count) === shard.index;
   const full = options.full === true || shape.readsEveryKey;
-  // What the reconcile right before this run read stands for searches (row/fresh-read.ts).
-  const freshReads = shape.readsEveryKey || options.state === undefined ? undefined : freshReadsAfter(options.state.lastRun(), startedAt.getTime());
+  // What the reconcile right before this run read stands for searches, and what it or an undo read for a before (row/fresh-read.ts).
+  const [freshReads, priorReads] = shape.readsEveryKey || options.state === undefined ? [] : [freshReadsAfter(options.state.lastRun(), startedAt.getTime()), priorReadsAfter(options.state.lastRun(), startedAt.getTime())];
   // Before any call: match.prefetch's choice counts the unknown keys in onDuplicateRows' first
   // read of the input, which finds the keys on several rows.
   const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}), surface: api.surface });
@@ -181,6 +181,7 @@ async function runJobOnInput(options: RunJobOptions): Promise<JobRun> {
     ...(index ? { index } : {}),
     ...(withheld ? { withheld } : {}),
     ...(freshReads ? { freshReads } : {}),
+    ...(priorReads ? { priorReads } : {}),
     ...(firstReads ? { firstReads } : {}),
   });
   // maxChange judges the keys the state does not know by what their rows read before the first
@@ -254,6 +255,7 @@ async function runJobOnInput(options: RunJobOptions): Promise<JobRun> {
     job,
     state: options.state,
     surface: api.surface.name,
+    ...(priorReads ? { priorReads } : {}),
     mine,
     busy: (key) => dispatcher.busy(key),
     ...(options.dryRun ? {} : { fingerprint: mappingFingerprint(job, source.header, options.productVersion ?? '') }),

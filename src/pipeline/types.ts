@@ -137,10 +137,10 @@ export interface ChangeLine {
   readonly contactId: string;
   /** A custom field's name, or `tags`. */
   readonly field: string;
-  /** What the platform held before (as the plan knew it); for `tags`, the tags removed. */
-  readonly platformValue: string;
-  /** What the file writes; for `tags`, the tags added. */
-  readonly fileValue: string;
+  /** What the platform held before (as the plan knew it); for `tags`, the tags removed. null: none (a create, a field the contact lacked, no tag removed). */
+  readonly platformValue: string | null;
+  /** What the file writes; for `tags`, the tags added (null: none). */
+  readonly fileValue: string | null;
 }
 
 export interface RowResult {

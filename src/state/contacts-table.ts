@@ -70,6 +70,12 @@ export interface ObservedContact {
   readonly draftHash: string | null;
   /** As in `ConfirmedWrite`. @default null */
   readonly rowHash?: string | null;
+  /**
+   * The contact was not read: what the store knew plus a confirmed call (undo's tag for deletion,
+   * which makes no read). Its time of last read (`verified_at`) stays as it was, so a later run does
+   * not take the record for a read. @default false
+   */
+  readonly unread?: boolean;
 }
 
 /** One known key, as `scanKeys` visits it: its record's contact, and whether it departed. */
@@ -88,6 +94,7 @@ interface ContactRow {
   job_tags_json: string | null;
   row_hash: string | null;
   surface: IdSurface;
+  verified_at: number | null;
 }
 
 type ContactParams = [
@@ -204,7 +211,7 @@ export class ContactsTable {
       const now = this.#now();
       this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, now, jobTags, rowHashOf(observed), observed.surface);
       // Read from the platform just now (a search, a reconcile): as good as a verification.
-      this.#markVerified.run(now, key, observed.contactId);
+      if (observed.unread !== true) this.#markVerified.run(now, key, observed.contactId);
       this.#clearPending.run(key);
     });
     this.#recordObserved = (key, observed) => recordObserved.immediate(key, observed);
@@ -408,6 +415,7 @@ function toStoredContact(row: ContactRow): StoredContact {
     draftHash: row.draft_hash,
     rowHash: row.row_hash,
     updatedAt: row.updated_at,
+    ...(row.verified_at === null ? {} : { verifiedAt: row.verified_at }),
   };
 }
 

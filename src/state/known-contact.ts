@@ -49,4 +49,10 @@ export interface StoredContact {
   readonly rowHash: string | null;
   /** When the last write was confirmed, ms since the Unix epoch. */
   readonly updatedAt: number;
+  /**
+   * When the contact was last read from the platform and recorded as read (a search, a reconcile,
+   * undo's read, verification), ms since the Unix epoch; absent when never since recorded. The
+   * record is that read plus this job's confirmed writes since.
+   */
+  readonly verifiedAt?: number;
 }

@@ -557,6 +557,22 @@ export class StateStore {
     return this.#pruneChanges(keepRuns, options.includeCreating === true);
   }
 
+  /**
+   * Gives the space of what was deleted (a pruned change journal) back to the file system: VACUUM
+   * rebuilds the file without its free pages (it needs free disk space about the file's size, and
+   * no other process writing), then the WAL is checkpointed and truncated. Returns the file's size
+   * (its pages) before and after, in bytes. docs/state.md, "The change journal's size".
+   * @throws SqliteError when the file cannot be rebuilt now (busy, a full disk): nothing is lost,
+   * the free pages stay and are reused by later writes.
+   */
+  reclaimSpace(): { readonly before: number; readonly after: number } {
+    const size = (): number => Number(this.#db.pragma('page_count', { simple: true })) * Number(this.#db.pragma('page_size', { simple: true }));
+    const before = size();
+    this.#db.exec('VACUUM');
+    this.#db.pragma('wal_checkpoint(TRUNCATE)');
+    return { before, after: size() };
+  }
+
   /** How many change lines run `runId` journalled (kept: not pruned). */
   changeCountOfRun(runId: number): number {
     return this.#changes.countForRun(runId);

@@ -51,6 +51,13 @@ describe('CLI conventions', () => {
     expect(run.stderr).toContain(footer);
   });
 
+  it('undo\'s usage line is README\'s and docs/undo.md\'s, --key and --keep-created included (issue 41 item 18)', async () => {
+    const run = await workspace().run(['undo', 'jobs.yaml', '--job', 'migrate']);
+    const usage = run.stderr.split('\n').find((line) => line.startsWith('usage: '))?.slice('usage: '.length);
+    expect(usage).toBe('contact-sync undo <jobs.yaml> --job NAME --run RUN_ID [--key KEY]... [--keep-created] [--dry-run] [--force] [--report-dir DIR] [--max-duration DURATION]');
+    for (const doc of ['README.md', 'docs/undo.md']) expect(readFileSync(new URL(`../../${doc}`, import.meta.url), 'utf8')).toContain(usage);
+  });
+
   it('no command at all names every command', async () => {
     const run = await workspace().run([]);
     expect(run.exitCode).toBe(2);

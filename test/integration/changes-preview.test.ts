@@ -59,4 +59,24 @@ describe('changes.csv', () => {
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'again'])).exitCode).toBe(0);
     expect(read('again')).toEqual([]);
   });
+
+  it('tells an absent value (an empty cell, no quotes) from an empty one (`""`), in changes.csv and history --csv (issue 41 item 18)', async () => {
+    emulator().loadContacts(TOKEN, [{ custom_fields: { customerid: 'C1', firstName: 'Ada', plan: 'basic' }, tags: [] }]);
+    const ws = workspace();
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: JOB.replace('state: false', 'state: state.db\nemptyValues: clear') }));
+    // C1's first name is cleared (written ""); C2 is created (nothing before).
+    ws.write('customers.csv', 'customer_id,first_name,plan,segments\nC1,,basic,\nC2,Bo,basic,\n');
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'real'])).exitCode).toBe(0);
+    // A reader tells them apart by the quotes: csv-parse's cast sees whether a cell was quoted.
+    const withAbsent = (text: string) =>
+      parse<Record<string, string | null>>(text, { columns: true, cast: (value, context) => (context.header || context.quoting || value !== '' ? value : null) });
+    const changes = withAbsent(readFileSync(join(ws.dir, 'real', 'import.changes.csv'), 'utf8'));
+    expect(changes.find((line) => line.key === 'C1' && line.field === 'firstName')).toMatchObject({ platform_value: 'Ada', file_value: '' });
+    expect(changes.find((line) => line.key === 'C2' && line.field === 'firstName')).toMatchObject({ platform_value: null, file_value: 'Bo' });
+    const history = await ws.run(['history', 'jobs.yaml', '--job', 'import', '--run', '1', '--csv']);
+    const lines = withAbsent(history.stdout);
+    expect(lines.find((line) => line.key === 'C1' && line.field === 'firstName')).toMatchObject({ operation: 'update', before: 'Ada', after: '' });
+    expect(lines.find((line) => line.key === 'C2' && line.field === 'firstName')).toMatchObject({ operation: 'create', before: null, after: 'Bo' });
+    expect(history.stdout).toMatch(/,C1,\d+,update,firstName,Ada,"",(yes|no)\n/);
+  });
 });

@@ -115,6 +115,10 @@ describe('state prune', () => {
 
     expect(prune.exitCode).toBe(0);
     expect(prune.stdout).toMatch(/dropped \d+ change journal lines of 2 runs/);
+    // Compacted, and said (issue 41 item 18; test/state/state-store-changes.test.ts shows a big journal shrink).
+    const [, before, after] = /the file went from (\d+) KB to (\d+) KB/.exec(prune.stdout) ?? [];
+    expect(Number(after)).toBeLessThanOrEqual(Number(before));
+    expect(statSync(state).size).toBeLessThanOrEqual(Number(after) * 1024);
     for (const file of [state, `${state}-wal`]) {
       if (existsSync(file)) expect([file, readFileSync(file).includes('Prunedname7q')]).toEqual([file, false]);
     }

@@ -123,6 +123,9 @@ describe('undo of a migration', () => {
     expect(dry.exitCode).toBe(0);
     expect(writes()).toEqual({ createContact: 0, updateContact: 0, addTags: 0, removeTags: 0 });
     expect(undoJson(ws, 'dry')).toMatchObject({ runId: null, lines: { 'tagged-for-deletion': 20, conflict: 0 } });
+    // Said as what would be: a dry run tagged none (issue 41 item 18).
+    expect(dry.stdout).toContain('20 contacts the run created would carry the tag contact-sync-undone once the undo runs (none is tagged yet)');
+    expect(dry.stdout).not.toContain('created carry the tag');
     expect(undoCsv(ws, 'dry').filter((line) => line.outcome === 'restored').length).toBeGreaterThan(0);
     const state = await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import']);
     expect(state.stdout).toContain('(run)');

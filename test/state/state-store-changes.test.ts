@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { ChangeEntry } from '../../src/state/change-journal.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { makeStateTestDir, type StateTestDir } from './state-test-dir.js';
@@ -185,6 +186,26 @@ describe('the change journal', () => {
     expect(store.runChangedKey(runId, 'C-2')).toBe(false);
     expect(store.runChangedKey(runId + 1, 'C-1')).toBe(false);
     store.close();
+  });
+
+  test('reclaimSpace after a prune gives the space of the dropped lines back: the file shrinks on disk (issue 41 item 18)', () => {
+    const store = open();
+    try {
+      const big: ChangeEntry = { operation: 'update', fields: { note: ['x'.repeat(500), 'y'.repeat(500)] }, beforeRead: true };
+      store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
+      for (let i = 0; i < 2000; i++) store.journalChange(`C-${i}`, String(i), big);
+      store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
+      store.journalChange('C-1', '1', updated);
+      expect(store.pruneChanges(1)).toMatchObject({ lines: 2000 });
+      const { before, after } = store.reclaimSpace();
+      // 2,000 lines of about 1 KB: at least 1.5 MB before, a few pages after.
+      expect([before > 1_500_000, after < 200_000]).toEqual([true, true]);
+      expect(statSync(temp.statePath()).size).toBe(after);
+      expect(statSync(`${temp.statePath()}-wal`).size).toBe(0);
+      expect(store.changesOfKey('C-1')).toEqual([expect.objectContaining({ operation: 'update' })]);
+    } finally {
+      store.close();
+    }
   });
 
   test('pruneChanges refuses a count that is not a whole number of 0 or more', () => {

@@ -18,6 +18,18 @@ afterEach(() => {
 });
 
 describe('known contacts', () => {
+  test('a contact read is recorded with the time of the read; a write or an unread record (undo\'s tag for deletion) keeps the last read (issue 41 item 11)', () => {
+    store.recordConfirmed('C-1', { contactId: '100', surface: 'v1', fields: { firstName: 'Ann' }, draftHash: 'h1' });
+    expect(store.get('C-1')?.verifiedAt).toBeUndefined();
+    clock += 1000;
+    store.recordObserved('C-1', { contactId: '100', surface: 'v1', fields: { firstName: 'Ann' }, tags: [], draftHash: null });
+    expect(store.get('C-1')?.verifiedAt).toBe(1_700_000_001_000);
+    clock += 1000;
+    store.recordConfirmed('C-1', { contactId: '100', surface: 'v1', fields: { firstName: 'Bea' }, draftHash: 'h2' });
+    store.recordObserved('C-1', { contactId: '100', surface: 'v1', fields: { firstName: 'Bea' }, tags: ['contact-sync-undone'], draftHash: null, unread: true });
+    expect(store.get('C-1')).toMatchObject({ verifiedAt: 1_700_000_001_000, contact: { tags: ['contact-sync-undone'] } });
+  });
+
   test('an unknown key has no known contact', () => {
     expect(store.get('C-404')).toBeUndefined();
   });

@@ -11,15 +11,23 @@
  * it holds one of `mustQuote`'s characters. The reports' is `csvLine`; the files fed back as input
  * use the input's own delimiter and line ends (`input-csv-format.ts`).
  */
-export function csvLineWriter(delimiter: string, lineEnd: string, mustQuote: string): (cells: readonly string[], rawTail?: string) => string {
+export function csvLineWriter(
+  delimiter: string,
+  lineEnd: string,
+  mustQuote: string,
+  options: { readonly quoteEmpty?: boolean } = {},
+): (cells: readonly CsvCell[], rawTail?: string) => string {
   const quoted = new RegExp(`[${mustQuote.replace(/[\\\]^-]/g, '\\$&')}]`);
+  const empty = options.quoteEmpty === true ? '""' : '';
   // `rawTail`: text written as it is after the last cell (an unclosed quote's, failed-row-columns.ts).
   return (cells, rawTail) => {
     let line = '';
     for (let i = 0; i < cells.length; i++) {
-      const cell = cells[i] ?? '';
+      const cell = cells[i] ?? null;
       if (i > 0) line += delimiter;
-      line += quoted.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+      // An absent value is nothing; the empty string is `empty`.
+      if (cell === null) continue;
+      line += cell === '' ? empty : quoted.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
     }
     if (rawTail !== undefined) line += `${cells.length > 0 ? delimiter : ''}${rawTail}`;
     return `${line}${lineEnd}`;
@@ -28,3 +36,17 @@ export function csvLineWriter(delimiter: string, lineEnd: string, mustQuote: str
 
 /** A quote, the delimiter or the record delimiter: the value must be quoted. */
 export const csvLine = csvLineWriter(',', '\n', '",\n');
+
+/**
+ * A cell: a string, or null for a value that is absent (no value before a create, a field the
+ * contact lacked). Only `valueCsvLine` writes the two apart; `csvLine` writes both as nothing.
+ */
+export type CsvCell = string | null;
+
+/**
+ * The lines of the files that list values (changes.csv, `history --csv`): an empty string is a
+ * value and is written `""` (as csv-stringify's `quoted_empty`), an absent value (null) is an
+ * empty cell with no quotes: a reader tells them apart by the quotes (csv-parse: `cast`'s
+ * `context.quoting`). docs/reports.md, "Absent and empty values".
+ */
+export const valueCsvLine = csvLineWriter(',', '\n', '",\n', { quoteEmpty: true });

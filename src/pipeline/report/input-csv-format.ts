@@ -7,19 +7,22 @@
  */
 import iconv from 'iconv-lite';
 import type { InputLayout } from '../source/input-layout.js';
-import { csvLine, csvLineWriter } from './csv-line.js';
+import { csvLine, csvLineWriter, valueCsvLine, type CsvCell } from './csv-line.js';
 
 export interface CsvFormat {
   /** Written once, before the header: a byte order mark, Excel's `sep=` line. */
   readonly preamble: string;
   /** One record, its line end included; `rawTail` is written as it is after the last cell. */
-  line(cells: readonly string[], rawTail?: string): string;
+  line(cells: readonly CsvCell[], rawTail?: string): string;
   /** The text as the file's bytes. */
   encode(text: string): Buffer;
 }
 
 /** The reports for people and scripts: UTF-8, comma, LF. */
 export const REPORT_CSV: CsvFormat = { preamble: '', line: csvLine, encode: (text) => Buffer.from(text, 'utf8') };
+
+/** changes.csv: the reports' CSV, with an empty value written `""` and an absent one as nothing (`valueCsvLine`). */
+export const CHANGES_CSV: CsvFormat = { ...REPORT_CSV, line: valueCsvLine };
 
 /** The input's own layout, for the files that are fed back. */
 export function inputCsvFormat(layout: InputLayout): CsvFormat {

@@ -80,9 +80,44 @@ function linesSection(kind: (typeof KINDS)[number], input: ReconcileHtmlInput): 
     .map((line) =>
       kind.status === 'failed'
         ? `<tr><td>${escape(line.key)}</td><td><code>${escape(line.errorCode)}</code></td><td>${escape(line.errorMessage)}</td></tr>`
-        : `<tr><td>${escape(line.key)}</td><td>${escape(line.contactId)}</td><td>${escape(line.field)}</td><td>${escape(line.fileValue)}</td><td>${escape(line.platformValue)}</td></tr>`,
+        : `<tr><td>${escape(line.key)}</td><td>${escape(line.contactId)}</td><td>${escape(line.field)}</td>${valueCells(line.fileValue, line.platformValue)}</tr>`,
     )
     .join('');
   const more = lines.length >= input.perStatus ? `<p class="meta">The first ${input.perStatus} lines; ${escape(basename(input.paths.diff))} has them all.</p>` : '';
   return `<h2 id="${kind.status}">${escape(kind.title)}</h2>\n<p class="meta">${escape(kind.what)}</p>\n<table><tr>${head}</tr>${body}</table>${more}`;
+}
+
+/** The marks of whitespace a page would not show (a browser collapses and trims it). */
+const WHITESPACE_MARKS: Readonly<Record<string, { readonly mark: string; readonly name: string }>> = {
+  ' ': { mark: '\u00b7', name: 'space' },
+  '\t': { mark: '\u2192', name: 'tab' },
+  '\n': { mark: '\u21b5', name: 'line feed' },
+  '\r': { mark: '\u240d', name: 'carriage return' },
+  '\u00a0': { mark: '\u237d', name: 'no-break space' },
+};
+
+/**
+ * The file's and the platform's cells of a differing line. Two values that differ in whitespace
+ * only ("Ann" and "Ann ", a tab for a space, a no-break space) would look identical on the page:
+ * their whitespace is shown as marks (`·` a space, `→` a tab, `↵` a line feed, `⍽` a no-break
+ * space, `␣` any other), each named on hover, and the line says so (issue 41 item 18).
+ */
+export function valueCells(fileValue: string, platformValue: string): string {
+  const bare = (value: string): string => value.replace(/\s/gu, '');
+  if (fileValue === platformValue || bare(fileValue) !== bare(platformValue)) return `<td>${escape(fileValue)}</td><td>${escape(platformValue)}</td>`;
+  const note = '<br><small class="meta">differs in whitespace only: \u00b7 space, \u2192 tab, \u21b5 line feed, \u237d no-break space</small>';
+  return `<td>${visibleWhitespace(fileValue)}${note}</td><td>${visibleWhitespace(platformValue)}</td>`;
+}
+
+function visibleWhitespace(value: string): string {
+  let html = '';
+  for (const char of value) {
+    if (!/\s/u.test(char)) {
+      html += escape(char);
+      continue;
+    }
+    const known = WHITESPACE_MARKS[char] ?? { mark: '\u2423', name: `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}` };
+    html += `<span title="${known.name}" style="color:#c62828">${known.mark}</span>`;
+  }
+  return html;
 }

@@ -7,7 +7,8 @@ import { closeSync, ftruncateSync, mkdirSync, writeSync } from 'node:fs';
 import type { InputLayout } from '../source/input-layout.js';
 import { failedRowColumns, type FailedRowColumns } from './failed-row-columns.js';
 import { failureCause } from './failure-cause.js';
-import { inputCsvFormat, REPORT_CSV, type CsvFormat } from './input-csv-format.js';
+import { CHANGES_CSV, inputCsvFormat, REPORT_CSV, type CsvFormat } from './input-csv-format.js';
+import type { CsvCell } from './csv-line.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 import type { ChangeLine, RowResult } from '../types.js';
 import { renderHtmlReport } from './html-report.js';
@@ -187,9 +188,9 @@ export class CsvFile {
   }
 
   /** `rawTail`: written as it is after the last cell (rejected.csv's unclosed quote). */
-  append(cells: readonly string[], rawTail?: string): void {
+  append(cells: readonly CsvCell[], rawTail?: string): void {
     this.throwIfFailed();
-    this.buffer += this.format.line(this.neutralise ? cells.map(spreadsheetSafe) : cells, rawTail);
+    this.buffer += this.format.line(this.neutralise ? cells.map((cell) => (cell === null ? null : spreadsheetSafe(cell))) : cells, rawTail);
     if (this.buffer.length >= FLUSH_BYTES) (this.group ?? this).flush();
     this.throwIfFailed();
   }
@@ -262,7 +263,7 @@ export class ReportWriter {
     // rejected.csv is fed back as input: it keeps the input's values exactly, `=` and `@` included,
     // in the input's encoding, delimiter and line ends.
     this.rejected = new CsvFile(this.paths.rejected, this.failedColumns.header, false, inputCsvFormat(input.layout), this.flushGroup);
-    this.changes = new CsvFile(this.paths.changes, CHANGE_COLUMNS, true, REPORT_CSV, this.flushGroup);
+    this.changes = new CsvFile(this.paths.changes, CHANGE_COLUMNS, true, CHANGES_CSV, this.flushGroup);
   }
 
   /** The departed step's writes, for the run report's "least the data needed" (`RunDigest.addDepartedWrites`). */
@@ -277,7 +278,7 @@ export class ReportWriter {
    */
   addRepair(key: string, changes: readonly ChangeLine[], writes: readonly Pick<Operation, 'kind'>[]): void {
     this.digest.addDepartedWrites(writes);
-    for (const change of changes) this.changes.append([key, change.contactId, change.field, change.platformValue, change.fileValue]);
+    for (const change of changes) this.changes.append([key, change.contactId === '' ? null : change.contactId, change.field, change.platformValue, change.fileValue]);
   }
 
   add(result: RowResult): void {
@@ -310,7 +311,7 @@ export class ReportWriter {
       for (const change of result.changes) {
         // A created contact's id is known once the create answered: the row's own.
         const contactId = change.contactId !== '' ? change.contactId : result.contactId.includes(';') ? '' : result.contactId;
-        this.changes.append([result.key, contactId, change.field, change.platformValue, change.fileValue]);
+        this.changes.append([result.key, contactId === '' ? null : contactId, change.field, change.platformValue, change.fileValue]);
       }
     }
   }

@@ -50,7 +50,7 @@ export class RunDigest {
     if ((result.outcome === 'created' || result.outcome === 'updated') && result.changes !== undefined) {
       this.changes.count += result.changes.length;
       for (const change of result.changes.slice(0, FIRST_CHANGES - this.changes.first.length)) {
-        this.changes.first.push({ key: result.key, contactId: change.contactId !== '' ? change.contactId : result.contactId, field: change.field, platformValue: change.platformValue, fileValue: change.fileValue });
+        this.changes.first.push({ key: result.key, contactId: change.contactId !== '' ? change.contactId : result.contactId, field: change.field, platformValue: change.platformValue ?? '', fileValue: change.fileValue ?? '' });
       }
     }
     const fields = result.fieldsChanged.length;

@@ -27,7 +27,13 @@ export type KeyState =
    * (`StoredContact`) but the key and the time, which the decision does not use; `rowHash`
    * defaults to null.
    */
-  | ({ readonly kind: 'known' } & Pick<StoredContact, 'contact' | 'draftHash' | 'jobTags'> & Partial<Pick<StoredContact, 'rowHash'>>)
+  | ({ readonly kind: 'known' } & Pick<StoredContact, 'contact' | 'draftHash' | 'jobTags'> & Partial<Pick<StoredContact, 'rowHash'>> & {
+      /**
+       * The record is what the reconcile or undo right before this run read on the platform (with
+       * this run's confirmed writes): written over, its values before are read (docs/undo.md).
+       */
+      readonly read?: boolean;
+    })
   /** A create was sent for the key and its answer never confirmed: the contact may exist. */
   | { readonly kind: 'create-pending' }
   /**
@@ -347,7 +353,7 @@ function decideWrite(facts: RowFacts, keyContacts: Extract<KeyContacts, { kind: 
           const noteRowHash = rowHash !== undefined && rowHash !== state.rowHash && !facts.dryRun ? { draftHash: facts.draftHash, rowHash } : undefined;
           return settled(facts, withMessage(facts, { ...NOTHING, outcome: 'unchanged', contacts: [{ id: only.id }], matchedBy: source, noteRowHash }));
         }
-        return settled(facts, withMessage(facts, single(facts, source, only, planUpdate(draft, only, dropped, readFromPlatform(source), facts.limits))));
+        return settled(facts, withMessage(facts, single(facts, source, only, planUpdate(draft, only, dropped, readFromPlatform(facts, source), facts.limits))));
       }
       return settled(facts, withMessage(facts, several(facts, source, decision.contacts)));
     }
@@ -377,9 +383,12 @@ export function droppedTags(facts: Pick<RowFacts, 'draft' | 'prune' | 'state' | 
   return [...new Set(candidates)].filter((tag) => present.has(tag) && !carried.has(tag));
 }
 
-/** The contacts were read from the platform in this run (the change journal's "before" is then vouched for). */
-function readFromPlatform(source: MatchSource): boolean {
-  return source === 'search' || source === 'index';
+/**
+ * The contacts were read from the platform, in this run or by the reconcile or undo right before it
+ * (the store's record is then that read: `KeyState.read`): the change journal's "before" is then vouched for.
+ */
+function readFromPlatform(facts: RowFacts, source: MatchSource): boolean {
+  return source === 'search' || source === 'index' || (source === 'state' && facts.state?.kind === 'known' && facts.state.read === true);
 }
 
 /** A departed key whose row is synced (written, or found to hold what it asks) is back for good. */
@@ -414,7 +423,7 @@ function reclaimUndone(facts: RowFacts, source: MatchSource, byAge: readonly Kno
   if (facts.draft.tagsToAdd.includes(UNDONE_TAG)) return undefined;
   const tagged = byAge.filter((contact) => contact.tags.includes(UNDONE_TAG));
   if (tagged.length === 0) return undefined;
-  const read = readFromPlatform(source);
+  const read = readFromPlatform(facts, source);
   const plans = tagged.map(
     (contact): ContactPlan => ({ action: 'update', contactId: contact.id, operations: tagOperations({ id: contact.id }, [], [UNDONE_TAG], facts.limits), fieldsChanged: [], tagsAdded: [], tagsRemoved: [UNDONE_TAG], before: {}, beforeRead: read }),
   );
@@ -484,7 +493,7 @@ function single(facts: RowFacts, source: MatchSource, before: KnownContact | und
 
 /** `onDuplicate: all`: every contact of the key is updated; the state records none of them. */
 function several(facts: RowFacts, source: MatchSource, contacts: readonly KnownContact[]): RowPlan {
-  const plans = contacts.map((contact) => planUpdate(facts.draft, contact, droppedTags(facts, contact), readFromPlatform(source), facts.limits));
+  const plans = contacts.map((contact) => planUpdate(facts.draft, contact, droppedTags(facts, contact), readFromPlatform(facts, source), facts.limits));
   const union = (pick: (plan: ContactPlan) => string[]) => [...new Set(plans.flatMap(pick))];
   return {
     ...NOTHING,

@@ -33,3 +33,30 @@ export function freshReadsAfter(previous: Pick<RunRecord, 'id' | 'argv'> | undef
 export function isFresh(read: AbsentRead | undefined, fresh: FreshReads | undefined): boolean {
   return read !== undefined && fresh !== undefined && read.runId === fresh.runId && read.readAt >= fresh.since;
 }
+
+/**
+ * The contacts the job's last run read on the platform, when it was a reconcile or an undo (issue
+ * 41 item 11; docs/undo.md, "What reads a before"): each recorded what it read in the state store
+ * (`verified_at`), so a value this run writes over by the store's knowledge of such a key was read,
+ * by that run, and its change journal's "before" is vouched for. Any run in between (finished or
+ * not) and any read older than `FRESH_READ_MS` lend nothing; neither does a plain run's read (its
+ * record holds its own writes by knowledge too).
+ */
+export interface PriorReads {
+  /** The run that read (a reconcile's or an undo's id). */
+  readonly runId: number;
+  /** ms since the epoch: a record verified since then was read by that run. */
+  readonly since: number;
+}
+
+/** The prior reads of a run whose job's last run before it is `previous`, at `now`; undefined when it was no reconcile or undo. */
+export function priorReadsAfter(previous: Pick<RunRecord, 'id' | 'argv' | 'startedAt'> | undefined, now: number): PriorReads | undefined {
+  const command = previous?.argv.split(' ')[0];
+  if (previous === undefined || (command !== 'reconcile' && command !== 'undo')) return undefined;
+  return { runId: previous.id, since: Math.max(previous.startedAt, now - FRESH_READ_MS) };
+}
+
+/** Whether a record last read from the platform at `verifiedAt` (null: never) is one of `reads`. */
+export function readBefore(verifiedAt: number | null, reads: PriorReads | undefined): boolean {
+  return verifiedAt !== null && reads !== undefined && verifiedAt >= reads.since;
+}

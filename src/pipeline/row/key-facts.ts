@@ -8,7 +8,7 @@ import type { Job } from '../../config/job-types.js';
 import type { IdSurface, StoredContact } from '../../state/known-contact.js';
 import type { StateStore } from '../../state/state-store.js';
 import type { KeyState, RowFacts } from './decide.js';
-import { isFresh, type FreshReads } from './fresh-read.js';
+import { isFresh, readBefore, type FreshReads, type PriorReads } from './fresh-read.js';
 
 /** The part of the state store the key's state is read from. */
 export type KeyStateStore = Pick<StateStore, 'get' | 'isCreatePending' | 'absentRead'>;
@@ -18,21 +18,24 @@ export type KeyStateStore = Pick<StateStore, 'get' | 'isCreatePending' | 'absent
  * create, its record, or nothing. A record whose id came from another surface is `stale`: the id
  * is never trusted across surfaces, so the key is matched again by its key field, once (the row
  * then records the id and surface it found). docs/reliability.md, "Moving a connection from v1 to v2".
+ * A record the reconcile or undo right before this run read (`priorReads`, fresh-read.ts) is a read:
+ * writing over it, the change journal's "before" is vouched for.
  */
-export function keyStateOf(pending: boolean, known: StoredContact | undefined, surface: IdSurface): KeyState {
+export function keyStateOf(pending: boolean, known: StoredContact | undefined, surface: IdSurface, priorReads?: PriorReads): KeyState {
   if (pending) return { kind: 'create-pending' };
   if (known === undefined) return { kind: 'unknown' };
   if (known.surface !== surface) return { kind: 'stale' };
-  return { kind: 'known', contact: known.contact, draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash };
+  const read = readBefore(known.verifiedAt ?? null, priorReads);
+  return { kind: 'known', contact: known.contact, draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash, ...(read ? { read } : {}) };
 }
 
 /**
  * What the store knows of `key` now. A key it does not know may have been read absent by the
  * reconcile right before this run (`freshReads`, fresh-read.ts).
  */
-export function storedKeyState(state: KeyStateStore, key: string, freshReads: FreshReads | undefined, surface: IdSurface): KeyState {
+export function storedKeyState(state: KeyStateStore, key: string, freshReads: FreshReads | undefined, surface: IdSurface, priorReads?: PriorReads): KeyState {
   if (state.isCreatePending(key)) return { kind: 'create-pending' };
-  const known = keyStateOf(false, state.get(key), surface);
+  const known = keyStateOf(false, state.get(key), surface, priorReads);
   return known.kind === 'unknown' && freshReads !== undefined && isFresh(state.absentRead(key), freshReads) ? { kind: 'absent' } : known;
 }
 

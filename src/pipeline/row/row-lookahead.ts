@@ -27,6 +27,7 @@ import { rowHash } from '../map/row-hash.js';
 import type { MapResult, SourceRecord, SourceRow } from '../types.js';
 import type { KeyState } from './decide.js';
 import { keyStateOf } from './key-facts.js';
+import type { PriorReads } from './fresh-read.js';
 
 /** Rows read ahead: one store transaction per this many rows. */
 export const LOOKAHEAD_ROWS = 64;
@@ -37,10 +38,11 @@ class KeyStateAhead {
     private readonly record: StoredContact | undefined,
     private readonly pending: boolean,
     private readonly surface: SurfaceName,
+    private readonly priorReads: PriorReads | undefined,
   ) {}
 
   get state(): KeyState {
-    return keyStateOf(this.pending, this.record, this.surface);
+    return keyStateOf(this.pending, this.record, this.surface, this.priorReads);
   }
 }
 
@@ -59,6 +61,8 @@ export interface RowLookaheadOptions {
   readonly state: LookaheadStore | undefined;
   /** The surface of the run's api (`api.surface.name`): a key whose id came from another is never settled by its row hash. */
   readonly surface: SurfaceName;
+  /** What the reconcile or undo right before this run read (`fresh-read.ts`): such a record's before is read. */
+  readonly priorReads?: PriorReads;
   /** Whether the key belongs to this run (its shard): other keys are not read. */
   readonly mine: (key: string) => boolean;
   /** Whether a row of the key is running or waiting: its answer could change before it is taken. */
@@ -185,10 +189,10 @@ export class RowLookahead {
     if (brief === undefined) return undefined;
     this.#known.delete(key);
     if (this.#options.state === undefined) return NO_STORE;
-    if (brief === null) return new KeyStateAhead(undefined, this.#pending.has(key), this.#options.surface);
+    if (brief === null) return new KeyStateAhead(undefined, this.#pending.has(key), this.#options.surface, this.#options.priorReads);
     const record = brief.record();
     // Only the brief was read (its row was one for `quick` to settle): no half answer.
-    return record === undefined ? undefined : new KeyStateAhead(record, this.#pending.has(key), this.#options.surface);
+    return record === undefined ? undefined : new KeyStateAhead(record, this.#pending.has(key), this.#options.surface, this.#options.priorReads);
   }
 
   /** Whether the row that `prepared` is, first of its key in the batch, is settled by its row hash. */

@@ -72,7 +72,7 @@ export function planResult(plan: RowPlan): Pick<RowResult, 'outcome' | 'fieldsCh
 
 /**
  * The changes of the contacts' plans (a dry run's withheld ones: what the real run would write),
- * each field with the value the plan knew the platform held ('' for none, and for a create) and
+ * each field with the value the plan knew the platform held (null for none, and for a create) and
  * the file's value; the tags as one line, the removed ones as the platform's, the added as the file's.
  */
 export function changeLines(plans: readonly ContactPlan[]): ChangeLine[] {
@@ -82,9 +82,9 @@ export function changeLines(plans: readonly ContactPlan[]): ChangeLine[] {
       if (operation.kind === 'createContact' || operation.kind === 'updateContact') Object.assign(written, operation.fields);
     }
     const contactId = contact.contactId ?? '';
-    const lines: ChangeLine[] = contact.fieldsChanged.map((field) => ({ contactId, field, platformValue: contact.before[field] ?? '', fileValue: written[field] ?? '' }));
+    const lines: ChangeLine[] = contact.fieldsChanged.map((field) => ({ contactId, field, platformValue: contact.before[field] ?? null, fileValue: written[field] ?? null }));
     if (contact.tagsAdded.length > 0 || contact.tagsRemoved.length > 0) {
-      lines.push({ contactId, field: 'tags', platformValue: contact.tagsRemoved.join(';'), fileValue: contact.tagsAdded.join(';') });
+      lines.push({ contactId, field: 'tags', platformValue: tagList(contact.tagsRemoved), fileValue: tagList(contact.tagsAdded) });
     }
     return lines;
   });
@@ -105,4 +105,9 @@ export function confirmedResult(confirmed: readonly Operation[]): Pick<RowResult
     else for (const name of Object.keys(operation.fields)) fields.add(name);
   }
   return { outcome: confirmed.some((operation) => operation.kind === 'createContact') ? 'created' : 'updated', fieldsChanged: [...fields], tagsAdded, tagsRemoved };
+}
+
+/** A tags cell of changes.csv: the tags joined by `;`, or null (absent) for none. */
+function tagList(tags: readonly string[]): string | null {
+  return tags.length === 0 ? null : tags.join(';');
 }

@@ -30,7 +30,7 @@ import { executePlan, type ChangeJournal, type WriteHooks, type WriteProgress } 
 import type { ChangeEntry } from '../../state/change-journal.js';
 import { confirmedResult, draftResult, planResult } from './row-result.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
-import type { FreshReads } from './fresh-read.js';
+import type { FreshReads, PriorReads } from './fresh-read.js';
 import { departedFacts, pruneFacts, storedKeyState, type KeyStateStore } from './key-facts.js';
 
 /**
@@ -66,11 +66,15 @@ export interface RowSyncContext {
   readonly freshReads?: FreshReads;
   /** The searches the guards made before the first write (`guards/first-read.ts`), each taken by its key's row. */
   readonly firstReads?: FirstReads;
+  /** What the reconcile or undo right before this run read: a before this run's writes are vouched for (`fresh-read.ts`). */
+  readonly priorReads?: PriorReads;
 }
 
 /** A search made for a key's row before the run's first write: its answer and the calls it took. */
 export interface FirstRead {
   readonly contacts: readonly KnownContact[];
+  /** The read of the identifier a create would land on, when the decision asked for it. */
+  readonly identifierHolders?: readonly KnownContact[];
   readonly calls: number;
 }
 
@@ -103,7 +107,7 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
     // The search the guards made for this row before the first write is the row's own.
     const read = context.firstReads?.take(draft.key);
     if (read !== undefined) {
-      facts = { ...facts, searched: read.contacts };
+      facts = { ...facts, searched: read.contacts, ...(read.identifierHolders ? { identifierHolders: read.identifierHolders } : {}) };
       api.calls += read.calls;
     }
     for (let round = 1; ; round++) {
@@ -195,14 +199,19 @@ export function settleWithoutCalls(draft: ContactDraft, cells: string[], context
  */
 export async function planBeforeWrites(draft: ContactDraft, context: RowSyncContext): Promise<{ plan: RowPlan; searched?: FirstRead }> {
   const api = new CountedApi(context.api);
-  const facts = initialFacts(draft, context);
-  const decision = decideRow(facts);
-  if (decision.kind === 'plan') return { plan: decision.plan };
-  const contacts = await findContactsByKey(api, draft.keyField, draft.key);
-  const searched = { contacts, calls: api.calls };
-  const after = decideRow({ ...facts, searched: contacts });
-  if (after.kind === 'search') throw new Error(`the row decision asked for a second search of key ${JSON.stringify(draft.key)}`);
-  return { plan: after.plan, searched };
+  let facts = initialFacts(draft, context);
+  for (let round = 1; round <= MAX_DECISIONS; round++) {
+    const decision = decideRow(facts);
+    if (decision.kind === 'plan') {
+      const read = facts.searched === undefined ? undefined : { contacts: facts.searched, calls: api.calls, ...(facts.identifierHolders ? { identifierHolders: facts.identifierHolders } : {}) };
+      return { plan: decision.plan, ...(read ? { searched: read } : {}) };
+    }
+    if (decision.kind === 'search') {
+      if (facts.searched !== undefined) throw new Error(`the row decision asked for a second search of key ${JSON.stringify(draft.key)}`);
+      facts = { ...facts, searched: await findContactsByKey(api, draft.keyField, draft.key) };
+    } else facts = { ...facts, identifierHolders: await findIdentifierHolders(api, decision.field, decision.value) };
+  }
+  throw new Error(`the row decision did not settle after ${MAX_DECISIONS} rounds`);
 }
 
 /**
@@ -227,7 +236,7 @@ export function failedSync(
 }
 
 /** `state`: what the store knows of the key, read now unless given (read ahead). */
-function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : storedKeyState(context.state, draft.key, context.freshReads, context.api.surface.name)): RowFacts {
+function initialFacts(draft: ContactDraft, context: RowSyncContext, state = context.state === undefined ? undefined : storedKeyState(context.state, draft.key, context.freshReads, context.api.surface.name, context.priorReads)): RowFacts {
   const { job } = context;
   const simulated = context.dryRun ? context.dryRunContacts?.get(draft.key) : undefined;
   const indexed = context.index?.lookup(draft.key);

@@ -5,7 +5,8 @@
  * dispatcher (`row-dispatcher.ts`) keeps `concurrency` contacts in flight, and the undo is a run of
  * its own in the state store: its writes are journalled under its own id, so an undo can be undone.
  * Each contact the run changed is read first (one call): a field changed since the run is a
- * conflict, left as it is; one it created is only tagged (one call, no read). Killed and run again,
+ * conflict, left as it is; one it created is only tagged (one call, no read), and so is one an undo
+ * only tagged for deletion, untagged (undoing an undo). Killed and run again,
  * it finds what it already put back `unchanged`, and writes the rest. Every contact it reads or
  * tags has its state refreshed with no hashes, so the next run compares its file with it.
  */
@@ -26,7 +27,7 @@ import { CountedApi } from '../row/counted-api.js';
 import type { IdSurface, KnownContact, StoredContact } from '../../state/known-contact.js';
 import type { Operation } from '../row/plan.js';
 import { writeKnownContact, type ChangeJournal } from '../row/write.js';
-import { DELETED_SINCE_LINE, foldRunChanges, planTagForDeletion, planUndo, undoCallsAtMost, UNDONE_TAG, type RunChange } from './undo-plan.js';
+import { DELETED_SINCE_LINE, foldRunChanges, GONE_LINE, planTagForDeletion, planUndo, planUntagUndone, undoCallsAtMost, UNDONE_TAG, untagsOnly, type RunChange } from './undo-plan.js';
 
 /**
  * The part of the state store undo uses: the run's changes, what is known of their keys (refreshed
@@ -171,6 +172,21 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
       recordTagged(options.state, change, surface);
       return { key: change.key, contactId: change.contactId, lines };
     }
+    if (untagsOnly(change)) {
+      // An undo's tag for deletion: taken off with one call and no read.
+      const undo = planUntagUndone(change, { alreadyUntagged: knownAs(options.state, change, surface)?.contact.tags.includes(UNDONE_TAG) === false });
+      lines = undo.lines;
+      if (dryRun) return { key: change.key, contactId: change.contactId, lines };
+      try {
+        await writeKnownContact(api, undo.plan, change.key, change.contactId, options.state);
+      } catch (error) {
+        if (!(error instanceof NoSuchContactError)) throw error;
+        forgetIfKnown(options.state, change, surface);
+        return { key: change.key, contactId: change.contactId, lines: [GONE_LINE] };
+      }
+      recordUntagged(options.state, change, surface);
+      return { key: change.key, contactId: change.contactId, lines };
+    }
     let current: KnownContact | undefined;
     try {
       current = await api.getContact(change.contactId);
@@ -231,7 +247,16 @@ function recordTagged(state: UndoStore, change: RunChange, surface: IdSurface): 
   const known = state.get(change.key);
   if (known !== undefined && !sameContact(known, change, surface)) return;
   const tags = [...new Set([...(known?.contact.tags ?? []), UNDONE_TAG])];
-  state.recordObserved(change.key, { contactId: change.contactId, surface, fields: known?.contact.custom_fields ?? {}, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null });
+  // Not read (the tag call alone): a later run does not take this record for a read.
+  state.recordObserved(change.key, { contactId: change.contactId, surface, fields: known?.contact.custom_fields ?? {}, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null, unread: true });
+}
+
+/** An undo's tag for deletion taken off: the store's record (when it knows the contact) loses it; not read. */
+function recordUntagged(state: UndoStore, change: RunChange, surface: IdSurface): void {
+  const known = knownAs(state, change, surface);
+  if (known === undefined) return;
+  const tags = known.contact.tags.filter((tag) => tag !== UNDONE_TAG);
+  state.recordObserved(change.key, { contactId: change.contactId, surface, fields: known.contact.custom_fields, tags, tagsAdded: [], tagsRemoved: [], draftHash: null, rowHash: null, unread: true });
 }
 
 /**

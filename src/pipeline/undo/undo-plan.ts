@@ -93,11 +93,11 @@ export interface UndoPlan {
 
 /**
  * The most calls undoing one contact makes, for `--max-duration`'s reckoning: a created contact's
- * one tag call; else a read, then every field it changed put back and every tag it changed
+ * one tag call, or an undo's tag for deletion taken off (`untagsOnly`); else a read, then every field it changed put back and every tag it changed
  * turned back, the tags in calls of the surface's `tagsPerCall`.
  */
 export function undoCallsAtMost(change: RunChange, limits: CallLimits): number {
-  if (change.created) return 1;
+  if (change.created || untagsOnly(change)) return 1;
   const fields = Object.fromEntries(Object.keys(change.fields).map((name) => [name, '']));
   return 1 + fieldChunks(fields).length + tagOperations({ id: change.contactId }, [...change.tagsRemoved], [...change.tagsAdded], limits).length;
 }
@@ -108,7 +108,7 @@ export function planUndo(change: RunChange, current: KnownContact | undefined, o
   if (current === undefined) {
     // A contact the run created and someone since deleted is where undo wants it.
     if (change.created) return { plan: nothing, lines: [DELETED_SINCE_LINE] };
-    return { plan: nothing, lines: [{ action: 'contact', field: '', from: '', to: '', outcome: 'conflict', message: 'the contact no longer exists on the platform: nothing of it can be put back' }] };
+    return { plan: nothing, lines: [GONE_LINE] };
   }
   const has = new Set(current.tags);
   if (change.created) return planTagForDeletion(change, { alreadyTagged: has.has(UNDONE_TAG) });
@@ -179,6 +179,35 @@ export function planTagForDeletion(change: RunChange, known: { readonly alreadyT
     lines: [{ action: 'tag-for-deletion', field: '', from: '', to: UNDONE_TAG, outcome: 'tagged-for-deletion', message: 'the run created this contact and the API cannot delete it: delete it in the platform\'s interface' }],
   };
 }
+
+/**
+ * Whether the run only tagged this contact `contact-sync-undone` (an undo tagging a contact its run
+ * created): undoing that takes the tag off with one remove-tags call and no read (`planUntagUndone`).
+ * The tag is contact-sync's own, so what the contact held before does not matter, and a contact
+ * that no longer carries it is left so by the call.
+ */
+export function untagsOnly(change: RunChange): boolean {
+  const [tag, ...more] = change.tagsAdded;
+  return !change.created && Object.keys(change.fields).length === 0 && change.tagsRemoved.length === 0 && tag === UNDONE_TAG && more.length === 0;
+}
+
+/**
+ * Undoing an undo's tag for deletion (`untagsOnly`): one remove-tags call of `contact-sync-undone`,
+ * with no read first; "no such contact" is `GONE_LINE`. `alreadyUntagged`: the state store knows
+ * the contact no longer carries the tag (a run took it back, or an earlier undo of the undo): no call.
+ */
+export function planUntagUndone(change: RunChange, known: { readonly alreadyUntagged: boolean }): UndoPlan {
+  const nothing = unchangedPlan(change);
+  if (known.alreadyUntagged) return { plan: nothing, lines: [{ action: 'remove-tag', field: UNDONE_TAG, from: '', to: '', outcome: 'unchanged' }] };
+  return {
+    // contact-sync's own tag: whether the contact had it does not matter to an undo of this one.
+    plan: { ...nothing, action: 'update', operations: [{ kind: 'removeTags', target: { id: change.contactId }, tags: [UNDONE_TAG] }], tagsRemoved: [UNDONE_TAG], beforeRead: true },
+    lines: [{ action: 'remove-tag', field: UNDONE_TAG, from: UNDONE_TAG, to: '', outcome: 'restored', message: 'the tag for deletion an undo added, taken off with no read (it is contact-sync\'s own)' }],
+  };
+}
+
+/** The line of a contact the run changed (not created) and that no longer exists: nothing of it can be put back. */
+export const GONE_LINE: UndoLine = { action: 'contact', field: '', from: '', to: '', outcome: 'conflict', message: 'the contact no longer exists on the platform: nothing of it can be put back' };
 
 /** The line of a created contact deleted since the run: where undo wants it. */
 export const DELETED_SINCE_LINE: UndoLine = { action: 'tag-for-deletion', field: '', from: '', to: '', outcome: 'unchanged', message: 'the run created this contact and it has been deleted since' };

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import { csvLine } from '../../../src/pipeline/report/csv-line.js';
+import { csvLine, valueCsvLine, type CsvCell } from '../../../src/pipeline/report/csv-line.js';
 
 /** What the reports wrote with csv-stringify before: the reference the hand-written line must equal. */
 const reference = (cells: readonly string[]): string => stringify([cells], { eof: true, record_delimiter: 'unix' });
@@ -31,5 +31,25 @@ describe('csvLine', () => {
       const cells = Array.from({ length: 1 + random(6) }, () => Array.from({ length: random(6) }, () => alphabet[random(alphabet.length)]!).join(''));
       expect(csvLine(cells)).toBe(reference(cells));
     }
+  });
+});
+
+describe('valueCsvLine: an absent value is nothing, an empty one `""` (issue 41 item 18)', () => {
+  it.each<[string, CsvCell[], string]>([
+    ['absent', ['a', null, 'b'], 'a,,b\n'],
+    ['empty', ['a', '', 'b'], 'a,"",b\n'],
+    ['both, empty last', ['a', null, ''], 'a,,""\n'],
+    ['quoting as csvLine', ['x,y', 'say "hi"'], '"x,y","say ""hi"""\n'],
+  ])('%s', (_what, cells, line) => {
+    expect(valueCsvLine(cells)).toBe(line);
+  });
+
+  it('writes strings as csv-stringify does with quoted_empty', () => {
+    const cells = ['', 'a', ' ', 'a,b', '"', ''];
+    expect(valueCsvLine(cells)).toBe(stringify([cells], { eof: true, record_delimiter: 'unix', quoted_empty: true }));
+  });
+
+  it('csvLine (the other reports) writes an absent value as nothing, as an empty one', () => {
+    expect(csvLine(['a', null, ''])).toBe('a,,\n');
   });
 });

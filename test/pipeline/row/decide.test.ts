@@ -331,6 +331,8 @@ describe('the row decision: a contact an undo tagged for deletion, and whether "
     expect(planOf(facts({ searched: PLATFORM[1] })).writes[0]?.beforeRead).toBe(true);
     expect(planOf(facts({ indexed: PLATFORM[1], state: { kind: 'unknown' } })).writes[0]?.beforeRead).toBe(true);
     expect(planOf(facts({ state: STATES['known-changed'] })).writes[0]?.beforeRead).toBe(false);
+    // The store's record is what the reconcile or undo right before this run read: a read (issue 41 item 11).
+    expect(planOf(facts({ state: { ...STATES['known-changed'], read: true } as KeyState })).writes[0]?.beforeRead).toBe(true);
     // A create had nothing before it.
     expect(planOf(facts({ searched: [] })).writes[0]).toMatchObject({ action: 'create', beforeRead: true });
     // onDuplicate all writes the contacts a search found.

@@ -9,10 +9,12 @@ import { parse } from 'csv-parse/sync';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { runJob } from '../../../src/pipeline/run-job.js';
 import { runUndo } from '../../../src/pipeline/undo/run-undo.js';
+import { UNDONE_TAG } from '../../../src/pipeline/undo/undo-plan.js';
 import { StateStore } from '../../../src/state/state-store.js';
 import { testClient } from '../../api/support/test-client.js';
 import { customersCsv, fastEmulator, TOKEN, workspace, type Workspace } from '../../helpers/cli-harness.js';
 import { columnField, makeJob } from '../../helpers/job-factory.js';
+import type { Job } from '../../../src/config/job-types.js';
 
 describe('runUndo', () => {
   let emulator: RunningEmulator;
@@ -30,7 +32,7 @@ describe('runUndo', () => {
   });
 
   /** The job, its store, and the id of the run to undo (it changed the three contacts' first names). */
-  async function twoRuns() {
+  async function twoRuns(beforeSecond?: (job: Job) => Promise<void>) {
     const job = makeJob({
       name: 'import',
       connection: { ...makeJob().connection, baseUrl: emulator.url, token: TOKEN },
@@ -41,11 +43,12 @@ describe('runUndo', () => {
     });
     state = StateStore.open(job.state as string, { job: job.name, keyField: job.key.field });
     ws.write('customers.csv', customersCsv(3));
-    await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'first'), dryRun: false, state });
+    const first = await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'first'), dryRun: false, state });
     ws.write('customers.csv', customersCsv(3, (_i, cells) => [cells[0]!, `New${cells[1]!}`, ...cells.slice(2)]));
+    await beforeSecond?.(job);
     const second = await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'second'), dryRun: false, state });
     expect(second.summary.rows.updated).toBe(3);
-    return { job, runId: Number(second.summary.runId) };
+    return { job, runId: Number(second.summary.runId), firstRunId: Number(first.summary.runId) };
   }
 
   const firstNames = (): string[] => emulator.contacts(TOKEN).map((contact) => contact.custom_fields.firstName ?? '').sort();
@@ -58,6 +61,44 @@ describe('runUndo', () => {
     const forced = await runUndo({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), state, runId, reportDir: join(ws.dir, 'undo'), force: true });
     expect([forced.summary.status, forced.exitCode, forced.summary.lines.restored, forced.summary.contacts.notReached]).toEqual(['completed', 0, 3, 0]);
     expect(firstNames()).toEqual(['First1', 'First2', 'First3']);
+  });
+
+  it('a run right after a reconcile writes what the reconcile read: its undo puts everything back without --force (issue 41 item 11)', async () => {
+    const reconcile = async (job: Job): Promise<void> => {
+      const read = await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'reconcile'), dryRun: false, state, work: 'reconcile', argv: 'reconcile jobs.yaml --job import' });
+      expect(read.reconcile?.keys).toMatchObject({ differs: 3 });
+    };
+    const { job, runId } = await twoRuns(reconcile);
+    expect(state.changesOfRun(runId).every((line) => line.beforeRead)).toBe(true);
+    const undo = await runUndo({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), state, runId, reportDir: join(ws.dir, 'undo') });
+    expect([undo.summary.status, undo.exitCode, undo.summary.lines.restored, undo.summary.lines.unverified]).toEqual(['completed', 0, 3, 0]);
+    expect(firstNames()).toEqual(['First1', 'First2', 'First3']);
+  });
+
+  it('a re-run right after an undo writes what the undo read: its undo needs no --force either (issue 41 item 11)', async () => {
+    const { job, runId } = await twoRuns();
+    await runUndo({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), state, runId, reportDir: join(ws.dir, 'undo'), force: true });
+    const again = await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'again'), dryRun: false, state });
+    expect(again.summary.rows.updated).toBe(3);
+    const undo = await runUndo({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), state, runId: Number(again.summary.runId), reportDir: join(ws.dir, 'undo-again') });
+    expect([undo.summary.status, undo.exitCode, undo.summary.lines.restored, undo.summary.lines.unverified]).toEqual(['completed', 0, 3, 0]);
+    expect(firstNames()).toEqual(['First1', 'First2', 'First3']);
+  });
+
+  it('undoing an undo takes the tag for deletion off the created contacts with one call each and no read (issue 41 item 12)', async () => {
+    const { job, firstRunId } = await twoRuns();
+    const undo = await runUndo({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), state, runId: firstRunId, reportDir: join(ws.dir, 'undo') });
+    expect(undo.summary.lines['tagged-for-deletion']).toBe(3);
+    const tagged = (): number => emulator.contacts(TOKEN).filter((contact) => contact.tags.includes(UNDONE_TAG)).length;
+    expect(tagged()).toBe(3);
+    const api = testClient({ baseUrl: emulator.url, token: TOKEN });
+    const back = await runUndo({ job, api, state, runId: Number(undo.summary.runId), reportDir: join(ws.dir, 'undo-undo') });
+    expect([back.exitCode, back.summary.lines.restored, api.stats.total(), back.summary.apiCalls.byOperation.removeTags, back.summary.apiCalls.byOperation.getContact]).toEqual([0, 3, 3, 3, 0]);
+    expect(tagged()).toBe(0);
+    // Undone twice: the store knows the tag is gone; nothing is called.
+    const twice = testClient({ baseUrl: emulator.url, token: TOKEN });
+    const again = await runUndo({ job, api: twice, state, runId: Number(undo.summary.runId), reportDir: join(ws.dir, 'undo-undo-again') });
+    expect([again.exitCode, again.summary.lines.unchanged, twice.stats.total()]).toEqual([0, 3, 0]);
   });
 
   it('--max-duration already past: no contact taken, every one not reached, status deadline, exit 4', async () => {

@@ -3,7 +3,7 @@
  * contact holds now, and the calls and report lines that follow. No server.
  */
 import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/platform-surface.js';
-import { foldRunChanges, planTagForDeletion, planUndo, undoCallsAtMost, UNDONE_TAG, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
+import { foldRunChanges, planTagForDeletion, planUndo, planUntagUndone, undoCallsAtMost, UNDONE_TAG, untagsOnly, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
 
 const ID = '1776025372480910';
@@ -197,6 +197,27 @@ describe('planTagForDeletion', () => {
     const undo = planTagForDeletion(change({ created: true }), { alreadyTagged: true });
     expect(undo.plan.operations).toEqual([]);
     expect(undo.lines.map((line) => line.outcome)).toEqual(['unchanged']);
+  });
+});
+
+describe('untagsOnly: an undo\'s tag for deletion is taken off with no read (issue 41 item 12)', () => {
+  it.each<[string, RunChange, boolean, number]>([
+    ['an undo tagged the contact for deletion, nothing else', change({ tagsAdded: [UNDONE_TAG] }), true, 1],
+    ['the tag and another tag', change({ tagsAdded: [UNDONE_TAG, 'vip'] }), false, 2],
+    ['the tag and a field', change({ tagsAdded: [UNDONE_TAG], fields: { email: { before: 'a', after: 'b' } } }), false, 3],
+    ['the tag and a tag removed', change({ tagsAdded: [UNDONE_TAG], tagsRemoved: ['lead'] }), false, 3],
+    ['another tag alone', change({ tagsAdded: ['vip'] }), false, 2],
+    ['a created contact (one tag call already)', change({ created: true, tagsAdded: [UNDONE_TAG] }), false, 1],
+  ])('%s: %s, %i calls at most', (_name, runChange, noRead, calls) => {
+    expect(untagsOnly(runChange)).toBe(noRead);
+    expect(undoCallsAtMost(runChange, V1_SURFACE)).toBe(calls);
+  });
+
+  it('one remove-tags call, vouched for; none when the store knows the tag is gone', () => {
+    const undo = planUntagUndone(change({ tagsAdded: [UNDONE_TAG] }), { alreadyUntagged: false });
+    expect([undo.plan.operations, undo.plan.beforeRead, undo.lines.map((line) => line.outcome)]).toEqual([[{ kind: 'removeTags', target, tags: [UNDONE_TAG] }], true, ['restored']]);
+    const again = planUntagUndone(change({ tagsAdded: [UNDONE_TAG] }), { alreadyUntagged: true });
+    expect([again.plan.operations, again.lines.map((line) => line.outcome)]).toEqual([[], ['unchanged']]);
   });
 });
 

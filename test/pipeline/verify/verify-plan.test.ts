@@ -107,7 +107,7 @@ describe('a contact read against what the state says the job wrote', () => {
     if (verdict.status !== 'drift') throw new Error('expected a drift');
     expect(verdict.changes).toEqual([
       { contactId: '7', field: 'firstName', platformValue: 'Edited', fileValue: 'Ann' },
-      { contactId: '7', field: 'tags', platformValue: '', fileValue: 'crm' },
+      { contactId: '7', field: 'tags', platformValue: null, fileValue: 'crm' },
     ]);
     expect(verdict.plan.before).toEqual({ firstName: 'Edited' });
     expect(verdict.plan.beforeRead).toBe(true);
