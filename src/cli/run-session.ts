@@ -125,8 +125,8 @@ async function openSession(stack: CleanupStack, options: SessionOptions, io: Cli
     stack.defer(() => selected.release());
     jobs = selected.jobs;
   }
-  const lockDir = lockFolder(io.env);
   options.refuse?.(jobs);
+  const lockDir = lockFolder(io.env);
   if (options.emulator === true) {
     // Loaded only here: a real run never pays for the emulator's server (fastify) in memory or start-up.
     const { startEmbeddedEmulator } = await import('./embedded-emulator.js');
