@@ -3,13 +3,14 @@
  * call to after its last report line; a second run of the same job finds it held and stops before
  * any call (exit 75), naming the holder.
  *
- * On one host the lock is an exclusive SQLite transaction on a small lock file: the operating
+ * On one host the lock is an exclusive SQLite transaction (a shard's: a shared one, below) on a
+ * small, owner-only lock file: the operating
  * system holds it for the process and drops it when the process ends, however it ends (a SIGKILL,
  * an OOM kill, a reboot), so a lock is never left behind and no lease or pid guess is needed to
  * take it over. A sidecar JSON file names the holder (host, pid, start, command, job) for the
  * message of the run that is refused, and tells the next run that a holder died: its lock is free,
  * its sidecar still there. What a lock file stands for (the job on its channel, the state store's
- * real file) is lock-target.ts's. With `rateLimits.redis` the lock also lives in Redis
+ * file) is lock-target.ts's. With `rateLimits.redis` the lock also lives in Redis
  * (redis-lock.ts), so two hosts cannot run the same job.
  */
 import { randomUUID } from 'node:crypto';
