@@ -7,7 +7,11 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
+import { REPO_ROOT } from '../helpers/cli-process.js';
 import { fakeCheckout, sha256 } from '../helpers/fake-checkout.js';
+import { waitFor } from '../helpers/integration-fixtures.js';
 
 /** The exit code a CLI that stops on a signal gives (src/exit-codes.ts), by the shell's name of it. */
 const CODES = { TERM: 143, INT: 130, HUP: 129 } as const;
@@ -59,4 +63,46 @@ async function terminatedWhileRunning(onTerm: 'exits' | 'dies', sig: Sig = 'TERM
   it.each(['INT', 'HUP'] as const)('passes SIG%s sent to the launcher alone to the CLI, and exits with its code', async (sig) => {
     expect(await terminatedWhileRunning('exits', sig)).toEqual({ code: CODES[sig], signal: null, stdout: `ready\nstopping on ${sig}\n` });
   });
+});
+
+/**
+ * Issue 41 item 15 end to end: the repository's own launcher, started by the machine's node (20
+ * here: it runs the CLI on the Node.js 24 that npm ci fetched; on a supported node, directly), a
+ * real run against the emulator, and a `kill -INT` sent to the launcher alone mid-run: the CLI
+ * finishes the rows in flight, writes its reports and exits 130, and so does the launcher.
+ */
+describe('the repository launcher on the machine node, sent SIGINT mid-run', () => {
+  let emulator: RunningEmulator | undefined;
+  afterEach(async () => {
+    await emulator?.close();
+    emulator = undefined;
+  });
+
+  it('exits 130 with the reports written', async () => {
+    // 20 ms a call, 2 rows at a time: 30 rows take well over a second.
+    emulator = await fastEmulator({ faults: { latency: { minMs: 20, maxMs: 20 } } });
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(30));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator.url, job: `${CUSTOMERS_JOB}\nconcurrency: 2` }));
+    const launcher = spawn(machineNode(), [join(REPO_ROOT, 'bin', 'contact-sync.js'), 'run', 'jobs.yaml', '--report-dir', 'reports'], {
+      cwd: ws.dir,
+      env: { PATH: process.env.PATH ?? '', HOME: ws.dir, CONTACT_SYNC_LOCK_DIR: join(ws.dir, '.contact-sync-locks'), LANG: 'C.UTF-8' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    launcher.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    launcher.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => launcher.on('close', (code, signal) => resolve({ code, signal })));
+    try {
+      await waitFor(() => emulator!.counters(TOKEN).byOperation.addTags.received >= 3, 'three rows done', 60_000);
+    } catch (error) {
+      launcher.kill('SIGKILL');
+      throw new Error(`${(error as Error).message}\n${output}`);
+    }
+    launcher.kill('SIGINT');
+    const exit = await ended;
+    expect({ ...exit, output: exit.code === 130 ? '' : output }).toEqual({ code: 130, signal: null, output: '' });
+    expect(ws.summary('import').interrupted).toBe('SIGINT');
+    expect(ws.results('import').length).toBeLessThan(30);
+  }, 120_000);
 });
