@@ -1,12 +1,13 @@
 /**
- * The locks of the jobs one command runs (src/lock/): for each job (and shard) a lock file on the
- * job on its channel and one on its state store's real file (lock-target.ts), taken before any
- * call, and for jobs sharing their rate limit through Redis a Redis lock too, taken once Redis
- * answered. A lock left by a run that died is taken over, and the log says so.
+ * The locks of the jobs one command runs (src/lock/): for each job a lock file on the job on its
+ * channel and those on its state store's file (lock-target.ts), taken before any call, and for
+ * jobs sharing their rate limit through Redis a Redis lock too, taken once Redis answered. A shard
+ * holds them shared with the other shards of its count, a whole run alone (job-lock.ts). A lock
+ * left by a run that died is taken over, and the log says so.
  */
 import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
-import { acquireJobLock, describeLock, type HeldLock, type LockIdentity } from '../lock/job-lock.js';
+import { acquireJobLock, describeLock, sharedShard, type HeldLock, type LockIdentity } from '../lock/job-lock.js';
 import { lockTargets, type LockedJob, type LockTarget } from '../lock/lock-target.js';
 import { acquireRedisLock, redisLockKey, type HeldRedisLock } from '../lock/redis-lock.js';
 import { UsageError } from './usage-error.js';
@@ -18,7 +19,7 @@ export class JobLocks {
 
   /**
    * @param jobsFile the jobs file, absolute, as given: for messages only
-   * @param lockDir the folder of the channel locks (`userLockDir`)
+   * @param lockDir the host's lock folder (`hostLockDir`)
    */
   constructor(
     private readonly jobsFile: string,
@@ -33,7 +34,7 @@ export class JobLocks {
    * a UsageError (exit 2) when two of the jobs share one state store through different paths.
    */
   acquire(jobs: readonly Job[]): void {
-    const targets = new Map(jobs.map((job) => [job.name, lockTargets(lockedJob(job), { lockDir: this.lockDir, ...(this.shard === undefined ? {} : { shard: this.shard }) })]));
+    const targets = new Map(jobs.map((job) => [job.name, lockTargets(lockedJob(job), { lockDir: this.lockDir })]));
     this.#refuseSharedState(jobs, targets);
     for (const job of jobs) {
       if (this.#held.has(job.name)) continue;
@@ -63,31 +64,32 @@ export class JobLocks {
   #refuseSharedState(jobs: readonly Job[], targets: ReadonlyMap<string, readonly LockTarget[]>): void {
     const owner = new Map<string, string>();
     for (const job of jobs) {
-      const state = targets.get(job.name)?.find((target) => target.kind === 'state');
-      if (state === undefined) continue;
-      const first = owner.get(state.file);
-      if (first !== undefined) {
-        throw new UsageError(
-          `${this.jobsFile}: jobs "${first}" and "${job.name}" share ${state.what} (their state: paths lead to one file, through a symlink or another spelling); ` +
-            'give each job its own state file, or state: false; nothing was done',
-        );
+      // Beside the real file, and by its inode: a hard link is seen by the second.
+      for (const state of targets.get(job.name)?.filter((target) => target.kind === 'state') ?? []) {
+        const first = owner.get(state.file);
+        if (first !== undefined && first !== job.name) {
+          throw new UsageError(
+            `${this.jobsFile}: jobs "${first}" and "${job.name}" share ${state.what} (their state: paths lead to one file, through a symlink, a hard link or another spelling); ` +
+              'give each job its own state file, or state: false; nothing was done',
+          );
+        }
+        owner.set(state.file, job.name);
       }
-      owner.set(state.file, job.name);
     }
   }
 
   /**
    * For jobs with `rateLimits.redis`: the lock in Redis, so two hosts cannot run the same job. Keyed
    * by the job on its channel, like the channel's lock file (a state path of one host means
-   * nothing on another).
+   * nothing on another); a shard holds it shared with the shards of its count.
    */
   async acquireShared(jobs: readonly Job[]): Promise<void> {
     for (const job of jobs) {
       const { redis } = job.connection.rateLimits;
       const channel = this.#held.get(job.name)?.[0];
       if (redis === undefined || channel === undefined) continue;
-      const key = redisLockKey(lockedJob(job), this.shard);
-      const lock = await acquireRedisLock(redis, key, channel.lock.holder, describeLock(channel.identity), channel.identity.target.what);
+      const key = redisLockKey(lockedJob(job));
+      const lock = await acquireRedisLock(redis, key, channel.lock.holder, describeLock(channel.identity), channel.identity.target.what, sharedShard(this.shard));
       this.#shared.push(lock);
       const gone = lock.tookOverFrom;
       if (gone !== undefined) {
@@ -109,7 +111,7 @@ export class JobLocks {
   }
 }
 
-/** What a job's locks are taken on: its name, state file, key field and channel. */
+/** What a job's locks are taken on: its name, state file, key field and channel (token and surface). */
 export function lockedJob(job: Job): LockedJob {
   return { name: job.name, state: job.state, keyField: job.key.field, connection: job.connection };
 }

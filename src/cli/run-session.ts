@@ -16,7 +16,7 @@ import type { ContactsApi } from '../api/contacts-api.js';
 import { LimiterRegistry } from '../api/limiter.js';
 import type { Job } from '../config/job-types.js';
 import { EXIT, worstExit } from '../exit-codes.js';
-import { userLockDir } from '../lock/lock-target.js';
+import { hostLockDir } from '../lock/lock-target.js';
 import type { Shard } from '../pipeline/shard.js';
 import { CleanupStack, type Release } from './cleanup-stack.js';
 import type { CliIo } from './cli-io.js';
@@ -125,8 +125,8 @@ async function openSession(stack: CleanupStack, options: SessionOptions, io: Cli
     stack.defer(() => selected.release());
     jobs = selected.jobs;
   }
-  const lockDir = lockFolder(io.env);
   options.refuse?.(jobs);
+  const lockDir = lockFolder(io.env);
   if (options.emulator === true) {
     // Loaded only here: a real run never pays for the emulator's server (fastify) in memory or start-up.
     const { startEmbeddedEmulator } = await import('./embedded-emulator.js');
@@ -209,7 +209,7 @@ async function runJobs(session: OpenSession, options: SessionOptions, io: CliIo,
 /** The folder of the job locks, or a usage error (exit 2, before any call) that says how to choose one. */
 function lockFolder(env: CliIo['env']): string {
   try {
-    return userLockDir(env);
+    return hostLockDir(env);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

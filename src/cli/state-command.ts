@@ -7,8 +7,8 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describeLock, LockHeldError, runningHolder } from '../lock/job-lock.js';
-import { stateLockTarget } from '../lock/lock-target.js';
+import { describeLock, LockHeldError, runningHolder, type LockHolder, type LockIdentity } from '../lock/job-lock.js';
+import { hostLockDir, stateInodeLockTarget, stateLockTarget } from '../lock/lock-target.js';
 import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
 import type { RunRecord } from '../state/run-journal.js';
@@ -49,9 +49,8 @@ export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): 
   const [job] = await loadJobs(args.jobsFile, [args.job], io, logger, { tokenOptional: true });
   if (job === undefined) throw new UsageError(`${args.jobsFile}: no job named "${args.job}"`);
   const path = statePath(job, args.jobsFile);
-  // The state's own lock: whichever job, by whichever path, is running on this state file.
-  const lock = { jobsFile: resolve(io.cwd, args.jobsFile), job: job.name, target: stateLockTarget(path) };
-  const running = runningHolder(lock);
+  // The state's own locks: whichever job, by whichever path or hard link, is running on this state file.
+  const { lock, running } = stateRun(resolve(io.cwd, args.jobsFile), job.name, path, io.env);
   if (args.action === 'show') {
     if (running !== undefined) io.stdout.write(`job "${job.name}": a run is in progress: pid ${running.pid} on ${running.host}, started ${running.startedAt} (${running.command})\n`);
     return show(job, path, args.keys ?? 0, io, (run) => resumeNote(run, args.jobsFile, job.name));
@@ -60,6 +59,27 @@ export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): 
   if (running !== undefined) throw new LockHeldError(running, `${describeLock(lock)}: cannot ${args.action} its state while it`, lock.target.what);
   if (args.action === 'prune') return prune(job, path, args.keepRuns, args.includeCreatingRuns === true, io);
   return reset(job, path, io, { yes: args.yes === true, keepMessages: args.keepMessages === true });
+}
+
+/**
+ * The run in progress on the state file, if any: held beside its real path, or by its inode in the
+ * host's lock folder (a run through a hard link); the lock beside it when none is.
+ */
+function stateRun(jobsFile: string, job: string, path: string, env: CliIo['env']): { lock: LockIdentity; running: LockHolder | undefined } {
+  const beside: LockIdentity = { jobsFile, job, target: stateLockTarget(path) };
+  const targets = [beside.target];
+  try {
+    const inode = stateInodeLockTarget(path, hostLockDir(env));
+    if (inode !== undefined) targets.push(inode);
+  } catch {
+    // No host lock folder to be had: no run could have taken a lock there either.
+  }
+  for (const target of targets) {
+    const lock: LockIdentity = { jobsFile, job, target };
+    const running = runningHolder(lock);
+    if (running !== undefined) return { lock, running };
+  }
+  return { lock: beside, running: undefined };
 }
 
 function statePath(job: Job, jobsFile: string): string {

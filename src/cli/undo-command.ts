@@ -5,11 +5,12 @@
  * job's input.
  */
 import type { Logger } from 'pino';
+import type { Job } from '../config/job-types.js';
 import { formatDuration } from '../pipeline/report/duration.js';
 import type { CliIo } from './cli-io.js';
 import { describeRun } from './run-flags.js';
 import { runSession } from './run-session.js';
-import { undoJob, type UndoArgs } from './undo-job.js';
+import { refuseWithoutState, undoJob, type UndoArgs } from './undo-job.js';
 import { counted } from '../pipeline/report/counted.js';
 
 export interface UndoFlags extends UndoArgs {
@@ -26,6 +27,8 @@ export async function undoCommand(flags: UndoFlags, io: CliIo, logger: Logger): 
     flags.maxDuration !== undefined && `--max-duration ${formatDuration(flags.maxDuration)}`,
     `--run ${flags.runId}${flags.force ? ' --force' : ''}${flags.keys === undefined ? '' : ` --key (${counted(flags.keys.length, 'key')})`}${flags.keepCreated === true ? ' --keep-created' : ''}`,
   ]);
-  const session = { jobsFile: flags.jobsFile, job: [flags.job], reportDir: flags.reportDir, maxDuration: flags.maxDuration, argv, readsInput: false };
+  // A job without a state store is refused before its locks are taken: nothing is left behind.
+  const refuse = (jobs: readonly Job[]): void => refuseWithoutState(jobs, flags.jobsFile);
+  const session = { jobsFile: flags.jobsFile, job: [flags.job], reportDir: flags.reportDir, maxDuration: flags.maxDuration, argv, readsInput: false, refuse };
   return runSession(session, io, logger, async (scope) => ({ exitCode: await undoJob(scope, flags) }));
 }

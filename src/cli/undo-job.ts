@@ -5,6 +5,7 @@
  * what was put back.
  */
 import { existsSync } from 'node:fs';
+import type { Job } from '../config/job-types.js';
 import { runUndo } from '../pipeline/undo/run-undo.js';
 import { undoSurfaceRefusal } from '../pipeline/undo/undo-plan.js';
 import type { UndoSummary } from '../pipeline/report/undo-report.js';
@@ -25,13 +26,24 @@ export interface UndoArgs {
   readonly keepCreated?: boolean;
 }
 
+/**
+ * Refuses (exit 2) a job with no state store to undo from, before the session takes its locks: a
+ * lock taken for it would leave a lock file (and the state's folder) where no state store is.
+ */
+export function refuseWithoutState(jobs: readonly Job[], jobsFile: string): void {
+  for (const job of jobs) stateToUndo(job, jobsFile);
+}
+
+/** The job's state store file, or a UsageError when it has none. */
+function stateToUndo(job: Job, jobsFile: string): string {
+  if (job.state !== false && existsSync(job.state)) return job.state;
+  const why = job.state === false ? 'has state: false, so no run of it was journalled' : `has no state store yet (no file at ${job.state})`;
+  throw new UsageError(`${jobsFile}: job "${job.name}" ${why}; undo puts back what a journalled run changed; nothing was done`);
+}
+
 export async function undoJob(run: JobScope, args: UndoArgs): Promise<number> {
   const { job } = run;
-  if (job.state === false || !existsSync(job.state)) {
-    const why = job.state === false ? 'has state: false, so no run of it was journalled' : `has no state store yet (no file at ${job.state})`;
-    throw new UsageError(`${args.jobsFile}: job "${job.name}" ${why}; undo puts back what a journalled run changed; nothing was done`);
-  }
-  const state = StateStore.open(job.state, { job: job.name, keyField: job.key.field });
+  const state = StateStore.open(stateToUndo(job, args.jobsFile), { job: job.name, keyField: job.key.field });
   run.defer(() => state.close());
   const undone = state.run(args.runId);
   if (undone === undefined) {

@@ -25,7 +25,7 @@ function lockIdentity(file: string): LockIdentity {
   return { jobsFile: 'jobs.yaml', job: 'import', target: { kind: 'channel', what: 'the lock under test', file } };
 }
 
-/** The job locks the workspace holds: its lock folder (HOME is the workspace) and beside the state. */
+/** The job locks the workspace holds: its lock folder (in the workspace) and beside the state. */
 function heldLocks(ws: Workspace): { lockFiles: string[]; held: string[]; holderFiles: string[] } {
   const lockFiles = filesEndingWith(ws.dir, '.lock');
   return {
@@ -99,7 +99,8 @@ describe.each(['run', 'reconcile'] as const)('%s --emulator releases its locks a
     const run = await ws.run([command, 'jobs.yaml', '--emulator', '--report-dir', 'reports']);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain('is empty (0 bytes)');
-    expectLocksReleased(ws, 2);
+    // The state file exists: it is locked by its inode too.
+    expectLocksReleased(ws, 3);
     await expectEmulatorClosed(run);
   });
 
@@ -135,7 +136,8 @@ describe('undo releases its locks', () => {
     const undo = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', '1', '--report-dir', 'undo']);
     expect(undo.exitCode).toBe(0);
     expect(emulator.contacts(TOKEN).filter((contact) => contact.tags.includes('contact-sync-undone'))).toHaveLength(5);
-    expectLocksReleased(ws, 2);
+    // The job on its channel, the state beside its file and by its inode.
+    expectLocksReleased(ws, 3);
   });
 
   it('after a failure once the locks are held (a run the journal does not hold: exit 2)', async () => {
@@ -143,13 +145,13 @@ describe('undo releases its locks', () => {
     const undo = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', '9', '--report-dir', 'undo']);
     expect(undo.exitCode).toBe(2);
     expect(undo.stderr).toContain('has no run 9 in its state store');
-    expectLocksReleased(ws, 2);
+    expectLocksReleased(ws, 3);
   });
 
   it('after a SIGINT (exit 130)', async () => {
     const ws = await afterOneRun();
     const undo = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', '1', '--report-dir', 'undo'], { signals: signalOnceListened('SIGINT') });
     expect(undo.exitCode).toBe(130);
-    expectLocksReleased(ws, 2);
+    expectLocksReleased(ws, 3);
   });
 });

@@ -12,7 +12,12 @@ import { splitLine } from '../../src/pipeline/source/line-split.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { tempDir } from './temp-dir.js';
 
-export const TOKEN = 'test-token-5f2a9c';
+/**
+ * The emulator's channel token. One per test process: a job's lock is keyed by its token
+ * (src/lock/lock-target.ts), and in Redis (`rateLimits.redis`) it is seen by every process on the
+ * machine, so tests running side by side must not name one job.
+ */
+export const TOKEN = `test-token-5f2a9c-${process.pid}`;
 
 export interface CliRun {
   exitCode: number;
@@ -73,8 +78,8 @@ export function workspace(): Workspace {
       const exitCode = await main(argv, {
         stdout,
         stderr,
-        // HOME in the workspace: the channel locks' folder (src/lock/lock-target.ts) is removed with it.
-        env: { HOME: dir, ...options.env },
+        // HOME and the host's lock folder (src/lock/lock-target.ts) in the workspace: removed with it.
+        env: { HOME: dir, CONTACT_SYNC_LOCK_DIR: join(options.env?.HOME ?? dir, '.contact-sync-locks'), ...options.env },
         cwd: dir,
         isTTY: false,
         signals: options.signals ?? new EventEmitter(),

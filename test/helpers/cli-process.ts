@@ -53,12 +53,13 @@ export interface CliProcess {
 
 /**
  * Starts `node bin/contact-sync.js <argv>` in `cwd` with a minimal environment, HOME in `cwd`
- * unless `env` says otherwise (two runs as one user on one host share a HOME).
+ * unless `env` says otherwise. The host's lock folder (CONTACT_SYNC_LOCK_DIR, src/lock/lock-target.ts)
+ * is in HOME, so that a test's locks are its own: two runs that share a HOME stand for one host.
  */
 export function startCli(argv: readonly string[], cwd: string, env: Readonly<Record<string, string>> = {}): CliProcess {
   const child = spawn(process.execPath, [BIN, ...argv], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, LANG: 'C.UTF-8', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, LANG: 'C.UTF-8', CONTACT_SYNC_LOCK_DIR: join(env.HOME ?? cwd, '.contact-sync-locks'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

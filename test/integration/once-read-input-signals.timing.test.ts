@@ -30,7 +30,7 @@ afterEach(() => {
 function start(argv: readonly string[], cwd: string, temporary: string): Child {
   const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'contact-sync.js'), ...argv], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, LANG: 'C.UTF-8', TMPDIR: temporary },
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, CONTACT_SYNC_LOCK_DIR: join(cwd, '.contact-sync-locks'), LANG: 'C.UTF-8', TMPDIR: temporary },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';

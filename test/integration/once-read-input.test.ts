@@ -66,7 +66,7 @@ describe('a named pipe is read as --input - is read', () => {
 
     const shell = spawn('bash', ['-c', `exec "${process.execPath}" "${join(REPO_ROOT, 'bin', 'contact-sync.js')}" run jobs.yaml --dry-run --report-dir subst --input <(cat customers.csv)`], {
       cwd: ws.dir,
-      env: { PATH: process.env.PATH ?? '', HOME: ws.dir, LANG: 'C.UTF-8', TMPDIR: own },
+      env: { PATH: process.env.PATH ?? '', HOME: ws.dir, CONTACT_SYNC_LOCK_DIR: join(ws.dir, '.contact-sync-locks'), LANG: 'C.UTF-8', TMPDIR: own },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

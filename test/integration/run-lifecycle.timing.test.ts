@@ -152,7 +152,7 @@ describe('a second signal', () => {
       let stderr = '';
       const exits: number[] = [];
       const sink = new Writable({ write: (chunk: Buffer, _e, done) => ((stderr += chunk.toString()), done()) });
-      const running = main(['run', 'jobs.yaml', '--report-dir', 'r'], { stdout: sink, stderr: sink, env: { HOME: ws.dir }, cwd: ws.dir, isTTY: false, signals, exit: (code) => exits.push(code) });
+      const running = main(['run', 'jobs.yaml', '--report-dir', 'r'], { stdout: sink, stderr: sink, env: { HOME: ws.dir, CONTACT_SYNC_LOCK_DIR: join(ws.dir, '.contact-sync-locks') }, cwd: ws.dir, isTTY: false, signals, exit: (code) => exits.push(code) });
       await waitFor(() => emulator.counters(TOKEN).total.received >= 5, 'the run made calls', 30_000);
       signals.emit('SIGINT');
       signals.emit('SIGINT');

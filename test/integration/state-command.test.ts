@@ -1,4 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync } from 'node:fs';
+import { acquireJobLock } from '../../src/lock/job-lock.js';
+import { stateInodeLockTarget, stateLockTarget } from '../../src/lock/lock-target.js';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { StateStore } from '../../src/state/state-store.js';
@@ -18,6 +20,27 @@ describe('state show | reset <jobs.yaml> --job NAME', () => {
 
   afterEach(async () => {
     await emulator.close();
+  });
+
+  it('reset refuses (75) while a run holds the state file through a hard link, and show names it', async () => {
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+    mkdirSync(join(ws.dir, 'other'));
+    const linked = join(ws.dir, 'other', 'linked.db');
+    linkSync(join(ws.dir, STATE_FILE), linked);
+    // A run of another job on the hard link holds its locks: beside the link, and by the inode.
+    const lockDir = join(ws.dir, '.contact-sync-locks');
+    const inode = stateInodeLockTarget(linked, lockDir)!;
+    const held = [stateLockTarget(linked), inode].map((target) => acquireJobLock({ jobsFile: 'other.yaml', job: 'import-linked', target }, { command: 'run other.yaml', pid: 4242, host: 'cron-1' }));
+    try {
+      const show = await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import']);
+      expect(show.stdout).toContain('job "import": a run is in progress: pid 4242 on cron-1');
+      const reset = await ws.run(['state', 'reset', 'jobs.yaml', '--job', 'import', '--yes']);
+      expect(reset.exitCode).toBe(75);
+      expect(reset.stderr).toContain('cannot reset its state while it is already running');
+      expect(existsSync(join(ws.dir, STATE_FILE))).toBe(true);
+    } finally {
+      for (const lock of held) lock.release();
+    }
   });
 
   it('show before any run says there is no state yet and creates no file', async () => {

@@ -3,7 +3,7 @@
  * at the end, and a lock whose holder was killed free at once for the next run, which says so.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -14,7 +14,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 function identity(extra: Partial<LockIdentity> = {}): LockIdentity {
   const dir = tempDir('lock-');
-  return { jobsFile: join(dir, 'jobs.yaml'), job: 'crm', target: stateLockTarget(join(dir, 'crm.db'), extra.shard), ...extra };
+  return { jobsFile: join(dir, 'jobs.yaml'), job: 'crm', target: stateLockTarget(join(dir, 'crm.db')), ...extra };
 }
 
 describe('job lock', () => {
@@ -41,17 +41,59 @@ describe('job lock', () => {
     second.release();
   });
 
-  it('shards lock apart, and apart from the whole job', () => {
+  // Issue 42 item 3: a shard holds the job's lock shared with the shards of its count, a whole run
+  // (or `--shard 1/1`, which is one) alone. Each row: the first run holds, the second tries.
+  const holds: Array<{ first: string | undefined; second: string | undefined; second_: 'runs' | 'refused' }> = [
+    { first: '1/2', second: '2/2', second_: 'runs' },
+    { first: '1/3', second: '3/3', second_: 'runs' },
+    { first: '1/2', second: '1/2', second_: 'refused' },
+    { first: '1/2', second: undefined, second_: 'refused' },
+    { first: undefined, second: '1/2', second_: 'refused' },
+    { first: '1/1', second: undefined, second_: 'refused' },
+    { first: undefined, second: '1/1', second_: 'refused' },
+    { first: '1/1', second: '1/2', second_: 'refused' },
+    { first: '1/2', second: '1/3', second_: 'refused' },
+    { first: '2/3', second: '1/2', second_: 'refused' },
+    { first: undefined, second: undefined, second_: 'refused' },
+  ];
+  it.each(holds)('a run of shard $first holds it; a run of shard $second $second_', ({ first, second, second_ }) => {
     const base = identity();
-    const shard = (name: string): LockIdentity => ({ ...base, shard: name, target: stateLockTarget(join(dirname(base.jobsFile), 'crm.db'), name) });
-    const one = acquireJobLock(shard('1/2'), { command: 'run --shard 1/2' });
-    const two = acquireJobLock(shard('2/2'), { command: 'run --shard 2/2' });
-    const whole = acquireJobLock(base, { command: 'run' });
-    expect(() => acquireJobLock(shard('1/2'), { command: 'again' })).toThrow(LockHeldError);
-    expect(new Set([lockPath(shard('1/2')), lockPath(shard('2/2')), lockPath(base)]).size).toBe(3);
+    const run = (shard: string | undefined): LockIdentity => ({ ...base, ...(shard === undefined ? {} : { shard }) });
+    const one = acquireJobLock(run(first), { command: `run --shard ${first}`, pid: 4242, host: 'cron-1' });
+    let outcome: string;
+    try {
+      acquireJobLock(run(second), { command: `run --shard ${second}` }).release();
+      outcome = 'runs';
+    } catch (error) {
+      expect(error).toBeInstanceOf(LockHeldError);
+      expect((error as LockHeldError).holder).toMatchObject({ pid: 4242, host: 'cron-1' });
+      outcome = 'refused';
+    }
+    expect(runningHolder(base)).toMatchObject({ pid: 4242 });
     one.release();
+    expect(runningHolder(base)).toBeUndefined();
+    expect(outcome).toBe(second_);
+    // Once the first is gone, the second runs.
+    acquireJobLock(run(second), { command: 'again' }).release();
+  });
+
+  it('the shards of one count run side by side, and a whole run is refused until the last is gone', () => {
+    const base = identity();
+    const one = acquireJobLock({ ...base, shard: '1/2' }, { command: 'run --shard 1/2' });
+    const two = acquireJobLock({ ...base, shard: '2/2' }, { command: 'run --shard 2/2' });
+    one.release();
+    expect(() => acquireJobLock(base, { command: 'run' })).toThrow(LockHeldError);
     two.release();
-    whole.release();
+    acquireJobLock(base, { command: 'run' }).release();
+  });
+
+  it('its files are owner-only (0600), as the state store', () => {
+    const id = identity();
+    const lock = acquireJobLock({ ...id, shard: '1/2' }, { command: 'run' });
+    const files = readdirSync(dirname(lockPath(id))).filter((name) => name.endsWith('.lock') || name.endsWith('.json'));
+    expect(files.sort()).toEqual(['crm.db.lock', 'crm.db.shard-1-of-2.holder.json', 'crm.db.shard-1-of-2.lock']);
+    for (const name of files) expect([name, statSync(join(dirname(lockPath(id)), name)).mode & 0o777]).toEqual([name, 0o600]);
+    lock.release();
   });
 
   it('the lock of a holder killed with SIGKILL is free at once, and the next run knows whose it was', async () => {
