@@ -8,8 +8,13 @@ import { EXIT } from '../exit-codes.js';
 import { formatDuration } from '../pipeline/report/duration.js';
 import type { CliIo } from './cli-io.js';
 
-/** After a first signal, how long the rows in flight may take before the run stops at once. */
-export const SIGNAL_GRACE_MS = 60_000;
+/**
+ * After a first signal, how long the rows in flight may take before the run stops at once: with the
+ * 5 s the notices of the end may take after a signal (watch/sink-request.ts), the whole exit ends
+ * within Kubernetes' default 30 s grace before its SIGKILL. A row cut here is safe: its create was
+ * journalled before the call, and the next run finds what it did.
+ */
+export const SIGNAL_GRACE_MS = 20_000;
 
 export class RunInterrupt {
   readonly #controller = new AbortController();

@@ -16,7 +16,7 @@ export const METRICS = {
   contact_sync_rate_limited: { help: 'Answers 429 (rate limited) the last run received.', labels: ['sync_job'] },
   contact_sync_run_duration_seconds: { help: 'How long the last run took, in seconds.', labels: ['sync_job'] },
   contact_sync_last_run_timestamp_seconds: { help: 'When the last run ended, in seconds since the epoch.', labels: ['sync_job'] },
-  contact_sync_last_success_timestamp_seconds: { help: 'When the last run that ended 0 or 1 ended, in seconds since the epoch.', labels: ['sync_job'] },
+  contact_sync_last_success_timestamp_seconds: { help: 'When the last run that ended 0, 1 or 4 ended, in seconds since the epoch.', labels: ['sync_job'] },
   contact_sync_last_exit_code: { help: 'The exit code of the last run (docs/operations.md).', labels: ['sync_job'] },
   contact_sync_verified: { help: 'Contacts the state trusts that the last run re-read (verify.share).', labels: ['sync_job'] },
   contact_sync_drift: { help: 'Of the contacts the last run re-read, those found different from what the job last wrote, and repaired (verify.share).', labels: ['sync_job'] },
@@ -43,9 +43,13 @@ export interface EndedJob {
 
 const OUTCOMES: readonly RowOutcome[] = ['created', 'updated', 'unchanged', 'skipped', 'failed'];
 
-/** Exit codes after which the job did its work (some rows may have failed): a success for alerting. */
+/**
+ * Exit codes after which the job did its work (some rows may have failed), or the planned part of
+ * it (4: a night of a multi-night import stopped at --max-duration, as the heartbeat's success
+ * ping says too): a success for alerting.
+ */
 export function isSuccess(exitCode: number): boolean {
-  return exitCode === 0 || exitCode === 1;
+  return exitCode === 0 || exitCode === 1 || exitCode === 4;
 }
 
 /**
