@@ -116,6 +116,27 @@ describe('run on API v2', () => {
     expect(ws.results('import', 'r').map((row) => row.message_status)).toEqual(['sent', 'sent', 'sent']);
   });
 
+  it('a job\'s message.channelId overrides the connection\'s: one workspace connection greets on two channels', async () => {
+    await emulator.close();
+    emulator = await fastEmulator({
+      channels: [{ token: TOKEN }, { token: 'second-channel-token' }],
+      workspaceTokens: [WORKSPACE_TOKEN],
+      rateLimits: { contacts: { limit: 60_000, periodMs: 60_000 }, messages: { limit: 1000, periodMs: 1000 }, v2: { limit: 1000, periodMs: 1000 } },
+    });
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(2));
+    const welcome = `${CUSTOMERS_JOB}\nmessage: { when: created, text: "Welcome {{first_name}}", channelId: 2 }`;
+    const remind = `${CUSTOMERS_JOB}\nmessage: { when: always, text: "Reminder {{first_name}}" }`;
+    ws.write('jobs.yaml', v2Jobs(emulator.v2Url, welcome) + ['  - name: remind', '    connection: main', remind.replace(/^/gm, '    '), ''].join('\n'));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'r'])).exitCode).toBe(0);
+    expect(emulator.v2Messages().map((message) => [message.channelId, message.message]).sort()).toEqual([
+      [1, { type: 'text', text: 'Reminder First1' }],
+      [1, { type: 'text', text: 'Reminder First2' }],
+      [2, { type: 'text', text: 'Welcome First1' }],
+      [2, { type: 'text', text: 'Welcome First2' }],
+    ]);
+  });
+
   it('a send whose answer is lost is settled by the contact\'s message list: sent once, reported sent, not unknown', async () => {
     let dropped = 0;
     const proxy = await startRecordingProxy(emulator.v2Url, {
