@@ -4,6 +4,8 @@
  * asks which surface it has. Each adapter (`ApiClient` for v1, the v2 client) states its own.
  */
 import { SEARCH_PAGE_SIZE, V2_MAX_PAGE_SIZE } from '../limits.js';
+import type { ApiError } from './errors.js';
+import { v2CreateBy } from './v2/v2-contact-shape.js';
 
 export type SurfaceName = 'v1' | 'v2';
 
@@ -28,6 +30,12 @@ export interface PlatformSurface {
   upsertBy(keyField: string): boolean;
   /** Whether a send whose answer was lost can be settled by reading the contact's messages (exactly once). */
   readonly sendsReadable: boolean;
+  /**
+   * Why a contact of these fields (a create's, as `planCreate` makes it) cannot be created on this
+   * surface: the error `createContact` would throw before any call (v2: neither an email nor a
+   * phone, or no firstName: `V2_CANNOT_CREATE`); undefined when it can.
+   */
+  createRefusal(fields: Readonly<Record<string, string>>): ApiError | undefined;
 }
 
 /** The Contacts and Messaging API v1: search 10 a page, tags 10 a call, no direct read by key, sends at most once. */
@@ -39,6 +47,7 @@ export const V1_SURFACE: PlatformSurface = {
   directLookup: () => false,
   upsertBy: () => false,
   sendsReadable: false,
+  createRefusal: () => undefined,
 };
 
 /** v2's identifiers: a contact is named by `email:` or `phone:` in the path. */
@@ -53,6 +62,10 @@ export const V2_SURFACE: PlatformSurface = {
   directLookup: (keyField) => V2_IDENTIFIER_FIELDS.has(keyField),
   upsertBy: (keyField) => V2_IDENTIFIER_FIELDS.has(keyField),
   sendsReadable: true,
+  createRefusal: (fields) => {
+    const creatable = v2CreateBy(fields);
+    return creatable.ok ? undefined : creatable.error;
+  },
 };
 
 /** The pages `contacts` listed contacts take on `surface`, and one call to learn there are none. */

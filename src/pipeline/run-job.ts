@@ -29,7 +29,7 @@ import { ReportWriter } from './report/report.js';
 import type { JobSummary } from './report/job-summary.js';
 import type { ReconcileSummary } from './report/reconcile-summary.js';
 import { reportName as shardReportName, shardOf, type Shard } from './shard.js';
-import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
+import { RowLookahead, rowHashSettling } from './row/row-lookahead.js';
 import { mappingFingerprint } from './map/row-hash.js';
 import { settleWithoutCalls, syncRow } from './row/sync-row.js';
 import type { KeyState } from './row/decide.js';
@@ -216,7 +216,7 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     mine,
     busy: (key) => dispatcher.busy(key),
     ...(options.dryRun ? {} : { fingerprint: mappingFingerprint(job, source.header, options.productVersion ?? '') }),
-    quick: settlesByRowHash(job, { dryRun: options.dryRun, full }),
+    ...rowHashSettling(job, { dryRun: options.dryRun, full }),
     alone: (key) => duplicates.alone(key),
   });
   // A row that needs no call ends at the intake on a run; a reconcile reads every row's key.

@@ -3,6 +3,9 @@
  * v2 surface with a workspace token: the v2 client behind the same port and pipeline as v1.
  * Calls are counted per v2 endpoint (the emulator's EndpointCounterSet), never timed.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
 import { startRecordingProxy } from '../helpers/recording-proxy.js';
@@ -99,6 +102,38 @@ describe('run on API v2', () => {
     expect(ws.rejected('import', 'r').map((row) => row.customer_id)).toEqual(['C0002']);
     expect(emulator.contacts(TOKEN)).toHaveLength(2);
     expect(v2Calls(emulator)['POST /contact/create_or_update/{identifier}']).toBe(2);
+  });
+
+  it('an unchanged row v2 cannot create fails again with no call (the first run made 1, not 2); reconcile says why it is missing; --full searches again', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(3, (i, cells) => (i === 2 ? [...cells.slice(0, 3), '', ...cells.slice(4)] : cells)));
+    ws.write('jobs.yaml', v2Jobs(emulator.v2Url, withState(CUSTOMERS_JOB)));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(1);
+    const first = ws.results('import', 'first').find((row) => row.key === 'C0002');
+    // One filtered list found no contact; the create was refused before it left.
+    expect(first).toMatchObject({ outcome: 'failed', error_code: 'V2_CANNOT_CREATE', api_calls: '1' });
+    const listed = v2Calls(emulator)['POST /contact/list'];
+
+    const again = await ws.run(['run', 'jobs.yaml', '--report-dir', 'second']);
+    expect(again.exitCode).toBe(1);
+    expect(v2Calls(emulator)['POST /contact/list']).toBe(listed);
+    expect(ws.summary('import', 'second').apiCalls.total).toBe(0);
+    const second = ws.results('import', 'second').find((row) => row.key === 'C0002');
+    expect(second).toMatchObject({ outcome: 'failed', error_code: 'V2_CANNOT_CREATE', api_calls: '0' });
+    expect(second?.error_message).toMatch(/neither an email nor a phone.*not searched again; fix the row, or run with --full/);
+    expect(ws.rejected('import', 'second').map((row) => row.customer_id)).toEqual(['C0002']);
+
+    const reconcile = await ws.run(['reconcile', 'jobs.yaml', '--report-dir', 'rec']);
+    expect(reconcile.exitCode).toBe(1);
+    const diff = parse<Record<string, string>>(readFileSync(join(ws.dir, 'rec', 'import.diff.csv'), 'utf8'), { columns: true });
+    expect(diff).toEqual([expect.objectContaining({ key: 'C0002', status: 'missing', error_code: 'V2_CANNOT_CREATE', error_message: expect.stringMatching(/neither an email nor a phone.*a run fails this row until it changes/) })]);
+    expect(readFileSync(join(ws.dir, 'rec', 'import.reconcile.html'), 'utf8')).toContain('V2_CANNOT_CREATE');
+
+    // --full trusts no mark: the key is searched again, once.
+    const listedBefore = v2Calls(emulator)['POST /contact/list'] ?? 0;
+    expect((await ws.run(['run', 'jobs.yaml', '--full', '--report-dir', 'full'])).exitCode).toBe(1);
+    expect(ws.results('import', 'full').find((row) => row.key === 'C0002')).toMatchObject({ error_code: 'V2_CANNOT_CREATE', api_calls: '1' });
+    expect(v2Calls(emulator)['POST /contact/list']).toBeGreaterThan(listedBefore);
   });
 
   it('a greeting goes out once per created contact on the connection\'s channel', async () => {

@@ -40,7 +40,7 @@ import { departedFacts, pruneFacts, storedKeyState, type KeyStateStore } from '.
  */
 export type RowStore = KeyStateStore &
   Pick<StateStore, 'departedRecord' | 'isMessageDue'> &
-  Pick<StateStore, 'recordConfirmed' | 'recordObserved' | 'noteRowHash' | 'forget' | 'clearDeparted' | 'markCreatePending' | 'markMessageDue' | 'clearMessageDue'> &
+  Pick<StateStore, 'recordConfirmed' | 'recordObserved' | 'noteRowHash' | 'forget' | 'clearDeparted' | 'markCreatePending' | 'recordUncreatable' | 'markMessageDue' | 'clearMessageDue'> &
   ChangeJournal &
   MessageStore;
 
@@ -207,6 +207,8 @@ async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, c
   const hooks: WriteHooks = {
     findByKey: (key: string) => findContactsByKey(api, draft.keyField, key),
     ...(plan.journalCreate && state !== undefined ? { beforeCreate: (key: string) => state.markCreatePending(key) } : {}),
+    // The same row on the next run fails again with no call (row-lookahead.ts `uncreatable`).
+    ...(plan.journalCreate && state !== undefined && draft.rowHash !== undefined ? { createRefused: uncreatableMark(state, draft.rowHash, api.surface.name) } : {}),
     // Every confirmed call is in the change journal of the run (docs/undo.md).
     ...(state !== undefined ? { confirmed: (contactId: string, change: ChangeEntry) => state.journalChange(draft.key, contactId, change) } : {}),
   };
@@ -215,6 +217,11 @@ async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, c
     // Each contact of `onDuplicate: all` reports its own id; the row lists them all.
     if (plan.writes.length > 1) progress.contactId = '';
   }
+}
+
+/** The mark a row whose contact the surface cannot create leaves: its row hash, the surface and the failure. */
+function uncreatableMark(state: RowStore, rowHash: string, surface: SurfaceName): NonNullable<WriteHooks['createRefused']> {
+  return (key, refusal) => state.recordUncreatable(key, { rowHash, surface, code: refusal.code, message: refusal.message });
 }
 
 /** A dry run's withheld writes, counted once the row is decided. */
