@@ -63,7 +63,7 @@ export function connectionClient(job: Job, limiters: LimiterRegistry, options: C
     const organisations = options.organisations ?? new OrganisationLimits(learntLimitsFactory(limiters));
     return new V2Client({ ...common, limits: organisations.for(connection), channelId: sendChannel(job) });
   }
-  const clientOptions: ApiClientOptions = { ...common, channelType: connection.channelType, limiters: apiLimiters(job, limiters) };
+  const clientOptions: ApiClientOptions = { ...common, channelType: connection.channelType, limiters: apiLimiters(job, limiters), rates: connection.rateLimits };
   return new ApiClient(clientOptions);
 }
 

@@ -44,13 +44,14 @@ import { runEngine } from './run/run-engine.js';
 import { startJournal } from './run/run-journal-lines.js';
 import { StopPolicy } from './run/stop-policy.js';
 import { fileRecords, openFileInput } from './kinds/file-rows.js';
+import type { FileRunFacts } from './kinds/file-run-summary.js';
 import { RECONCILE_ROW_CALLS, reconcileKind } from './kinds/reconcile-kind.js';
 import { SYNC_ROW_CALLS, syncKind } from './kinds/sync-kind.js';
 import type { ContactDraft, RowResult } from './types.js';
 
 
 /** What a run of one job is given. Every I/O dependency is here, so tests pass their own. */
-export interface RunJobOptions {
+export interface RunJobOptions extends Pick<FileRunFacts, 'earlierLimits'> {
   readonly job: Job;
   /** The platform, through the ContactsApi port (the API client, or a test's). */
   readonly api: ContactsApi;

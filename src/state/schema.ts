@@ -235,6 +235,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 14,
+    description: 'limits learnt by earlier runs',
+    sql: `
+      -- What the platform's answers said a budget allows (API v2: per endpoint, X-RateLimit-Limit
+      -- over its window; kept-limits.ts): calls per period_ms, and when a run learnt it. A dry run
+      -- and a run's first rows reckon their estimates and ETA at it instead of a first guess.
+      CREATE TABLE learnt_limits (
+        budget    TEXT PRIMARY KEY NOT NULL,
+        calls     INTEGER NOT NULL CHECK (calls >= 1),
+        period_ms INTEGER NOT NULL CHECK (period_ms > 0),
+        learnt_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

@@ -28,6 +28,7 @@
 import { statSync } from 'node:fs';
 import { AbsentReads, type AbsentRead } from './absent-reads.js';
 import { UncreatableRows, type UncreatableRow } from './uncreatable-rows.js';
+import { KeptLimits, type KeptLimit } from './kept-limits.js';
 import type Database from 'better-sqlite3';
 import { ChangeJournal, type ChangeEntry, type ChangeLine, type FieldChange } from './change-journal.js';
 import {
@@ -96,6 +97,7 @@ export class StateStore {
   readonly #changes: ChangeJournal;
   readonly #absent: AbsentReads;
   readonly #uncreatable: UncreatableRows;
+  readonly #keptLimits: KeptLimits;
   readonly #syncFull: Database.Statement<[]>;
   readonly #syncNormal: Database.Statement<[]>;
   readonly #recordDeparture: (key: string, departure: Departure) => void;
@@ -120,6 +122,7 @@ export class StateStore {
     this.#changes = new ChangeJournal(db);
     this.#absent = new AbsentReads(db, now);
     this.#uncreatable = new UncreatableRows(db, now);
+    this.#keptLimits = new KeptLimits(db, now);
     this.#syncFull = db.prepare('PRAGMA synchronous = FULL');
     this.#syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
 
@@ -330,6 +333,18 @@ export class StateStore {
   /** The marks of `keys` that have one (`recordUncreatable`), for the row lookahead. */
   uncreatableAhead(keys: readonly string[]): Map<string, UncreatableRow> {
     return this.#uncreatable.readAhead(keys);
+  }
+
+  // --- limits learnt (kept-limits.ts) ---
+
+  /** The limits earlier runs learnt, by budget (API v2: per endpoint): a run's estimates start from them. */
+  learntLimits(): KeptLimit[] {
+    return this.#keptLimits.all();
+  }
+
+  /** Keeps the limits this run learnt (a budget it did not learn keeps its earlier one). */
+  keepLearntLimits(limits: readonly KeptLimit[]): void {
+    this.#keptLimits.keep(limits);
   }
 
   /** Keys whose create was sent without a confirmed answer, sorted. */

@@ -136,6 +136,35 @@ describe('run on API v2', () => {
     expect(v2Calls(emulator)['POST /contact/list']).toBeGreaterThan(listedBefore);
   });
 
+  it('estimates and reports read the learnt limits (issue 41): summary.json lists them, the state keeps them, a later dry run reckons at them, not at 100/min', async () => {
+    await emulator.close();
+    emulator = await fastEmulator({
+      workspaceTokens: [WORKSPACE_TOKEN],
+      rateLimits: { contacts: { limit: 60_000, periodMs: 60_000 }, messages: { limit: 1000, periodMs: 1000 }, v2: { limit: 400, periodMs: 1000 } },
+    });
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(3));
+    ws.write('jobs.yaml', v2Jobs(emulator.v2Url, withState(CUSTOMERS_JOB)));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+    const limits = ws.summary('import', 'first').limits as Array<{ budget: string; perMinute: number; source: string }>;
+    expect(limits).toContainEqual({ budget: 'POST /contact/list', operations: ['searchContacts'], perMinute: 24_000, source: 'learnt' });
+    expect(limits).toContainEqual({ budget: 'POST /contact/create_or_update/{identifier}', operations: ['createContact'], perMinute: 24_000, source: 'learnt' });
+    // An endpoint the run did not call: the first guess, said so.
+    expect(limits).toContainEqual(expect.objectContaining({ budget: 'PUT /contact/{identifier}', perMinute: 300, source: 'first-guess' }));
+    const html = readFileSync(join(ws.dir, 'first', 'import.report.html'), 'utf8');
+    expect(html).not.toContain('limit 100/min');
+    expect(html).toMatch(/limit [\d.]+\/min, 6 endpoints together \(learnt, first-guess\)/);
+
+    // Two new rows: the dry run searches them (learnt again) and withholds their creates, reckoned
+    // at the limit the first run learnt and the state store kept.
+    ws.write('customers.csv', customersCsv(5));
+    expect((await ws.run(['run', 'jobs.yaml', '--dry-run', '--report-dir', 'dry'])).exitCode).toBe(0);
+    const estimate = ws.summary('import', 'dry').realRunEstimate as { contactsPerMinute: number; limits: Array<{ budget: string; perMinute: number; source: string; calls: number }> };
+    expect(estimate.limits).toContainEqual(expect.objectContaining({ budget: 'POST /contact/create_or_update/{identifier}', perMinute: 24_000, source: 'earlier-run', calls: 2 }));
+    expect(estimate.limits).toContainEqual(expect.objectContaining({ budget: 'POST /contact/list', perMinute: 24_000, source: 'learnt' }));
+    expect(estimate.contactsPerMinute).not.toBe(100);
+  });
+
   it('a greeting goes out once per created contact on the connection\'s channel', async () => {
     const ws = workspace();
     ws.write('customers.csv', customersCsv(3));

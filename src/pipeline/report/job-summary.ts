@@ -4,7 +4,7 @@
  * (`html-report.ts`), which both read it, so that neither imports the other's module for it.
  */
 import { join } from 'node:path';
-import type { RealRunEstimate } from '../real-run-estimate.js';
+import type { PaceLimit, RealRunEstimate } from '../real-run-estimate.js';
 import type { RowOutcome } from '../types.js';
 
 /** The files of one job's run (a shard's are named `<job>.shard-I-of-N.*`). */
@@ -44,6 +44,13 @@ export interface JobSummary {
   /** `notReached`: data rows of the input a job that stopped did not take. */
   rows: Record<'total' | RowOutcome, number> & { notReached?: number };
   apiCalls: { total: number; byOperation: Record<string, number> };
+  /**
+   * The budgets the run's calls were paced by, as the platform port knew them at the end
+   * (`ContactsApi.pace`): v1's API groups at the connection's rates, v2's endpoints at their
+   * learnt limits (or an earlier run's, or the first guess), each with where its number came from.
+   * docs/reports.md. Absent from summaries written before it.
+   */
+  limits?: PaceLimit[];
   retries: number;
   rateLimited: number;
   /**
