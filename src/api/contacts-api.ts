@@ -47,6 +47,8 @@ export interface CallStats {
   total(): number;
   /** Requests started in each whole minute from the first request on, when kept. */
   callsPerMinute?(): number[];
+  /** Requests by the surface's own name of the call (API v2: its endpoint), when it names them so. */
+  byEndpoint?(): Record<string, number>;
 }
 
 /**

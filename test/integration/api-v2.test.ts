@@ -146,6 +146,8 @@ describe('run on API v2', () => {
     ws.write('customers.csv', customersCsv(3));
     ws.write('jobs.yaml', v2Jobs(emulator.v2Url, withState(CUSTOMERS_JOB)));
     expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+    // v2's own names of its calls, beside the port's operations: each endpoint as the emulator counted it.
+    expect((ws.summary('import', 'first').apiCalls as { byEndpoint?: Record<string, number> }).byEndpoint).toEqual(v2Calls(emulator));
     const limits = ws.summary('import', 'first').limits as Array<{ budget: string; perMinute: number; source: string }>;
     expect(limits).toContainEqual({ budget: 'POST /contact/list', operations: ['searchContacts'], perMinute: 24_000, source: 'learnt' });
     expect(limits).toContainEqual({ budget: 'POST /contact/create_or_update/{identifier}', operations: ['createContact'], perMinute: 24_000, source: 'learnt' });

@@ -460,7 +460,7 @@ export class V2Client implements ContactsApi {
     if (spec.contactId !== undefined) request.contactId = spec.contactId;
     const query = spec.query?.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
     const url = `${this.#c.root}${spec.path}${query ? `?${query}` : ''}`;
-    this.stats.recordRequest(spec.operation, attempt > 1);
+    this.stats.recordRequest(spec.operation, attempt > 1, `${spec.method} ${spec.template}`);
     const response = await httpExchange({
       url,
       method: spec.method,

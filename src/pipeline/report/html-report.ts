@@ -124,7 +124,14 @@ function callsSection(input: HtmlReportInput): string {
   return `<h2 id="calls">API calls</h2>
 <table><thead><tr><th>operation</th><th class="n">calls</th><th class="n">least the data needed</th></tr></thead>
 <tbody>${rows}<tr><th>total</th><th class="n">${summary.apiCalls.total}</th><th class="n">${leastTotal} writes</th></tr></tbody></table>
-<p class="meta">Retries ${summary.retries}, 429 answers ${summary.rateLimited}. Searches and reads are the lookups of keys the state store did not know; the writes are what the changes needed at the least (a create per new contact, an update per 30 fields, a tag call per 10 tags, a send per message, and the departed keys' calls).</p>`;
+${endpointsLine(summary)}<p class="meta">Retries ${summary.retries}, 429 answers ${summary.rateLimited}. Searches and reads are the lookups of keys the state store did not know; the writes are what the changes needed at the least (a create per new contact, an update per 30 fields, a tag call per 10 tags, a send per message, and the departed keys' calls).</p>`;
+}
+
+/** On a surface that names its calls by endpoint (API v2), the calls by endpoint, in one line. */
+function endpointsLine(summary: JobSummary): string {
+  const entries = Object.entries(summary.apiCalls.byEndpoint ?? {});
+  if (entries.length === 0) return '';
+  return `<p class="meta">By endpoint: ${entries.map(([endpoint, calls]) => `<code>${escape(endpoint)}</code> ${calls}`).join(', ')}.</p>\n`;
 }
 
 function chartSection(input: HtmlReportInput): string {
