@@ -94,6 +94,10 @@ describe('run on API v2', () => {
     const ws = workspace();
     ws.write('customers.csv', customersCsv(3, (i, cells) => (i === 2 ? [...cells.slice(0, 3), '', ...cells.slice(4)] : cells)));
     ws.write('jobs.yaml', v2Jobs(emulator.v2Url, CUSTOMERS_JOB));
+    // A dry run says what the real run does: the row fails, its create is not in the estimate.
+    expect((await ws.run(['run', 'jobs.yaml', '--dry-run', '--report-dir', 'dry'])).exitCode).toBe(1);
+    expect(ws.results('import', 'dry').find((row) => row.key === 'C0002')).toMatchObject({ outcome: 'failed', error_code: 'V2_CANNOT_CREATE' });
+    expect((ws.summary('import', 'dry').realRunEstimate as { calls: { byOperation: Record<string, number> } }).calls.byOperation.createContact).toBe(2);
     const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r']);
     expect(run.exitCode).toBe(1);
     const failed = ws.results('import', 'r').find((row) => row.key === 'C0002');

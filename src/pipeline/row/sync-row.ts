@@ -91,6 +91,9 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
         continue;
       }
       plan = decision.plan;
+      // A dry run's create the surface would refuse fails as the real run's would, before any call.
+      const refused = refusedCreate(plan.withheld, api.surface);
+      if (refused !== undefined) throw refused;
       if (plan.matchedBy === 'index') context.index?.recordHit();
       if (plan.markMessageDue) context.state?.markMessageDue(draft.key);
       try {
@@ -222,6 +225,15 @@ async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, c
 /** The mark a row whose contact the surface cannot create leaves: its row hash, the surface and the failure. */
 function uncreatableMark(state: RowStore, rowHash: string, surface: SurfaceName): NonNullable<WriteHooks['createRefused']> {
   return (key, refusal) => state.recordUncreatable(key, { rowHash, surface, code: refusal.code, message: refusal.message });
+}
+
+/** Why the surface refuses the create a withheld (dry-run) plan holds, if it does (`surface.createRefusal`). */
+function refusedCreate(withheld: RowPlan['withheld'], surface: ContactsApi['surface']): ApiError | undefined {
+  for (const plan of withheld) {
+    const [first] = plan.operations;
+    if (first?.kind === 'createContact') return surface.createRefusal(first.fields);
+  }
+  return undefined;
 }
 
 /** A dry run's withheld writes, counted once the row is decided. */
