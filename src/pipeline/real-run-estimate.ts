@@ -106,6 +106,16 @@ export function mixRate(calls: Readonly<Record<string, number>>, budgets: readon
   return slowestBudget(budgets.filter((budget) => budget.operations.some((operation) => !MESSAGE_OPERATIONS.has(operation))))?.rate;
 }
 
+/**
+ * The milliseconds between two contact calls at the slowest budget of the contact calls: what
+ * `--max-duration` reckons a row's calls at (`deadline.ts`), on the side of stopping early. 0 with
+ * no budget (nothing paces the calls).
+ */
+export function contactSpacingMs(budgets: readonly CallBudget[]): number {
+  const slowest = slowestBudget(budgets.filter((budget) => budget.operations.some((operation) => !MESSAGE_OPERATIONS.has(operation))));
+  return slowest === undefined ? 0 : slowest.rate.periodMs / slowest.rate.limit;
+}
+
 function slowestBudget(budgets: readonly CallBudget[]): CallBudget | undefined {
   return budgets.reduce<CallBudget | undefined>((slow, budget) => (slow === undefined || budget.rate.limit / budget.rate.periodMs < slow.rate.limit / slow.rate.periodMs ? budget : slow), undefined);
 }

@@ -38,7 +38,7 @@ import { freshReadsAfter } from './row/fresh-read.js';
 import { ReconcileReport } from './report/reconcile-report.js';
 import { RowDispatcher } from './row-dispatcher.js';
 import { RowIntake } from './row-intake.js';
-import { WithheldCalls } from './real-run-estimate.js';
+import { contactSpacingMs, WithheldCalls } from './real-run-estimate.js';
 import { RunTally, type RowTally, type RunExitCode } from './run-tally.js';
 import { runEngine } from './run/run-engine.js';
 import { startJournal } from './run/run-journal-lines.js';
@@ -165,14 +165,14 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   // The error threshold counts rows the platform failed, which are in results.csv (not rejected.csv: nothing to fix in them).
   const thresholdReportFile = report instanceof ReportWriter ? report.paths.results : report.paths.diff;
   const tally = new RunTally();
-  const { contacts: contactRate } = job.connection.rateLimits;
   const policy = new StopPolicy({
     signal: options.signal,
     limit: options.limit,
     deadline: options.deadline,
     onStopping: options.onStopping,
     now,
-    spacingMs: contactRate.periodMs / contactRate.limit,
+    // The port's pace (v2: the limits learnt, an earlier run's, or the first guess), not v1's rates.
+    spacingMs: contactSpacingMs(api.pace(options.earlierLimits)),
     unreadUnitCalls: shape.calls.unreadAtLeast(api.surface, job.key.field),
     errorThreshold: (inputDone) => tally.thresholdAbort(maxErrors, inputDone, thresholdReportFile),
   });

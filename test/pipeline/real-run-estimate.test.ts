@@ -2,7 +2,7 @@
 import type { CallBudget } from '../../src/api/contacts-api.js';
 import { API_OPERATIONS } from '../../src/api/wire-types.js';
 import type { Rate } from '../../src/limits.js';
-import { estimateRealRun, mixRate, WithheldCalls } from '../../src/pipeline/real-run-estimate.js';
+import { contactSpacingMs, estimateRealRun, mixRate, WithheldCalls } from '../../src/pipeline/real-run-estimate.js';
 
 const PER_MINUTE = (limit: number) => ({ limit, periodMs: 60_000 });
 const PER_SECOND = (limit: number) => ({ limit, periodMs: 1_000 });
@@ -103,6 +103,17 @@ describe('estimateRealRun', () => {
     expect(estimate.contactsPerMinute).toBe(120);
     expect(estimate.durationMs).toBe(10_000);
     expect(estimate.limits.find((limit) => limit.budget === 'PUT /contact/{identifier}')).toEqual({ budget: 'PUT /contact/{identifier}', operations: ['updateContact'], perMinute: 120, source: 'earlier-run', calls: 20 });
+  });
+});
+
+describe('contactSpacingMs: the spacing --max-duration reckons a row\'s calls at', () => {
+  test.each<[string, CallBudget[], number]>([
+    ['v1 at 100/min: 600 ms a call, sends apart', v1({ contacts: PER_MINUTE(100), messages: PER_SECOND(1) }), 600],
+    ['v2 learnt at 10/s an endpoint: 100 ms, not v1\'s 600', v2(PER_SECOND(10)), 100],
+    ['v2 with one slower endpoint: that one\'s', v2(PER_SECOND(10)).map((budget) => (budget.operations.includes('addTags') ? { ...budget, rate: PER_SECOND(2) } : budget)), 500],
+    ['no budget: nothing paces the calls', [], 0],
+  ])('%s', (_name, budgets, spacing) => {
+    expect(contactSpacingMs(budgets)).toBe(spacing);
   });
 });
 
