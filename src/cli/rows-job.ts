@@ -64,7 +64,7 @@ export async function runRowsJob(scope: JobScope, options: RowsJobOptions): Prom
   const state = job.state === false || (dryRun && !existsSync(job.state)) ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
   if (state !== undefined) scope.defer(() => state.close());
   // The limits earlier runs learnt: the estimates and the ETA start from them, not a first guess.
-  const earlierLimits = state?.learntLimits() ?? [];
+  const earlierLimits = state === undefined ? [] : readOfStore(state, job, () => state.learntLimits());
   const pace = (): CallBudget[] => scope.api.pace(earlierLimits);
   const progress = createProgressDisplay({
     mode: progressMode,
@@ -136,14 +136,21 @@ export function logRowsEnd(scope: JobScope, run: JobRun): void {
 }
 
 /**
- * The keys the state store knows that no departure took: the ETA's known rows. The first read of
- * the store's pages: a damaged or held file is said here, with its fix, before any row (exit 2 or
- * 75); the job's cleanup stack closes the store.
+ * The keys the state store knows that no departure took: the ETA's known rows. Read, like the
+ * limits earlier runs learnt, before any row: a damaged or held file is said here, with its fix
+ * (exit 2 or 75); the job's cleanup stack closes the store.
  */
 function knownKeysOf(state: StateStore, job: Job): number {
-  try {
+  return readOfStore(state, job, () => {
     const { keys, departed } = state.summary();
     return Math.max(0, keys - departed);
+  });
+}
+
+/** A read of the store before any row: a damaged or held file is said with its fix (exit 2 or 75). */
+function readOfStore<T>(state: StateStore, job: Job, read: () => T): T {
+  try {
+    return read();
   } catch (error) {
     if (!isSqliteError(error)) throw error;
     const code = isBusyStore(error) ? 'STATE_BUSY' : 'STATE_UNREADABLE';
