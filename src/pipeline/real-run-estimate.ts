@@ -43,7 +43,7 @@ export interface RealRunEstimate {
   /** The calls of each budget, and the time they take at its rate (calls x period / limit). */
   contactsCalls: number;
   messagesCalls: number;
-  /** The slowest budget of the contact calls the time is reckoned at, in calls per minute (v1: the Contacts API's rate). */
+  /** The slowest budget the contact calls use (any, without calls), in calls per minute (v1: the Contacts API's rate). */
   contactsPerMinute: number;
   /** The longest of the budgets' times: the real run cannot be faster at these limits. */
   durationMs: number;
@@ -142,7 +142,9 @@ export function estimateRealRun(
     else contactsCalls += calls;
   }
   const contactBudgets = budgets.filter((budget) => budget.operations.some((operation) => !MESSAGE_OPERATIONS.has(operation)));
-  const slowest = slowestBudget(contactBudgets);
+  // The slowest of the budgets the calls use (a v2 endpoint the run never calls paces nothing).
+  const used = contactBudgets.filter((budget) => budget.operations.some((operation) => (byOperation[operation] ?? 0) > 0));
+  const slowest = slowestBudget(used.length > 0 ? used : contactBudgets);
   return {
     calls: { total: contactsCalls + messagesCalls, byOperation },
     contactsCalls,
