@@ -139,7 +139,7 @@ function chartSection(input: HtmlReportInput): string {
   if (series.length === 0) return '<h2 id="rate">Calls per minute</h2>\n<p class="meta">No call was made.</p>';
   const width = 720;
   const height = 200;
-  const { perMinute: limitPerMinute, label } = contactLimit(input.limits);
+  const { perMinute: limitPerMinute, label } = contactLimit(input.limits, input.summary.apiCalls.byOperation);
   const top = Math.max(limitPerMinute, ...series) * 1.1;
   const step = width / series.length;
   const y = (value: number): number => height - (value / top) * height;
@@ -157,9 +157,14 @@ ${bars}
 </svg>`;
 }
 
-/** What the budgets of the contact calls allow a minute together (sends have a budget of their own), and the chart's words for it. */
-export function contactLimit(limits: readonly PaceLimit[]): { perMinute: number; label: string } {
-  const contacts = limits.filter((limit) => limit.operations.some((operation) => operation !== 'sendMessage'));
+/**
+ * What the budgets the contact calls used allow a minute together (sends have a budget of their
+ * own; a v2 endpoint never called paces nothing), and the chart's words for it.
+ */
+function contactLimit(limits: readonly PaceLimit[], calls: Readonly<Record<string, number>>): { perMinute: number; label: string } {
+  const all = limits.filter((limit) => limit.operations.some((operation) => operation !== 'sendMessage'));
+  const used = all.filter((limit) => limit.operations.some((operation) => (calls[operation] ?? 0) > 0));
+  const contacts = used.length > 0 ? used : all;
   const perMinute = Math.round(contacts.reduce((sum, limit) => sum + limit.perMinute, 0) * 10) / 10;
   const sources = [...new Set(contacts.map((limit) => limit.source))].join(', ');
   if (contacts.length === 0) return { perMinute: 0, label: 'no limit known' };
