@@ -9,6 +9,8 @@ export class ApiCallStats implements CallStats {
   readonly byOperation: Record<ApiOperation, OperationCount>;
   /** Requests started in each minute since the first (for the run report's chart). */
   readonly #perMinute: number[] = [];
+  /** Requests by the surface's own name of the call, when the client gives one (API v2: its endpoint). */
+  readonly #byEndpoint = new Map<string, number>();
   #firstAt: number | undefined;
   readonly #now: () => number;
 
@@ -19,8 +21,12 @@ export class ApiCallStats implements CallStats {
     ) as Record<ApiOperation, OperationCount>;
   }
 
-  /** An HTTP request left; `retry` when it repeats an earlier attempt of the same call. */
-  recordRequest(operation: ApiOperation, retry: boolean): void {
+  /**
+   * An HTTP request left; `retry` when it repeats an earlier attempt of the same call; `endpoint`,
+   * the surface's own name of it (API v2: `POST /contact/list`), when it has one.
+   */
+  recordRequest(operation: ApiOperation, retry: boolean, endpoint?: string): void {
+    if (endpoint !== undefined) this.#byEndpoint.set(endpoint, (this.#byEndpoint.get(endpoint) ?? 0) + 1);
     const count = this.byOperation[operation];
     count.requests += 1;
     if (retry) count.retries += 1;
@@ -29,6 +35,11 @@ export class ApiCallStats implements CallStats {
     const minute = Math.floor((at - this.#firstAt) / 60_000);
     while (this.#perMinute.length <= minute) this.#perMinute.push(0);
     this.#perMinute[minute]! += 1;
+  }
+
+  /** Requests by endpoint (retries included), for a surface that names its calls so (API v2); empty otherwise. */
+  byEndpoint(): Record<string, number> {
+    return Object.fromEntries([...this.#byEndpoint].sort(([a], [b]) => a.localeCompare(b)));
   }
 
   /** Requests started in each whole minute from the first request on. */

@@ -6,10 +6,10 @@
  * Authorization header to whatever origin a redirect names.
  */
 import type Bottleneck from 'bottleneck';
-import { type AttachmentType, type ApiGroup } from '../limits.js';
+import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE, type AttachmentType, type ApiGroup, type Rate } from '../limits.js';
 import type { ApiCallStats } from './call-stats.js';
 import { connectionParts, optionError, type ConnectionOptions, type ConnectionParts } from './connection-options.js';
-import type { ContactsApi, SendOptions, SentMessage } from './contacts-api.js';
+import type { CallBudget, ContactsApi, SendOptions, SentMessage } from './contacts-api.js';
 import { V1_SURFACE } from './platform-surface.js';
 import {
   parseJsonBody,
@@ -37,6 +37,7 @@ import {
 } from './request-checks.js';
 import { retryAfterFailure } from './failed-attempt.js';
 import {
+  API_OPERATIONS,
   encodeViberId,
   VIBER_ENCODED_ID_OPERATIONS,
   type ApiOperation,
@@ -62,6 +63,8 @@ export interface ApiClientOptions extends ConnectionOptions {
   readonly channelType?: ChannelType;
   /** The Bottleneck limiters to schedule through, shared by every client of the same token. */
   readonly limiters: ApiLimiters;
+  /** The rates `limiters` were made with, for `pace()`. @default the spec's (100/min, 25/s) */
+  readonly rates?: { readonly contacts: Rate; readonly messages: Rate };
 }
 
 /** A v1 call: the limiter of its API group, and the attachment type its errors name. */
@@ -81,6 +84,7 @@ export class ApiClient implements ContactsApi {
   readonly #c: ConnectionParts;
   readonly #channelType: ChannelType;
   readonly #limiters: ApiLimiters;
+  readonly #rates: { readonly contacts: Rate; readonly messages: Rate };
   /** The 401 that refused this client's token, once one came. */
   #refusedToken: InvalidTokenError | undefined;
 
@@ -95,6 +99,15 @@ export class ApiClient implements ContactsApi {
     if (!isLimiter(options.limiters?.contacts)) throw optionError('limiters.contacts', 'a Bottleneck limiter', options.limiters?.contacts);
     if (!isLimiter(options.limiters.messages)) throw optionError('limiters.messages', 'a Bottleneck limiter', options.limiters.messages);
     this.#limiters = options.limiters;
+    this.#rates = options.rates ?? { contacts: DEFAULT_CONTACTS_RATE, messages: DEFAULT_MESSAGES_RATE };
+  }
+
+  /** v1's two budgets at the connection's rates: sends on the Messages API's, the rest on the Contacts API's. */
+  pace(): CallBudget[] {
+    return [
+      { name: 'contacts', operations: API_OPERATIONS.filter((operation) => operation !== 'sendMessage'), rate: this.#rates.contacts, source: 'configured' },
+      { name: 'messages', operations: ['sendMessage'], rate: this.#rates.messages, source: 'configured' },
+    ];
   }
 
   async searchContactsPage(field: string, value: string, page = 1): Promise<ContactPage> {

@@ -3,7 +3,7 @@
  * surface answers. `ApiClient` (client.ts) implements it over v1's HTTP, `V2Client` (v2/client.ts) over v2's; the pipeline depends only
  * on this interface and plans with its `surface` (platform-surface.ts).
  */
-import type { AttachmentType } from '../limits.js';
+import type { AttachmentType, Rate } from '../limits.js';
 import type { ApiOperation, Contact, ContactPage, MessageElement, WhatsappTemplate } from './wire-types.js';
 import type { PlatformSurface } from './platform-surface.js';
 
@@ -47,11 +47,44 @@ export interface CallStats {
   total(): number;
   /** Requests started in each whole minute from the first request on, when kept. */
   callsPerMinute?(): number[];
+  /** Requests by the surface's own name of the call (API v2: its endpoint), when it names them so. */
+  byEndpoint?(): Record<string, number>;
+}
+
+/**
+ * One budget the adapter paces its calls by, as it knows it now: v1's API groups at the
+ * connection's rates, v2's endpoints at their learnt limits (docs/reports.md, summary.json `limits`).
+ */
+export interface CallBudget {
+  /** v1: the API group (`contacts`, `messages`); v2: the endpoint (`POST /contact/list`). */
+  readonly name: string;
+  /** The port's operations whose calls it paces (each operation in one budget). */
+  readonly operations: readonly ApiOperation[];
+  readonly rate: Rate;
+  /**
+   * Where the rate comes from: `configured` (the connection's `rateLimits`), `learnt` (an answer of
+   * this run), `earlier-run` (a limit an earlier run learnt, kept in the state store), `ceiling` (the
+   * connection's `rateLimits` where it is lower than what is learnt), `first-guess` (nothing learnt
+   * yet: `DEFAULT_V2_ENDPOINT_RATE`, the slowest v2 is said to allow).
+   */
+  readonly source: 'configured' | 'learnt' | 'earlier-run' | 'ceiling' | 'first-guess';
+}
+
+/** A limit an earlier run learnt, kept in the job's state store: its budget's name and rate. */
+export interface EarlierLimit {
+  readonly name: string;
+  readonly rate: Rate;
 }
 
 export interface ContactsApi {
   /** What one call of this surface finds and what an operation costs: what the planner reads. */
   readonly surface: PlatformSurface;
+  /**
+   * The budgets the adapter's calls go at, as it knows them now: what estimates, the ETA and the
+   * run report reckon time by. `earlier`: limits an earlier run learnt (the state store's), taken
+   * where this run has learnt none yet; v1 has none to learn.
+   */
+  pace(earlier?: readonly EarlierLimit[]): CallBudget[];
   /** Operation 1, one page (1-based). */
   searchContactsPage(field: string, value: string, page?: number): Promise<ContactPage>;
   /**

@@ -4,6 +4,7 @@
  * asks which surface it has. Each adapter (`ApiClient` for v1, the v2 client) states its own.
  */
 import { SEARCH_PAGE_SIZE, V2_MAX_PAGE_SIZE } from '../limits.js';
+import type { ApiError } from './errors.js';
 import { v2CreateBy } from './v2/v2-contact-shape.js';
 
 export type SurfaceName = 'v1' | 'v2';
@@ -35,6 +36,12 @@ export interface PlatformSurface {
    * one (v1), or cannot be sent at all: the decision reads that holder first (issue 41).
    */
   createLandsOn(fields: Readonly<Record<string, string>>): 'email' | 'phone' | undefined;
+  /**
+   * Why a contact of these fields (a create's, as `planCreate` makes it) cannot be created on this
+   * surface: the error `createContact` would throw before any call (v2: neither an email nor a
+   * phone, or no firstName: `V2_CANNOT_CREATE`); undefined when it can.
+   */
+  createRefusal(fields: Readonly<Record<string, string>>): ApiError | undefined;
 }
 
 /** The Contacts and Messaging API v1: search 10 a page, tags 10 a call, no direct read by key, sends at most once. */
@@ -47,6 +54,7 @@ export const V1_SURFACE: PlatformSurface = {
   upsertBy: () => false,
   sendsReadable: false,
   createLandsOn: () => undefined,
+  createRefusal: () => undefined,
 };
 
 /** v2's identifiers: a contact is named by `email:` or `phone:` in the path. */
@@ -64,6 +72,10 @@ export const V2_SURFACE: PlatformSurface = {
   createLandsOn: (fields) => {
     const creatable = v2CreateBy(fields);
     return creatable.ok ? creatable.by : undefined;
+  },
+  createRefusal: (fields) => {
+    const creatable = v2CreateBy(fields);
+    return creatable.ok ? undefined : creatable.error;
   },
 };
 

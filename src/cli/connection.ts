@@ -61,8 +61,14 @@ export function connectionClient(job: Job, limiters: LimiterRegistry, options: C
   };
   if (connection.api === 'v2') {
     const organisations = options.organisations ?? new OrganisationLimits(learntLimitsFactory(limiters));
-    return new V2Client({ ...common, limits: organisations.for(connection), channelId: connection.channelId ?? null });
+    return new V2Client({ ...common, limits: organisations.for(connection), channelId: sendChannel(job) });
   }
-  const clientOptions: ApiClientOptions = { ...common, channelType: connection.channelType, limiters: apiLimiters(job, limiters) };
+  const clientOptions: ApiClientOptions = { ...common, channelType: connection.channelType, limiters: apiLimiters(job, limiters), rates: connection.rateLimits };
   return new ApiClient(clientOptions);
+}
+
+/** v2: the channel of `job`'s sends: its `message.channelId` when given (null too), else the connection's, else null. */
+function sendChannel(job: Job): number | null {
+  const own = job.message?.channelId;
+  return own === undefined ? (job.connection.channelId ?? null) : own;
 }

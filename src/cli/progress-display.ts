@@ -37,7 +37,8 @@ export interface ProgressOptions {
    */
   knownKeys?: number | undefined;
   stats: CallStats;
-  rate: Rate;
+  /** The pace the calls left go at, asked each time the ETA is shown (v2 learns its limits as it runs); undefined: not known. */
+  rate: Rate | (() => Rate | undefined);
   stream: NodeJS.WriteStream | NodeJS.WritableStream;
   /** For `log` mode. */
   log?: ProgressLog;
@@ -71,8 +72,10 @@ export function createProgressDisplay(options: ProgressOptions): ProgressDisplay
     const minutes = (now() - started) / 60_000;
     return minutes > 0 ? (Math.max(0, options.stats.total() - 1) / minutes).toFixed(1) : '0.0';
   };
-  const remainingMs = (tally: Readonly<RowTally>): number | undefined =>
-    estimateRemainingMs({ expectedRows: options.expectedRows, knownKeys: options.knownKeys, finished: { rows: tally.total, created: tally.created }, calls: rowCalls, rate: options.rate });
+  const remainingMs = (tally: Readonly<RowTally>): number | undefined => {
+    const rate = typeof options.rate === 'function' ? options.rate() : options.rate;
+    return rate === undefined ? undefined : estimateRemainingMs({ expectedRows: options.expectedRows, knownKeys: options.knownKeys, finished: { rows: tally.total, created: tally.created }, calls: rowCalls, rate });
+  };
   const eta = (tally: Readonly<RowTally>): string => {
     const ms = remainingMs(tally);
     return ms === undefined ? '?' : formatDuration(ms);

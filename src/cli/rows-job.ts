@@ -10,6 +10,9 @@ import type { GuardName } from '../pipeline/guards/guard-verdict.js';
 import { isSqliteError } from '../pipeline/job-abort.js';
 import { formatDuration } from '../pipeline/report/duration.js';
 import { runJob, type JobRun } from '../pipeline/run-job.js';
+import { mixRate } from '../pipeline/real-run-estimate.js';
+import { callsByOperation } from '../pipeline/run-tally.js';
+import type { CallBudget } from '../api/contacts-api.js';
 import type { Shard } from '../pipeline/shard.js';
 import { isBusyStore, StateStoreError, stateStoreFix } from '../state/state-store-error.js';
 import { StateStore } from '../state/state-store.js';
@@ -60,6 +63,9 @@ export async function runRowsJob(scope: JobScope, options: RowsJobOptions): Prom
   const dryRun = options.dryRun === true;
   const state = job.state === false || (dryRun && !existsSync(job.state)) ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
   if (state !== undefined) scope.defer(() => state.close());
+  // The limits earlier runs learnt: the estimates and the ETA start from them, not a first guess.
+  const earlierLimits = state === undefined ? [] : readOfStore(state, job, () => state.learntLimits());
+  const pace = (): CallBudget[] => scope.api.pace(earlierLimits);
   const progress = createProgressDisplay({
     mode: progressMode,
     ...(scope.labelled ? { label: job.name } : {}),
@@ -68,7 +74,8 @@ export async function runRowsJob(scope: JobScope, options: RowsJobOptions): Prom
     // The rows beyond the keys the store knows are new keys, which the ETA weighs at a create's calls.
     knownKeys: progressMode === 'off' || job.state === false ? undefined : state === undefined ? 0 : knownKeysOf(state, job),
     stats: scope.stats,
-    rate: job.connection.rateLimits.contacts,
+    // The pace of the run's mix of calls so far, at the budgets the port knows now.
+    rate: () => mixRate(callsByOperation(scope.api), pace()),
     stream: io.stderr,
     log: (fields, message) => logger.info({ job: job.name, ...fields }, message),
   });
@@ -99,10 +106,26 @@ export async function runRowsJob(scope: JobScope, options: RowsJobOptions): Prom
     ...(options.maxMissing === undefined ? {} : { maxMissingPercent: options.maxMissing }),
     ...(options.partial === true ? { partial: true } : {}),
     ...(options.allow === undefined ? {} : { allow: new Set(options.allow) }),
+    earlierLimits,
   });
   // The bar goes before the command prints its summary under it.
   progress.stop();
+  if (state !== undefined && !dryRun) keepLearntLimits(state, pace(), scope);
   return run;
+}
+
+/**
+ * Keeps in the state store the limits this run learnt from the answers (API v2), for the next
+ * run's estimates. A store that cannot take them loses only that: the next run starts from a
+ * first guess, said in a warning.
+ */
+function keepLearntLimits(state: StateStore, budgets: readonly CallBudget[], scope: JobScope): void {
+  try {
+    state.keepLearntLimits(budgets.filter((budget) => budget.source === 'learnt').map(({ name, rate }) => ({ name, rate })));
+  } catch (error) {
+    if (!isSqliteError(error)) throw error;
+    scope.logger.warn({ job: scope.job.name }, `${state.path}: the limits this run learnt could not be kept (${error.message}); the next run's estimates start from a first guess`);
+  }
 }
 
 /** What both commands log of a job's rows once its summary is printed: the input's hint, the abort. */
@@ -113,14 +136,21 @@ export function logRowsEnd(scope: JobScope, run: JobRun): void {
 }
 
 /**
- * The keys the state store knows that no departure took: the ETA's known rows. The first read of
- * the store's pages: a damaged or held file is said here, with its fix, before any row (exit 2 or
- * 75); the job's cleanup stack closes the store.
+ * The keys the state store knows that no departure took: the ETA's known rows. Read, like the
+ * limits earlier runs learnt, before any row: a damaged or held file is said here, with its fix
+ * (exit 2 or 75); the job's cleanup stack closes the store.
  */
 function knownKeysOf(state: StateStore, job: Job): number {
-  try {
+  return readOfStore(state, job, () => {
     const { keys, departed } = state.summary();
     return Math.max(0, keys - departed);
+  });
+}
+
+/** A read of the store before any row: a damaged or held file is said with its fix (exit 2 or 75). */
+function readOfStore<T>(state: StateStore, job: Job, read: () => T): T {
+  try {
+    return read();
   } catch (error) {
     if (!isSqliteError(error)) throw error;
     const code = isBusyStore(error) ? 'STATE_BUSY' : 'STATE_UNREADABLE';

@@ -75,9 +75,29 @@ function estimateLine(summary: JobSummary): string | undefined {
   const recased = estimate.recasedContacts === undefined ? '' : `; ${counted(estimate.recasedContacts, 'contact')} re-tagged with tags ${estimate.recasedContacts === 1 ? 'it holds' : 'they hold'} in another case (tags.case)`;
   return (
     `the real run (estimate${notReached}): ${counted(estimate.calls.total, 'API call')}${byOperation === '' ? '' : ` (${byOperation})`}, ` +
-    `about ${formatDuration(estimate.durationMs)} at ${estimate.contactsPerMinute}/min${recased}`
+    `about ${formatDuration(estimate.durationMs)} at ${paceText(estimate.limits ?? [], estimate.contactsPerMinute)}${recased}`
   );
 }
+
+/**
+ * The limits an estimate was reckoned at: `100/min` for one contact budget (v1), else the slowest
+ * contact budget's the calls use, how many there are, and where their numbers came from (v2's endpoints).
+ */
+function paceText(limits: ReadonlyArray<{ readonly operations: readonly string[]; readonly source: string; readonly calls: number }>, slowestPerMinute: number): string {
+  // The budgets the calls use: a v2 endpoint the run never calls paces nothing.
+  const contacts = limits.filter((limit) => limit.calls > 0 && limit.operations.some((operation) => operation !== 'sendMessage'));
+  if (contacts.length <= 1) return `${slowestPerMinute}/min`;
+  const sources = [...new Set(contacts.map((limit) => SOURCE_WORDS[limit.source] ?? limit.source))].join(', ');
+  return `${slowestPerMinute}/min or more on each of ${contacts.length} endpoints (${sources})`;
+}
+
+const SOURCE_WORDS: Readonly<Record<string, string>> = {
+  configured: 'configured',
+  learnt: 'learnt from the answers',
+  'earlier-run': 'learnt by an earlier run',
+  ceiling: 'the configured ceiling',
+  'first-guess': 'a first guess of 5 a second where nothing is learnt yet',
+};
 
 /** The warning of tags that differ only in case: each spelling is a tag of its own. */
 export function tagCaseLine(found: { rows: number; firstLine: number; example: readonly string[] }): string {

@@ -206,6 +206,8 @@ export interface MessageSpec {
   repeat: boolean;
   /** For `mode: message`: column holding the contact id. */
   contactIdColumn?: string;
+  /** v2: the channel of this job's sends, null for the contact's last; overrides the connection's. Undefined when not given. */
+  channelId?: number | null;
 }
 
 export interface Job {

@@ -232,6 +232,7 @@ function normaliseMessage(input: NonNullable<JobParsed['message']>, path: YamlPa
   if (input.text !== undefined) message.text = input.text;
   if (input.url !== undefined) message.url = input.url;
   if (input.contactIdColumn !== undefined) message.contactIdColumn = input.contactIdColumn;
+  if (input.channelId !== undefined) message.channelId = input.channelId;
   if (input.template !== undefined) message.template = { ...input.template };
   return message;
 }

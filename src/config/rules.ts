@@ -94,7 +94,6 @@ function surfaceRules(path: YamlPath, connection: Loose): PathIssue[] {
   return issues;
 }
 
-/** A v2 send names its channel: a job that sends through a v2 connection needs its `channelId`. */
 /**
  * A phone transform's `extensionField` is a field of its own: not one the job maps, not the key
  * field, not another phone's (one would silently replace the other).
@@ -118,18 +117,28 @@ function extensionFieldRules(path: YamlPath, fields: Loose, keyField: string | u
   return issues;
 }
 
+/** A v2 send names its channel: a job that sends through a v2 connection needs its `message.channelId` or the connection's; v1 has no such key. */
 function v2MessageRule(path: YamlPath, job: Loose, connections: Loose | undefined): PathIssue[] {
   const name = asText(job.connection);
   const connection = name === undefined ? undefined : asRecord(connections?.[name]);
-  if (job.message === undefined || connection?.api !== 'v2') return [];
+  const message = asRecord(job.message);
+  if (job.message === undefined || connection === undefined) return [];
+  if (connection.api !== 'v2') {
+    if (message?.channelId === undefined) return [];
+    return [
+      {
+        path: [...path, 'message', 'channelId'],
+        message: `is used only with api: v2, and connection "${name}" speaks ${asText(connection.api) ?? CONFIG_DEFAULTS.api} (a v1 token is one channel's, so its messages go out on that channel); remove it, or use a connection with api: v2`,
+      },
+    ];
+  }
   const issues: PathIssue[] = [];
-  if (connection.channelId === undefined) {
+  if (connection.channelId === undefined && message?.channelId === undefined) {
     issues.push({
       path: [...path, 'message'],
-      message: `is sent through connection "${name}", which speaks api: v2: set connections.${name}.channelId to the channel's number, or to null for the channel the contact last used (a contact just created has none)`,
+      message: `is sent through connection "${name}", which speaks api: v2: set this job's message.channelId or connections.${name}.channelId to the channel's number, or to null for the channel the contact last used (a contact just created has none)`,
     });
   }
-  const message = asRecord(job.message);
   if (message?.forceCancelSurvey === true || message?.forceCancelSurvey === 'true') {
     issues.push({ path: [...path, 'message', 'forceCancelSurvey'], message: `has no counterpart on api: v2 (connection "${name}"): a v2 send cancels no survey; remove it` });
   }

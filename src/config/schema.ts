@@ -421,8 +421,12 @@ const message = z
     forceCancelSurvey: envBoolean.optional().meta({ description: 'true to cancel an active survey of the contact', default: CONFIG_DEFAULTS.forceCancelSurvey }),
     repeat: envBoolean.optional().meta({ description: 'true to send again on later runs (otherwise once per contact)', default: CONFIG_DEFAULTS.repeat }),
     contactIdColumn: nonEmpty('a column name').optional().meta({ description: 'for mode: message, the CSV column holding the contact id' }),
+    channelId: z
+      .union([z.null(), envInteger('channelId', 1, 2_147_483_647)])
+      .optional()
+      .meta({ description: "api: v2 only: the channel this job's messages go out on (a channel's number in the workspace), or null for the channel the contact last used; overrides the connection's channelId" }),
   })
-  .meta({ description: 'a message: {when, type, text, url, quickReplies, template, forceCancelSurvey, repeat, contactIdColumn}' });
+  .meta({ description: 'a message: {when, type, text, url, quickReplies, template, forceCancelSurvey, repeat, contactIdColumn, channelId}' });
 
 const maxErrors = z
   .union([z.number(), z.string()])

@@ -14,7 +14,7 @@ import type { KeySighting } from './key-sighting.js';
 import { keyCellOf, mapKey } from './map/map.js';
 import type { RowLookahead } from './row/row-lookahead.js';
 import type { KeyState } from './row/decide.js';
-import { failedResult, unchangedResult } from './row/row-result.js';
+import { failedResult, unchangedResult, uncreatableResult } from './row/row-result.js';
 import type { RowSync } from './row/sync-row.js';
 import type { ContactDraft, RowResult, SourceRecord, SourceRow } from './types.js';
 
@@ -73,6 +73,12 @@ export class RowIntake {
     if (quick !== undefined) {
       if (seen !== undefined) seeKey(seen, quick.key);
       return { kind: 'ended', result: unchangedResult(record.line, quick.key, record.cells, quick.contactId) };
+    }
+    // A row the surface could not create on the last run, unchanged since: it fails again, with no call.
+    const uncreatable = ahead.uncreatable(record);
+    if (uncreatable !== undefined) {
+      if (seen !== undefined) seeKey(seen, uncreatable.key);
+      return { kind: 'ended', result: uncreatableResult(record.line, uncreatable.key, record.cells, uncreatable.failure) };
     }
     const mapped = ahead.mapped(record);
     if (seen !== undefined) seeKey(seen, mapped.ok ? mapped.draft.key : unmappedKey(record, job));

@@ -31,7 +31,7 @@ import { ReportWriter } from './report/report.js';
 import type { JobSummary } from './report/job-summary.js';
 import type { ReconcileSummary } from './report/reconcile-summary.js';
 import { reportName as shardReportName, shardOf, type Shard } from './shard.js';
-import { RowLookahead, settlesByRowHash } from './row/row-lookahead.js';
+import { RowLookahead, rowHashSettling } from './row/row-lookahead.js';
 import { mappingFingerprint } from './map/row-hash.js';
 import { settleWithoutCalls, syncRow, type FirstReads, type RowSyncContext } from './row/sync-row.js';
 import type { ContactIndex } from './row/contact-index.js';
@@ -41,19 +41,20 @@ import { freshReadsAfter, priorReadsAfter } from './row/fresh-read.js';
 import { ReconcileReport } from './report/reconcile-report.js';
 import { RowDispatcher } from './row-dispatcher.js';
 import { RowIntake } from './row-intake.js';
-import { WithheldCalls } from './real-run-estimate.js';
+import { contactSpacingMs, WithheldCalls } from './real-run-estimate.js';
 import { RunTally, type RowTally, type RunExitCode } from './run-tally.js';
 import { runEngine } from './run/run-engine.js';
 import { startJournal } from './run/run-journal-lines.js';
 import { StopPolicy } from './run/stop-policy.js';
 import { fileRecords, openFileInput } from './kinds/file-rows.js';
+import type { FileRunFacts } from './kinds/file-run-summary.js';
 import { RECONCILE_ROW_CALLS, reconcileKind } from './kinds/reconcile-kind.js';
 import { SYNC_ROW_CALLS, syncKind } from './kinds/sync-kind.js';
 import type { ContactDraft, RowResult } from './types.js';
 
 
 /** What a run of one job is given. Every I/O dependency is here, so tests pass their own. */
-export interface RunJobOptions {
+export interface RunJobOptions extends Pick<FileRunFacts, 'earlierLimits'> {
   readonly job: Job;
   /** The platform, through the ContactsApi port (the API client, or a test's). */
   readonly api: ContactsApi;
@@ -218,14 +219,14 @@ async function runJobOnInput(options: RunJobOptions): Promise<JobRun> {
   // The error threshold counts rows the platform failed, which are in results.csv (not rejected.csv: nothing to fix in them).
   const thresholdReportFile = report instanceof ReportWriter ? report.paths.results : report.paths.diff;
   const tally = new RunTally();
-  const { contacts: contactRate } = job.connection.rateLimits;
   const policy = new StopPolicy({
     signal: options.signal,
     limit: options.limit,
     deadline: options.deadline,
     onStopping: options.onStopping,
     now,
-    spacingMs: contactRate.periodMs / contactRate.limit,
+    // The port's pace (v2: the limits learnt, an earlier run's, or the first guess), not v1's rates.
+    spacingMs: contactSpacingMs(api.pace(options.earlierLimits)),
     unreadUnitCalls: shape.calls.unreadAtLeast(api.surface, job.key.field),
     errorThreshold: (inputDone) => tally.thresholdAbort(maxErrors, inputDone, thresholdReportFile),
   });
@@ -259,7 +260,7 @@ async function runJobOnInput(options: RunJobOptions): Promise<JobRun> {
     mine,
     busy: (key) => dispatcher.busy(key),
     ...(options.dryRun ? {} : { fingerprint: mappingFingerprint(job, source.header, options.productVersion ?? '') }),
-    quick: settlesByRowHash(job, { dryRun: options.dryRun, full }),
+    ...rowHashSettling(job, { dryRun: options.dryRun, full }),
     alone: (key) => duplicates.alone(key),
   });
   // A row that needs no call ends at the intake on a run; a reconcile reads every row's key.

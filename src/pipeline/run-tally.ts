@@ -106,6 +106,8 @@ export function summarize(
     rateLimited += count.rateLimited;
   }
   const byOperation = callsByOperation(api);
+  // A surface that names its calls itself (API v2's endpoints) says them too, beside the port's operations.
+  const byEndpoint = api.stats.byEndpoint?.() ?? {};
   return {
     job: run.job.name,
     runId: run.runId === undefined ? null : String(run.runId),
@@ -114,7 +116,7 @@ export function summarize(
     finishedAt: finishedAt.toISOString(),
     durationMs: finishedAt.getTime() - startedAt.getTime(),
     rows: { ...tally },
-    apiCalls: { total: api.stats.total(), byOperation },
+    apiCalls: { total: api.stats.total(), byOperation, ...(Object.keys(byEndpoint).length === 0 ? {} : { byEndpoint }) },
     retries,
     rateLimited,
     ...(run.shard !== undefined ? { shard: `${run.shard.index}/${run.shard.count}` } : {}),

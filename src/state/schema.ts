@@ -217,6 +217,39 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE messages ADD COLUMN message_id TEXT;
     `,
   },
+  {
+    version: 13,
+    description: 'rows the surface cannot create',
+    sql: `
+      -- A key no contact holds whose row failed before any call because the surface cannot create
+      -- its contact (API v2 without an email or a phone: V2_CANNOT_CREATE), with that row's hash,
+      -- the surface and the failure (uncreatable-rows.ts): the same row on the same surface fails
+      -- again on the next run with no call. Dropped when a contact is recorded for the key.
+      CREATE TABLE uncreatable_rows (
+        key         TEXT PRIMARY KEY NOT NULL,
+        row_hash    TEXT NOT NULL,
+        surface     TEXT NOT NULL CHECK (surface IN ('v1', 'v2')),
+        code        TEXT NOT NULL,
+        message     TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
+  {
+    version: 14,
+    description: 'limits learnt by earlier runs',
+    sql: `
+      -- What the platform's answers said a budget allows (API v2: per endpoint, X-RateLimit-Limit
+      -- over its window; kept-limits.ts): calls per period_ms, and when a run learnt it. A dry run
+      -- and a run's first rows reckon their estimates and ETA at it instead of a first guess.
+      CREATE TABLE learnt_limits (
+        budget    TEXT PRIMARY KEY NOT NULL,
+        calls     INTEGER NOT NULL CHECK (calls >= 1),
+        period_ms INTEGER NOT NULL CHECK (period_ms > 0),
+        learnt_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

@@ -27,6 +27,8 @@
  */
 import { statSync } from 'node:fs';
 import { AbsentReads, type AbsentRead } from './absent-reads.js';
+import { UncreatableRows, type UncreatableRow } from './uncreatable-rows.js';
+import { KeptLimits, type KeptLimit } from './kept-limits.js';
 import type Database from 'better-sqlite3';
 import { ChangeJournal, type ChangeEntry, type ChangeLine, type FieldChange } from './change-journal.js';
 import {
@@ -94,6 +96,8 @@ export class StateStore {
   readonly #departed: DepartedKeys;
   readonly #changes: ChangeJournal;
   readonly #absent: AbsentReads;
+  readonly #uncreatable: UncreatableRows;
+  readonly #keptLimits: KeptLimits;
   readonly #syncFull: Database.Statement<[]>;
   readonly #syncNormal: Database.Statement<[]>;
   readonly #recordDeparture: (key: string, departure: Departure) => void;
@@ -117,6 +121,8 @@ export class StateStore {
     this.#departed = new DepartedKeys(db, now);
     this.#changes = new ChangeJournal(db);
     this.#absent = new AbsentReads(db, now);
+    this.#uncreatable = new UncreatableRows(db, now);
+    this.#keptLimits = new KeptLimits(db, now);
     this.#syncFull = db.prepare('PRAGMA synchronous = FULL');
     this.#syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
 
@@ -134,6 +140,7 @@ export class StateStore {
       this.#departed.deleteAll();
       this.#changes.deleteAll();
       this.#absent.deleteAll();
+      this.#uncreatable.deleteAll();
     });
 
     const pruneChanges = db.transaction((keepRuns: number, includeCreating: boolean): PrunedChanges => {
@@ -163,6 +170,8 @@ export class StateStore {
       const { contactId } = contact;
       const pending = this.#contacts.pendingCreate(key);
       record();
+      // A contact holds the key now: a row of it is no longer one the surface could not create.
+      this.#uncreatable.delete(key);
       if (pending === undefined) return;
       // A mark from before schema version 7 names no run: the run settling it owns the create. So
       // does a mark of a run on another surface: that run's undo never writes to this id.
@@ -310,6 +319,32 @@ export class StateStore {
 
   isCreatePending(key: string): boolean {
     return this.#contacts.isPending(key);
+  }
+
+  /**
+   * The row of `key` (no contact holds it) failed before any call because the surface cannot
+   * create its contact: the next run's row with the same row hash, on the same surface, fails
+   * again with no call (uncreatable-rows.ts).
+   */
+  recordUncreatable(key: string, row: UncreatableRow): void {
+    this.#uncreatable.record(key, row);
+  }
+
+  /** The marks of `keys` that have one (`recordUncreatable`), for the row lookahead. */
+  uncreatableAhead(keys: readonly string[]): Map<string, UncreatableRow> {
+    return this.#uncreatable.readAhead(keys);
+  }
+
+  // --- limits learnt (kept-limits.ts) ---
+
+  /** The limits earlier runs learnt, by budget (API v2: per endpoint): a run's estimates start from them. */
+  learntLimits(): KeptLimit[] {
+    return this.#keptLimits.all();
+  }
+
+  /** Keeps the limits this run learnt (a budget it did not learn keeps its earlier one). */
+  keepLearntLimits(limits: readonly KeptLimit[]): void {
+    this.#keptLimits.keep(limits);
   }
 
   /** Keys whose create was sent without a confirmed answer, sorted. */

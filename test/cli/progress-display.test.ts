@@ -57,6 +57,21 @@ describe('progress', () => {
     expect(stream.text).toMatch(/^progress: 1 row \(created 1, updated 0, unchanged 0, skipped 0, failed 0\), 1 call \(/);
   });
 
+  it('asks the pace at each tick (v2 learns its limits as it runs): the ETA follows it, and is unknown while it is', () => {
+    const stream = new Capture();
+    const stats = new ApiCallStats();
+    const timer = manualTimer();
+    const learnt: { pace?: { limit: number; periodMs: number } } = {};
+    const display = createProgressDisplay({ mode: 'lines', expectedRows: 361, stats, rate: () => learnt.pace, stream, every: timer.every });
+    display.update(tally(1), { apiCalls: 2, outcome: 'created' });
+    timer.fire();
+    expect(stream.text).toMatch(/ETA \?\n$/);
+    // Learnt: 20 calls a second. 360 rows left at 2 calls a row: 36 s, not v1's 7m12s.
+    learnt.pace = { limit: 20, periodMs: 1_000 };
+    timer.fire();
+    expect(stream.text).toMatch(/ETA 36s\n$/);
+  });
+
   it('off a terminal, prints a progress line at each tick with the counts, calls and ETA', () => {
     const stream = new Capture();
     const stats = new ApiCallStats();

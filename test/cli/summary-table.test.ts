@@ -20,7 +20,7 @@ const summary: JobSummary = {
 
 describe('the summary table', () => {
   it('says one API call of a dry run\'s estimate in the singular (issue 41: "1 API calls")', () => {
-    const estimate = { calls: { total: 1, byOperation: { searchContacts: 1 } }, contactsCalls: 1, messagesCalls: 0, contactsPerMinute: 100, durationMs: 600 };
+    const estimate = { calls: { total: 1, byOperation: { searchContacts: 1 } }, contactsCalls: 1, messagesCalls: 0, contactsPerMinute: 100, durationMs: 600, limits: [] };
     const text = formatSummary({ ...summary, dryRun: true, realRunEstimate: estimate }, []);
     expect(text).toContain('the real run (estimate): 1 API call (searchContacts 1), about ');
   });

@@ -41,6 +41,9 @@ describe('api: v1 | v2', () => {
     expect(v2.jobsFile.jobs[0]!.connection).toMatchObject({ api: 'v2', organisation: 'main', channelId: 3, baseUrl: 'https://api.respond.io/v2' });
     const named = await loadJobsFile(await temp.write('named.yaml', jobsFile('baseUrl: https://api.respond.io/v2\napi: v2\norganisation: acme\nchannelId: null')), { env });
     expect(named.jobsFile.jobs[0]!.connection).toMatchObject({ organisation: 'acme', channelId: null });
+    const own = await loadJobsFile(await temp.write('own.yaml', jobsFile('baseUrl: https://api.respond.io/v2\napi: v2', 'message: { text: hi, channelId: null }')), { env });
+    expect(own.jobsFile.jobs[0]!.message).toMatchObject({ channelId: null });
+    expect(own.jobsFile.jobs[0]!.connection.channelId).toBeUndefined();
     const v1 = await loadJobsFile(await temp.write('v1.yaml', jobsFile('baseUrl: https://app.example.com/api')), { env });
     expect(v1.jobsFile.jobs[0]!.connection).toMatchObject({ api: 'v1', organisation: 'main' });
     expect(v1.jobsFile.jobs[0]!.connection.channelId).toBeUndefined();
@@ -81,9 +84,26 @@ describe('api: v1 | v2', () => {
       [
         {
           path: 'jobs[0].message',
-          message: 'is sent through connection "main", which speaks api: v2: set connections.main.channelId to the channel\'s number, or to null for the channel the contact last used (a contact just created has none)',
+          message: 'is sent through connection "main", which speaks api: v2: set this job\'s message.channelId or connections.main.channelId to the channel\'s number, or to null for the channel the contact last used (a contact just created has none)',
         },
       ],
+    ],
+    [
+      'a job\'s message.channelId on a v1 connection',
+      'baseUrl: https://app.example.com/api',
+      'message: { text: hi, channelId: 2 }',
+      [
+        {
+          path: 'jobs[0].message.channelId',
+          message: 'is used only with api: v2, and connection "main" speaks v1 (a v1 token is one channel\'s, so its messages go out on that channel); remove it, or use a connection with api: v2',
+        },
+      ],
+    ],
+    [
+      'a job\'s message.channelId that is not a channel number',
+      'baseUrl: https://api.respond.io/v2\napi: v2',
+      'message: { text: hi, channelId: 0 }',
+      [{ path: 'jobs[0].message.channelId', message: '0 is too small; channelId must be a whole number from 1 to 2147483647' }],
     ],
     [
       'forceCancelSurvey on a v2 send',

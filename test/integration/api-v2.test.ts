@@ -3,6 +3,9 @@
  * v2 surface with a workspace token: the v2 client behind the same port and pipeline as v1.
  * Calls are counted per v2 endpoint (the emulator's EndpointCounterSet), never timed.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace } from '../helpers/cli-harness.js';
 import { startRecordingProxy } from '../helpers/recording-proxy.js';
@@ -92,6 +95,10 @@ describe('run on API v2', () => {
     const ws = workspace();
     ws.write('customers.csv', customersCsv(3, (i, cells) => (i === 2 ? [...cells.slice(0, 3), '', ...cells.slice(4)] : cells)));
     ws.write('jobs.yaml', v2Jobs(emulator.v2Url, CUSTOMERS_JOB));
+    // A dry run says what the real run does: the row fails, its create is not in the estimate.
+    expect((await ws.run(['run', 'jobs.yaml', '--dry-run', '--report-dir', 'dry'])).exitCode).toBe(1);
+    expect(ws.results('import', 'dry').find((row) => row.key === 'C0002')).toMatchObject({ outcome: 'failed', error_code: 'V2_CANNOT_CREATE' });
+    expect((ws.summary('import', 'dry').realRunEstimate as { calls: { byOperation: Record<string, number> } }).calls.byOperation.createContact).toBe(2);
     const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r']);
     expect(run.exitCode).toBe(1);
     const failed = ws.results('import', 'r').find((row) => row.key === 'C0002');
@@ -100,6 +107,74 @@ describe('run on API v2', () => {
     expect(ws.rejected('import', 'r').map((row) => row.customer_id)).toEqual(['C0002']);
     expect(emulator.contacts(TOKEN)).toHaveLength(2);
     expect(v2Calls(emulator)['POST /contact/create_or_update/{identifier}']).toBe(2);
+  });
+
+  it('an unchanged row v2 cannot create fails again with no call (the first run made 1, not 2); reconcile says why it is missing; --full searches again', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(3, (i, cells) => (i === 2 ? [...cells.slice(0, 3), '', ...cells.slice(4)] : cells)));
+    ws.write('jobs.yaml', v2Jobs(emulator.v2Url, withState(CUSTOMERS_JOB)));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(1);
+    const first = ws.results('import', 'first').find((row) => row.key === 'C0002');
+    // One filtered list found no contact; the create was refused before it left.
+    expect(first).toMatchObject({ outcome: 'failed', error_code: 'V2_CANNOT_CREATE', api_calls: '1' });
+    const listed = v2Calls(emulator)['POST /contact/list'];
+
+    const again = await ws.run(['run', 'jobs.yaml', '--report-dir', 'second']);
+    expect(again.exitCode).toBe(1);
+    expect(v2Calls(emulator)['POST /contact/list']).toBe(listed);
+    expect(ws.summary('import', 'second').apiCalls.total).toBe(0);
+    const second = ws.results('import', 'second').find((row) => row.key === 'C0002');
+    expect(second).toMatchObject({ outcome: 'failed', error_code: 'V2_CANNOT_CREATE', api_calls: '0' });
+    expect(second?.error_message).toMatch(/neither an email nor a phone.*not searched again; fix the row, or run with --full/);
+    expect(ws.rejected('import', 'second').map((row) => row.customer_id)).toEqual(['C0002']);
+
+    const reconcile = await ws.run(['reconcile', 'jobs.yaml', '--report-dir', 'rec']);
+    expect(reconcile.exitCode).toBe(1);
+    const diff = parse<Record<string, string>>(readFileSync(join(ws.dir, 'rec', 'import.diff.csv'), 'utf8'), { columns: true });
+    expect(diff).toEqual([expect.objectContaining({ key: 'C0002', status: 'missing', error_code: 'V2_CANNOT_CREATE', error_message: expect.stringMatching(/neither an email nor a phone.*a run fails this row until it changes/) })]);
+    expect(readFileSync(join(ws.dir, 'rec', 'import.reconcile.html'), 'utf8')).toContain('V2_CANNOT_CREATE');
+
+    // --full trusts no mark: the key is searched again, once.
+    const listedBefore = v2Calls(emulator)['POST /contact/list'] ?? 0;
+    expect((await ws.run(['run', 'jobs.yaml', '--full', '--report-dir', 'full'])).exitCode).toBe(1);
+    expect(ws.results('import', 'full').find((row) => row.key === 'C0002')).toMatchObject({ error_code: 'V2_CANNOT_CREATE', api_calls: '1' });
+    expect(v2Calls(emulator)['POST /contact/list']).toBeGreaterThan(listedBefore);
+  });
+
+  it('estimates and reports read the learnt limits (issue 41): summary.json lists them, the state keeps them, a later dry run reckons at them, not at 100/min', async () => {
+    await emulator.close();
+    emulator = await fastEmulator({
+      workspaceTokens: [WORKSPACE_TOKEN],
+      rateLimits: { contacts: { limit: 60_000, periodMs: 60_000 }, messages: { limit: 1000, periodMs: 1000 }, v2: { limit: 400, periodMs: 1000 } },
+    });
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(3));
+    ws.write('jobs.yaml', v2Jobs(emulator.v2Url, withState(CUSTOMERS_JOB)));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+    // v2's own names of its calls, beside the port's operations: each endpoint as the emulator counted it.
+    expect((ws.summary('import', 'first').apiCalls as { byEndpoint?: Record<string, number> }).byEndpoint).toEqual(v2Calls(emulator));
+    const limits = ws.summary('import', 'first').limits as Array<{ budget: string; perMinute: number; source: string }>;
+    expect(limits).toContainEqual({ budget: 'POST /contact/list', operations: ['searchContacts'], perMinute: 24_000, source: 'learnt' });
+    expect(limits).toContainEqual({ budget: 'POST /contact/create_or_update/{identifier}', operations: ['createContact'], perMinute: 24_000, source: 'learnt' });
+    // An endpoint the run did not call: the first guess, said so.
+    expect(limits).toContainEqual(expect.objectContaining({ budget: 'PUT /contact/{identifier}', perMinute: 300, source: 'first-guess' }));
+    const html = readFileSync(join(ws.dir, 'first', 'import.report.html'), 'utf8');
+    expect(html).not.toContain('limit 100/min');
+    // The endpoints the run called (a list, a create, a tag call a row), each learnt at 400 a second.
+    expect(html).toContain('limit 72000/min, 3 endpoints together (learnt)');
+
+    // Two new rows: the dry run searches them (learnt again) and withholds their creates, reckoned
+    // at the limit the first run learnt and the state store kept.
+    ws.write('customers.csv', customersCsv(5));
+    const dry = await ws.run(['run', 'jobs.yaml', '--dry-run', '--report-dir', 'dry']);
+    expect(dry.exitCode).toBe(0);
+    expect(dry.stdout).toMatch(
+      /the real run \(estimate\): \d+ API calls \(.*\), about \d+s at 24000\/min or more on each of 3 endpoints \(learnt from the answers, learnt by an earlier run\)/,
+    );
+    const estimate = ws.summary('import', 'dry').realRunEstimate as { contactsPerMinute: number; limits: Array<{ budget: string; perMinute: number; source: string; calls: number }> };
+    expect(estimate.limits).toContainEqual(expect.objectContaining({ budget: 'POST /contact/create_or_update/{identifier}', perMinute: 24_000, source: 'earlier-run', calls: 2 }));
+    expect(estimate.limits).toContainEqual(expect.objectContaining({ budget: 'POST /contact/list', perMinute: 24_000, source: 'learnt' }));
+    expect(estimate.contactsPerMinute).toBe(24_000);
   });
 
   it('a greeting goes out once per created contact on the connection\'s channel', async () => {
@@ -115,6 +190,27 @@ describe('run on API v2', () => {
     ]);
     expect(new Set(messages.map((message) => message.messageId)).size).toBe(3);
     expect(ws.results('import', 'r').map((row) => row.message_status)).toEqual(['sent', 'sent', 'sent']);
+  });
+
+  it('a job\'s message.channelId overrides the connection\'s: one workspace connection greets on two channels', async () => {
+    await emulator.close();
+    emulator = await fastEmulator({
+      channels: [{ token: TOKEN }, { token: 'second-channel-token' }],
+      workspaceTokens: [WORKSPACE_TOKEN],
+      rateLimits: { contacts: { limit: 60_000, periodMs: 60_000 }, messages: { limit: 1000, periodMs: 1000 }, v2: { limit: 1000, periodMs: 1000 } },
+    });
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(2));
+    const welcome = `${CUSTOMERS_JOB}\nmessage: { when: created, text: "Welcome {{first_name}}", channelId: 2 }`;
+    const remind = `${CUSTOMERS_JOB}\nmessage: { when: always, text: "Reminder {{first_name}}" }`;
+    ws.write('jobs.yaml', v2Jobs(emulator.v2Url, welcome) + ['  - name: remind', '    connection: main', remind.replace(/^/gm, '    '), ''].join('\n'));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'r'])).exitCode).toBe(0);
+    expect(emulator.v2Messages().map((message) => [message.channelId, message.message]).sort()).toEqual([
+      [1, { type: 'text', text: 'Reminder First1' }],
+      [1, { type: 'text', text: 'Reminder First2' }],
+      [2, { type: 'text', text: 'Welcome First1' }],
+      [2, { type: 'text', text: 'Welcome First2' }],
+    ]);
   });
 
   it('a send whose answer is lost is settled by the contact\'s message list: sent once, reported sent, not unknown', async () => {

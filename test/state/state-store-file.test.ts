@@ -132,7 +132,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 4 left: no row_hash column, no change journal, no absent reads, no migration 5 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
+    raw.exec('DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -148,7 +148,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 5 left: no changes table, no absent reads, no migration 6 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
+    raw.exec('DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -165,7 +165,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 6 left: pending creates with no run, no migration 7 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
+    raw.exec('DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -184,7 +184,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 7 left: no before_read, no pruned_at, no migration 8.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 8;');
+    raw.exec('DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 8;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -203,7 +203,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 8 left: no absent_reads table, no migration 9.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 9;');
+    raw.exec('DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 9;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -222,7 +222,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 9 left: no surface anywhere, no migration 10.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DELETE FROM schema_version WHERE version >= 10;');
+    raw.exec('DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DELETE FROM schema_version WHERE version >= 10;');
     expect(raw.prepare('SELECT max(version) AS version FROM schema_version').get()).toEqual({ version: 9 });
     raw.close();
 
@@ -248,7 +248,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 10 left: no verified_at column, no migration 11.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; DELETE FROM schema_version WHERE version >= 11;');
+    raw.exec('DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; DELETE FROM schema_version WHERE version >= 11;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -270,7 +270,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 11 left: no message_id column, no migration 12.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE messages DROP COLUMN message_id; DELETE FROM schema_version WHERE version >= 12;');
+    raw.exec('DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DELETE FROM schema_version WHERE version >= 12;');
     expect(raw.prepare('SELECT max(version) AS version FROM schema_version').get()).toEqual({ version: 11 });
     raw.close();
 
@@ -281,6 +281,51 @@ describe('a state file of an earlier version', () => {
     // A v2 send settled later keeps its messageId in the migrated file.
     migrated.recordMessage('200', 'welcome', 'sent', '9001');
     expect(migrated.messageRecord('200', 'welcome')).toMatchObject({ status: 'sent', messageId: '9001' });
+    migrated.close();
+  });
+
+  test('of version 12 gains the rows the surface cannot create, empty; a mark is kept, read ahead, and dropped when a contact holds the key or on reset', () => {
+    const path = temp.statePath();
+    StateStore.open(path, { job: 'crm', keyField: 'customerid' }).close();
+    const raw = new Database(path);
+    raw.exec('DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; DELETE FROM schema_version WHERE version >= 13;');
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
+    expect(migrated.uncreatableAhead(['C1', 'C2'])).toEqual(new Map());
+    const mark = { rowHash: 'h1', surface: 'v2', code: 'V2_CANNOT_CREATE', message: 'cannot' } as const;
+    migrated.recordUncreatable('C1', mark);
+    migrated.recordUncreatable('C2', { ...mark, rowHash: 'h2' });
+    expect(migrated.uncreatableAhead(['C1', 'C2', 'C3'])).toEqual(new Map([['C1', mark], ['C2', { ...mark, rowHash: 'h2' }]]));
+    migrated.recordConfirmed('C1', { contactId: '7', surface: 'v2', draftHash: null });
+    expect([...migrated.uncreatableAhead(['C1', 'C2']).keys()]).toEqual(['C2']);
+    migrated.forgetAllButMessages();
+    expect(migrated.uncreatableAhead(['C2'])).toEqual(new Map());
+    migrated.close();
+  });
+
+  test('of version 13 gains the limits learnt, none: a run keeps what it learnt, a budget it did not learn keeps the earlier one, and a reset of contacts keeps them', () => {
+    const path = temp.statePath();
+    StateStore.open(path, { job: 'crm', keyField: 'customerid' }).close();
+    const raw = new Database(path);
+    raw.exec('DROP TABLE learnt_limits; DELETE FROM schema_version WHERE version >= 14;');
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
+    expect(migrated.learntLimits()).toEqual([]);
+    migrated.keepLearntLimits([
+      { name: 'POST /contact/list', rate: { limit: 10, periodMs: 1_000 } },
+      { name: 'PUT /contact/{identifier}', rate: { limit: 5, periodMs: 1_000 } },
+      { name: 'not a limit', rate: { limit: 0, periodMs: 1_000 } },
+    ]);
+    migrated.keepLearntLimits([{ name: 'POST /contact/list', rate: { limit: 20, periodMs: 2_000 } }]);
+    migrated.forgetAllButMessages();
+    expect(migrated.learntLimits()).toEqual([
+      { name: 'POST /contact/list', rate: { limit: 20, periodMs: 2_000 } },
+      { name: 'PUT /contact/{identifier}', rate: { limit: 5, periodMs: 1_000 } },
+    ]);
     migrated.close();
   });
 });

@@ -14,11 +14,11 @@
  *   in the same process, and by `findSentMessage` in a later run for a send an earlier one left
  *   "maybe sent" (killed while it was on the wire).
  */
-import type { AttachmentType } from '../../limits.js';
-import { V2_MAX_PAGE_SIZE } from '../../limits.js';
+import type { AttachmentType, Rate } from '../../limits.js';
+import { DEFAULT_V2_ENDPOINT_RATE, V2_MAX_PAGE_SIZE } from '../../limits.js';
 import type { ApiCallStats } from '../call-stats.js';
 import { checkPositiveInteger, connectionParts, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
-import type { ContactsApi, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
+import type { CallBudget, ContactsApi, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
 import { parseJsonBody } from '../envelopes.js';
 import { errorFromResponse, type RequestContext } from '../error-mapping.js';
 import { httpExchange, type CallSpec } from '../http-exchange.js';
@@ -34,7 +34,7 @@ import {
 import { V2_SURFACE } from '../platform-surface.js';
 import { checkAttachment, checkContactId, checkFields, checkQuickReplies, checkSearch, checkTags, checkTemplate, checkText } from '../request-checks.js';
 import { retryAfterFailure } from '../failed-attempt.js';
-import { type Contact, type ContactPage, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
+import { type ApiOperation, type Contact, type ContactPage, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
 import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
 import { DEFAULT_SETTLE_SKEW_MS, settledMessageId } from './send-settlement.js';
 import { readContactIdAnswer, readCursorPage, readListedMessage, readMessageIdAnswer, type ListedMessage } from './v2-answers.js';
@@ -51,6 +51,22 @@ export interface V2ClientOptions extends ConnectionOptions {
 }
 
 /** The endpoints, as their budgets and the emulator's counters name them. */
+/** The endpoints each of the port's operations paces by, for `pace()` (findSentMessage's list reads are sends' checks, not counted apart). */
+const PACED_ENDPOINTS: ReadonlyArray<readonly [endpoint: string, operations: readonly ApiOperation[]]> = [
+  ['POST /contact/list', ['searchContacts']],
+  ['GET /contact/{identifier}', ['getContact']],
+  ['POST /contact/create_or_update/{identifier}', ['createContact']],
+  ['PUT /contact/{identifier}', ['updateContact']],
+  ['POST /contact/{identifier}/tag', ['addTags']],
+  ['DELETE /contact/{identifier}/tag', ['removeTags']],
+  ['POST /contact/{identifier}/message', ['sendMessage']],
+];
+
+/** Calls a millisecond a rate allows. */
+function perMs(rate: Rate): number {
+  return rate.limit / rate.periodMs;
+}
+
 const ENDPOINT = {
   contact: '/contact/{identifier}',
   createOrUpdate: '/contact/create_or_update/{identifier}',
@@ -143,6 +159,26 @@ export class V2Client implements ContactsApi {
   /** The limits the organisation's budget learnt so far (for `check`). */
   learntLimits(): LearntLimit[] {
     return this.#limits.learnt();
+  }
+
+  /**
+   * v2's budgets, one per endpoint the port's operations use: the limit learnt from this run's
+   * answers, else the one an earlier run learnt (`earlier`), else the first guess
+   * (`DEFAULT_V2_ENDPOINT_RATE`); a lower configured ceiling wins. A search by email or phone reads
+   * `GET /contact/{identifier}`, reckoned here at the list's budget (the operation has one).
+   */
+  pace(earlier: readonly EarlierLimit[] = []): CallBudget[] {
+    const learnt = new Map(this.#limits.learnt().map((limit) => [limit.endpoint, { limit: limit.limit, periodMs: limit.windowMs }]));
+    const kept = new Map(earlier.map((limit) => [limit.name, limit.rate]));
+    return PACED_ENDPOINTS.map(([name, operations]) => {
+      const known = learnt.get(name);
+      const before = kept.get(name);
+      const found: Pick<CallBudget, 'rate' | 'source'> =
+        known !== undefined ? { rate: known, source: 'learnt' } : before !== undefined ? { rate: before, source: 'earlier-run' } : { rate: DEFAULT_V2_ENDPOINT_RATE, source: 'first-guess' };
+      const ceiling = this.#limits.ceiling?.(name);
+      const capped = ceiling !== undefined && perMs(ceiling) < perMs(found.rate) ? { rate: ceiling, source: 'ceiling' as const } : found;
+      return { name, operations, ...capped };
+    });
   }
 
   async searchContactsPage(field: string, value: string, page = 1): Promise<ContactPage> {
@@ -424,7 +460,7 @@ export class V2Client implements ContactsApi {
     if (spec.contactId !== undefined) request.contactId = spec.contactId;
     const query = spec.query?.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
     const url = `${this.#c.root}${spec.path}${query ? `?${query}` : ''}`;
-    this.stats.recordRequest(spec.operation, attempt > 1);
+    this.stats.recordRequest(spec.operation, attempt > 1, `${spec.method} ${spec.template}`);
     const response = await httpExchange({
       url,
       method: spec.method,

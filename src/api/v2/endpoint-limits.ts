@@ -5,6 +5,8 @@
  * The v2 client schedules every attempt through this port; the learnt limiter implements it.
  */
 
+import type { Rate } from '../../limits.js';
+
 /** What one answer said of its endpoint's limit. */
 export interface EndpointAnswer {
   readonly status: number;
@@ -32,4 +34,6 @@ export interface EndpointLimits {
   schedule<T>(endpoint: string, attempt: () => Promise<{ value: T; answer: EndpointAnswer }>): Promise<T>;
   /** The limits learnt so far. */
   learnt(): LearntLimit[];
+  /** The configured ceiling of `endpoint` (the connection's `rateLimits`), if any. */
+  ceiling?(endpoint: string): Rate | undefined;
 }

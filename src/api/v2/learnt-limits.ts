@@ -131,6 +131,10 @@ export class LearntLimits implements EndpointLimits {
     });
   }
 
+  ceiling(endpoint: string): Rate | undefined {
+    return this.#ceiling(endpoint);
+  }
+
   learnt(): LearntLimit[] {
     return [...this.#endpoints.values()]
       .filter((state) => state.limit !== undefined)

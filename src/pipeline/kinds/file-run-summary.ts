@@ -4,7 +4,8 @@
  * only `run` has (the real run's estimate, the failed rows by cause, the departed step), in the
  * order summary.json has always listed them.
  */
-import type { ContactsApi } from '../../api/contacts-api.js';
+import type { ContactsApi, EarlierLimit } from '../../api/contacts-api.js';
+import { paceLimits } from '../real-run-estimate.js';
 import type { Job } from '../../config/job-types.js';
 import type { DepartedSummary } from '../departed/settle-departed.js';
 import type { JobSummary } from '../report/job-summary.js';
@@ -25,6 +26,8 @@ export interface FileRunFacts {
   readonly prefetch: () => JobSummary['prefetch'];
   /** `--allow`: the guards it named and the refusals they let past. */
   readonly guardsAllowed?: JobSummary['guardsAllowed'];
+  /** Limits an earlier run learnt (the state store's), where this run's port has learnt none yet (`ContactsApi.pace`). */
+  readonly earlierLimits?: readonly EarlierLimit[] | undefined;
 }
 
 /** What only `run` adds, each when it has it. */
@@ -42,6 +45,8 @@ export function fileRunSummary(facts: FileRunFacts, end: RunEnd, sync: SyncFigur
   const summary = summarize(facts, facts.api, tally.rows, facts.startedAt, facts.now(), end.abort, facts.prefetch());
   summary.status = end.status;
   summary.rows.notReached = end.notReached;
+  // The budgets the run's calls went at, as the port knows them at its end (learnt on v2).
+  summary.limits = paceLimits(facts.api.pace(facts.earlierLimits));
   if (facts.job.message !== undefined) summary.messages = tally.messages;
   if (sync.realRunEstimate !== undefined) summary.realRunEstimate = sync.realRunEstimate;
   if (tally.fieldsSkipped.rows > 0) summary.fieldsSkipped = tally.fieldsSkipped;

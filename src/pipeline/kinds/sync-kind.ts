@@ -87,7 +87,7 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
     needsLook: () => rowsNeedLook(tally.rows, tally.messages, departed) || (verification !== undefined && verification.failed > 0),
     summarize: (end) => {
       const summary = fileRunSummary(facts, end, {
-        ...(withheld === undefined ? {} : { realRunEstimate: estimateRealRun(callsByOperation(api), withheld.byOperation, job.connection.rateLimits, withheld.recasedContacts) }),
+        ...(withheld === undefined ? {} : { realRunEstimate: estimateRealRun(callsByOperation(api), withheld.byOperation, api.pace(facts.earlierLimits), withheld.recasedContacts) }),
         ...(tally.rows.failed > 0 ? { failedRows: { ...tally.failedRows, rejectedEncoding: options.layout.encoding, rejectedLineEnds: lineEndName(options.layout.lineEnd) } } : {}),
         ...(job.onMissing === undefined
           ? {}
@@ -101,8 +101,7 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
               },
             }),
       });
-      const { contacts } = job.connection.rateLimits;
-      const failure = report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limitPerMinute: (contacts.limit * 60_000) / contacts.periodMs });
+      const failure = report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limits: summary.limits ?? [] });
       const { paths } = report;
       const reportFiles = [paths.results, paths.rejected, paths.changes, paths.summary, paths.html, ...(departedReport === undefined ? [] : [departedReport])];
       const ending = { summary, reportFiles, ...(departedReport === undefined ? {} : { departedReport }) };

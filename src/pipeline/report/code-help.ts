@@ -55,7 +55,8 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   REQUEST_INVALID: { meaning: 'the client refused to send a request the spec forbids (e.g. a value too long); on API v2, a request the platform refused with 400 (a custom field the workspace lacks, a malformed email)', fix: 'fix the cell the message names' },
   PAGE_LIMIT: { meaning: 'a search for the key has more pages than the page cap (`timeouts.maxPages`); or, stopping the job, the list of the marked contacts (`match.prefetch`, reconcile) grew past twice the pages its first page announced, plus 10', fix: 'the key matches too many contacts: use a more selective `keyField`, or merge them on the platform; a list that grew: run again when contacts are no longer being added with the marker' },
   V2_CANNOT_CREATE: {
-    meaning: 'API v2 creates a contact by its email or phone, with a first name: the row has neither an email nor a phone (in E.164 form), or no firstName',
+    meaning:
+      'API v2 creates a contact by its email or phone, with a first name: the row has neither an email nor a phone (in E.164 form), or no firstName. Refused before the create leaves; the same row on the next run fails again with no call (its message says it was not searched again); on a reconcile\'s `missing` line, the key no run can create',
     fix: 'give the row an email or a phone and a first name (the job\'s fields `email`, `phone`, `firstName`), or sync it through a v1 connection',
   },
   SEND_REFUSED: { meaning: 'a send answered 200 with a body that refuses it (`status: error`): the message was not delivered', fix: 'read the platform\'s message; a later run sends it again' },

@@ -11,6 +11,7 @@ import { formatDuration } from './duration.js';
 import { escapeHtml as escape, pageHead } from './html-page.js';
 import type { JobSummary, ReportPaths } from './job-summary.js';
 import type { RunDigest } from './run-digest.js';
+import type { PaceLimit } from '../real-run-estimate.js';
 import { counted } from './counted.js';
 
 export interface HtmlReportInput {
@@ -18,8 +19,8 @@ export interface HtmlReportInput {
   digest: RunDigest;
   /** Requests started in each minute of the run. */
   callsPerMinute: readonly number[];
-  /** The connection's contact calls allowed per minute. */
-  limitPerMinute: number;
+  /** The budgets the calls went at (summary.json `limits`): the chart's limit line is the contact calls'. */
+  limits: readonly PaceLimit[];
   paths: ReportPaths;
 }
 
@@ -123,7 +124,14 @@ function callsSection(input: HtmlReportInput): string {
   return `<h2 id="calls">API calls</h2>
 <table><thead><tr><th>operation</th><th class="n">calls</th><th class="n">least the data needed</th></tr></thead>
 <tbody>${rows}<tr><th>total</th><th class="n">${summary.apiCalls.total}</th><th class="n">${counted(leastTotal, 'write')}</th></tr></tbody></table>
-<p class="meta">Retries ${summary.retries}, 429 answers ${summary.rateLimited}. Searches and reads are the lookups of keys the state store did not know; the writes are what the changes needed at the least (a create per new contact, an update per 30 fields, a tag call per 10 tags, a send per message, and the departed keys' calls).</p>`;
+${endpointsLine(summary)}<p class="meta">Retries ${summary.retries}, 429 answers ${summary.rateLimited}. Searches and reads are the lookups of keys the state store did not know; the writes are what the changes needed at the least (a create per new contact, an update per 30 fields, a tag call per 10 tags, a send per message, and the departed keys' calls).</p>`;
+}
+
+/** On a surface that names its calls by endpoint (API v2), the calls by endpoint, in one line. */
+function endpointsLine(summary: JobSummary): string {
+  const entries = Object.entries(summary.apiCalls.byEndpoint ?? {});
+  if (entries.length === 0) return '';
+  return `<p class="meta">By endpoint: ${entries.map(([endpoint, calls]) => `<code>${escape(endpoint)}</code> ${calls}`).join(', ')}.</p>\n`;
 }
 
 function chartSection(input: HtmlReportInput): string {
@@ -131,21 +139,37 @@ function chartSection(input: HtmlReportInput): string {
   if (series.length === 0) return '<h2 id="rate">Calls per minute</h2>\n<p class="meta">No call was made.</p>';
   const width = 720;
   const height = 200;
-  const top = Math.max(input.limitPerMinute, ...series) * 1.1;
+  const { perMinute: limitPerMinute, label } = contactLimit(input.limits, input.summary.apiCalls.byOperation);
+  const top = Math.max(limitPerMinute, ...series) * 1.1;
   const step = width / series.length;
   const y = (value: number): number => height - (value / top) * height;
   const bars = series
     .map((calls, minute) => `<rect x="${(minute * step + 1).toFixed(1)}" y="${y(calls).toFixed(1)}" width="${Math.max(1, step - 2).toFixed(1)}" height="${(height - y(calls)).toFixed(1)}" fill="#1565c0"><title>minute ${minute + 1}: ${counted(calls, 'call')}</title></rect>`)
     .join('');
-  const limit = y(input.limitPerMinute).toFixed(1);
+  const limit = y(limitPerMinute).toFixed(1);
   return `<h2 id="rate">Calls per minute</h2>
 <svg role="img" aria-label="calls per minute against the limit" viewBox="0 0 ${width} ${height + 20}" width="100%" xmlns="http://www.w3.org/2000/svg">
 <rect x="0" y="0" width="${width}" height="${height}" fill="#fafafa"/>
 ${bars}
 <line x1="0" x2="${width}" y1="${limit}" y2="${limit}" stroke="#c62828" stroke-dasharray="6 4"/>
-<text x="4" y="${Math.max(12, Number(limit) - 4)}" font-size="12" fill="#c62828">limit ${input.limitPerMinute}/min</text>
+<text x="4" y="${Math.max(12, Number(limit) - 4)}" font-size="12" fill="#c62828">${escape(label)}</text>
 <text x="4" y="${height + 16}" font-size="12" fill="#616161">${series.length} minute${series.length === 1 ? '' : 's'}; the last one partial</text>
 </svg>`;
+}
+
+/**
+ * What the budgets the contact calls used allow a minute together (sends have a budget of their
+ * own; a v2 endpoint never called paces nothing), and the chart's words for it.
+ */
+function contactLimit(limits: readonly PaceLimit[], calls: Readonly<Record<string, number>>): { perMinute: number; label: string } {
+  const all = limits.filter((limit) => limit.operations.some((operation) => operation !== 'sendMessage'));
+  const used = all.filter((limit) => limit.operations.some((operation) => (calls[operation] ?? 0) > 0));
+  const contacts = used.length > 0 ? used : all;
+  const perMinute = Math.round(contacts.reduce((sum, limit) => sum + limit.perMinute, 0) * 10) / 10;
+  const sources = [...new Set(contacts.map((limit) => limit.source))].join(', ');
+  if (contacts.length === 0) return { perMinute: 0, label: 'no limit known' };
+  if (contacts.length === 1) return { perMinute, label: `limit ${perMinute}/min (${sources})` };
+  return { perMinute, label: `limit ${perMinute}/min, ${contacts.length} endpoints together (${sources})` };
 }
 
 function failuresSection(digest: RunDigest): string {

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { AllowedGuard } from '../guards/guard-verdict.js';
-import type { RealRunEstimate } from '../real-run-estimate.js';
+import type { PaceLimit, RealRunEstimate } from '../real-run-estimate.js';
 import type { RowOutcome } from '../types.js';
 
 /** The files of one job's run (a shard's are named `<job>.shard-I-of-N.*`). */
@@ -44,7 +44,19 @@ export interface JobSummary {
   durationMs: number;
   /** `notReached`: data rows of the input a job that stopped did not take. */
   rows: Record<'total' | RowOutcome, number> & { notReached?: number };
-  apiCalls: { total: number; byOperation: Record<string, number> };
+  /**
+   * `byOperation`: by the port's operations, the same names on both surfaces (the report's least
+   * writes, the metrics); `byEndpoint`, on API v2: by v2's own names of its calls, its endpoints
+   * (a search by email is `GET /contact/{identifier}`, by another field `POST /contact/list`).
+   */
+  apiCalls: { total: number; byOperation: Record<string, number>; byEndpoint?: Record<string, number> };
+  /**
+   * The budgets the run's calls were paced by, as the platform port knew them at the end
+   * (`ContactsApi.pace`): v1's API groups at the connection's rates, v2's endpoints at their
+   * learnt limits (or an earlier run's, or the first guess), each with where its number came from.
+   * docs/reports.md. Absent from summaries written before it.
+   */
+  limits?: PaceLimit[];
   retries: number;
   rateLimited: number;
   /**

@@ -19,7 +19,11 @@ export interface ReconcileHtmlInput {
 
 const KINDS: ReadonlyArray<{ status: DiffStatus; title: string; what: string }> = [
   { status: 'differs', title: 'Fields that differ', what: 'the file and the platform hold different values (tags: the file wants the first, the job would remove the second)' },
-  { status: 'missing', title: 'Missing on the platform', what: 'no contact holds the key: the next run creates it' },
+  {
+    status: 'missing',
+    title: 'Missing on the platform',
+    what: 'no contact holds the key: the next run creates it, unless the line says why the platform cannot create it (then the row must change first)',
+  },
   { status: 'extra', title: 'On the platform, not in the file', what: 'contacts with the job\u2019s prefetch marker whose key the file lacks' },
   { status: 'duplicate', title: 'Several contacts for one key', what: 'merge them on the platform, or set onDuplicate' },
   { status: 'failed', title: 'Rows not compared', what: 'unreadable, not mapped, or the platform\u2019s answer failed' },
@@ -75,10 +79,12 @@ function fieldsSection(summary: ReconcileSummary): string {
 function linesSection(kind: (typeof KINDS)[number], input: ReconcileHtmlInput): string {
   const lines = input.first.get(kind.status) ?? [];
   if (lines.length === 0) return '';
-  const head = kind.status === 'failed' ? '<th>key</th><th>error</th><th>message</th>' : '<th>key</th><th>contact</th><th>field</th><th>file</th><th>platform</th>';
+  // A missing key's line has an error only when the platform cannot create it.
+  const errors = kind.status === 'failed' || lines.some((line) => line.errorCode !== '');
+  const head = errors ? '<th>key</th><th>error</th><th>message</th>' : '<th>key</th><th>contact</th><th>field</th><th>file</th><th>platform</th>';
   const body = lines
     .map((line) =>
-      kind.status === 'failed'
+      errors
         ? `<tr><td>${escape(line.key)}</td><td><code>${escape(line.errorCode)}</code></td><td>${escape(line.errorMessage)}</td></tr>`
         : `<tr><td>${escape(line.key)}</td><td>${escape(line.contactId)}</td><td>${escape(line.field)}</td>${valueCells(line.fileValue, line.platformValue)}</tr>`,
     )

@@ -98,8 +98,11 @@ export function diffLines(key: string, comparison: KeyComparison): DiffLine[] {
   switch (comparison.status) {
     case 'same':
       return [];
-    case 'missing':
-      return [{ ...line, status: 'missing' }];
+    case 'missing': {
+      // A key the surface cannot create: no run repairs it until the row changes, and the line says why.
+      const why = comparison.cannotCreate;
+      return [why === undefined ? { ...line, status: 'missing' } : { ...line, status: 'missing', errorCode: why.code, errorMessage: `${why.message} (a run fails this row until it changes)` }];
+    }
     case 'duplicate':
       return [{ ...line, status: 'duplicate', contactId: comparison.contactIds.join(';') }];
     case 'differs': {

@@ -15,6 +15,7 @@ import { renderHtmlReport } from './html-report.js';
 import { RunDigest } from './run-digest.js';
 import type { CallLimits, Operation } from '../row/plan.js';
 import { reportPaths, type JobSummary, type ReportPaths } from './job-summary.js';
+import type { PaceLimit } from '../real-run-estimate.js';
 import { ContactSyncError } from '../../failure/contact-sync-error.js';
 import { JobAbortError } from '../job-abort.js';
 import { createReplacingFile, NotRegularFileError, OWNER_ONLY, writeFileAtomically } from '../../safe-file.js';
@@ -23,8 +24,8 @@ import { createReplacingFile, NotRegularFileError, OWNER_ONLY, writeFileAtomical
 export interface RunPace {
   /** Requests started in each minute of the run. */
   callsPerMinute: readonly number[];
-  /** The connection's contact calls allowed per minute. */
-  limitPerMinute: number;
+  /** The budgets the calls went at (summary.json `limits`): the chart's limit line is the contact calls'. */
+  limits: readonly PaceLimit[];
 }
 
 export const RESULT_COLUMNS = [
@@ -335,7 +336,7 @@ export class ReportWriter {
    * Writes the run report, then summary.json last (each through a rename: never half written; a
    * script that waits for summary.json finds the others done). The first write failure, if any.
    */
-  writeSummary(summary: JobSummary, pace: RunPace = { callsPerMinute: [], limitPerMinute: 0 }): ReportWriteError | undefined {
+  writeSummary(summary: JobSummary, pace: RunPace = { callsPerMinute: [], limits: [] }): ReportWriteError | undefined {
     return reportWriteFailure(() => {
       writeWhole(this.paths.html, renderHtmlReport({ summary, digest: this.digest, ...pace, paths: this.paths }));
       writeWhole(this.paths.summary, `${JSON.stringify(summary, null, 2)}\n`);

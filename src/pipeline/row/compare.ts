@@ -11,7 +11,8 @@
 import type { RowFacts } from './decide.js';
 import { droppedTags } from './decide.js';
 import { oldestFirst } from './contact-order.js';
-import { planUpdate } from './plan.js';
+import { planCreate, planUpdate } from './plan.js';
+import type { ReportErrorCode } from '../types.js';
 import type { KnownContact } from '../../state/known-contact.js';
 
 /** One field that differs: the file's value and the platform's, as they are. */
@@ -25,8 +26,11 @@ export interface FieldDifference {
 export type KeyComparison =
   /** The one contact of the key holds what the row asks for. */
   | { readonly status: 'same'; readonly contactId: string }
-  /** No contact holds the key. */
-  | { readonly status: 'missing' }
+  /**
+   * No contact holds the key. `cannotCreate`: the surface cannot create its contact either (the
+   * failure a run's row meets, before any call), so no run repairs it until the row changes.
+   */
+  | { readonly status: 'missing'; readonly cannotCreate?: CreateRefusal }
   /** Several contacts hold the key (oldest first). */
   | { readonly status: 'duplicate'; readonly contactIds: readonly string[] }
   /**
@@ -43,12 +47,21 @@ export type KeyComparison =
 
 export type KeyStatus = KeyComparison['status'];
 
+/** Why the surface cannot create a contact: the failure's code and sentence. */
+export interface CreateRefusal {
+  readonly code: ReportErrorCode;
+  readonly message: string;
+}
+
 /**
  * What a reconcile row is decided from: the row, what one write of the surface takes, and what the
  * store and the job say of its key (the tags the job owns come from the store). No mode, no dry
  * run, no message: a reconcile writes nothing to the platform.
  */
-export type ReconcileFacts = Pick<RowFacts, 'draft' | 'draftHash' | 'prune' | 'state' | 'departed' | 'limits'>;
+export type ReconcileFacts = Pick<RowFacts, 'draft' | 'draftHash' | 'prune' | 'state' | 'departed' | 'limits'> & {
+  /** Why the surface cannot create a contact of these fields (`surface.createRefusal`); none: it can. */
+  readonly createRefusal?: (fields: Readonly<Record<string, string>>) => CreateRefusal | undefined;
+};
 
 /** What the state store records of a key a reconcile read. */
 export interface ReconcileRecord {
@@ -97,7 +110,7 @@ export function decideReconcile(facts: ReconcileFacts, contacts: readonly KnownC
 /** Compares the row with the contacts the platform holds for its key (read from the platform, never the state store). */
 export function compareKey(facts: Omit<ReconcileFacts, 'draftHash'>, contacts: readonly KnownContact[]): KeyComparison {
   const [only, ...more] = contacts;
-  if (only === undefined) return { status: 'missing' };
+  if (only === undefined) return missing(facts);
   if (more.length > 0) return { status: 'duplicate', contactIds: oldestFirst(contacts).map((contact) => contact.id) };
   const plan = planUpdate(facts.draft, only, droppedTags(facts, only), true, facts.limits);
   if (plan.action === 'unchanged') return { status: 'same', contactId: only.id };
@@ -108,4 +121,11 @@ export function compareKey(facts: Omit<ReconcileFacts, 'draftHash'>, contacts: r
     tagsToAdd: plan.tagsAdded,
     tagsToRemove: plan.tagsRemoved,
   };
+}
+
+/** A key no contact holds, with why the surface cannot create it when it cannot (the create a run would send: `planCreate`'s first call). */
+function missing(facts: Omit<ReconcileFacts, 'draftHash'>): KeyComparison {
+  const [create] = planCreate(facts.draft, facts.limits).operations;
+  const refusal = create?.kind === 'createContact' ? facts.createRefusal?.(create.fields) : undefined;
+  return refusal === undefined ? { status: 'missing' } : { status: 'missing', cannotCreate: { code: refusal.code, message: refusal.message } };
 }

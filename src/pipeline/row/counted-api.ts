@@ -2,7 +2,7 @@
  * A view of the client that counts the calls one row makes, for the `api_calls` column. Retries
  * inside the client are not calls of the row's own; the summary counts them apart.
  */
-import type { ContactsApi, SendOptions, SendReceipt, SentMessage } from '../../api/contacts-api.js';
+import type { CallBudget, ContactsApi, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../../api/contacts-api.js';
 import type { AttachmentType } from '../../limits.js';
 import type { Contact, ContactPage, MessageElement, WhatsappTemplate } from '../../api/wire-types.js';
 
@@ -18,6 +18,10 @@ export class CountedApi implements ContactsApi {
 
   get stats() {
     return this.api.stats;
+  }
+
+  pace(earlier?: readonly EarlierLimit[]): CallBudget[] {
+    return this.api.pace(earlier);
   }
 
   searchContactsPage(field: string, value: string, page?: number): Promise<ContactPage> {

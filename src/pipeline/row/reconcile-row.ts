@@ -65,6 +65,7 @@ function reconcileFacts(draft: ContactDraft, context: ReconcileRowContext): Reco
     draft,
     draftHash: draftHash(draft),
     limits: context.api.surface,
+    createRefusal: (fields) => context.api.surface.createRefusal(fields),
     state: state === undefined ? undefined : storedKeyState(state, draft.key, undefined, context.api.surface.name),
     ...pruneFacts(job),
     ...departedFacts(job, state, draft.key),

@@ -17,11 +17,13 @@
  * the loop takes after the read: no row of the key can have written in between. A later row of the
  * same key finds no answer and reads the store itself, as every row did before.
  */
+import { API_ERROR_CODES, type ApiErrorCode } from '../../api/errors.js';
 import type { SurfaceName } from '../../api/platform-surface.js';
 import type { Job } from '../../config/job-types.js';
 import type { StoredContactBrief } from '../../state/contacts-table.js';
 import type { StoredContact } from '../../state/known-contact.js';
 import type { StateStore } from '../../state/state-store.js';
+import type { UncreatableRow } from '../../state/uncreatable-rows.js';
 import { mapKey, mapRow } from '../map/map.js';
 import { rowHash } from '../map/row-hash.js';
 import type { MapResult, SourceRecord, SourceRow } from '../types.js';
@@ -53,7 +55,7 @@ const NO_STORE = { state: undefined } as const;
 const NO_KEYS: ReadonlySet<string> = new Set();
 
 /** The part of the state store the lookahead reads: the brief rows of a batch of keys, and the pending creates. */
-export type LookaheadStore = Pick<StateStore, 'readAhead' | 'pendingCreates'>;
+export type LookaheadStore = Pick<StateStore, 'readAhead' | 'pendingCreates' | 'uncreatableAhead'>;
 
 export interface RowLookaheadOptions {
   readonly job: Job;
@@ -74,6 +76,8 @@ export interface RowLookaheadOptions {
   readonly fingerprint?: string;
   /** `quick` may settle rows (see `settlesByRowHash`). @default false */
   readonly quick?: boolean;
+  /** `uncreatable` may fail rows (see `rowHashSettling`). @default false */
+  readonly quickUncreatable?: boolean;
   /** Whether the key is on one row of the input only (`onDuplicateRows` decides the others). @default always */
   readonly alone?: (key: string) => boolean;
   /** @default LOOKAHEAD_ROWS */
@@ -87,6 +91,17 @@ export interface RowLookaheadOptions {
  */
 export function settlesByRowHash(job: Pick<Job, 'mode' | 'message' | 'state'>, run: { readonly dryRun: boolean; readonly full: boolean }): boolean {
   return !run.dryRun && !run.full && job.state !== false && (job.mode === 'upsert' || job.mode === 'update') && job.message === undefined;
+}
+
+/**
+ * The lookahead's options of what its row hashes settle: `quick` (`settlesByRowHash`), and
+ * `quickUncreatable`: a row the surface could not create on the last run (no contact holds its key,
+ * `recordUncreatable`), unchanged, fails again with no call, in a run that writes with a store it
+ * trusts and may create (upsert, create); `--full` searches it again.
+ */
+export function rowHashSettling(job: Pick<Job, 'mode' | 'message' | 'state'>, run: { readonly dryRun: boolean; readonly full: boolean }): { quick: boolean; quickUncreatable: boolean } {
+  const trusted = !run.dryRun && !run.full && job.state !== false;
+  return { quick: settlesByRowHash(job, run), quickUncreatable: trusted && (job.mode === 'upsert' || job.mode === 'create') };
 }
 
 /** A row of the batch with a key: the key and the row's row hash (none without a fingerprint). */
@@ -109,6 +124,8 @@ export class RowLookahead {
   #known = new Map<string, StoredContactBrief | null>();
   /** The keys of the current batch's read with a create pending. */
   #pending = NO_KEYS;
+  /** The marks of the current batch's keys the store knows no contact of (`quickUncreatable`). */
+  #uncreatable = new Map<string, UncreatableRow>();
   /** Rows settled by `quick`. */
   #quickRows = 0;
 
@@ -145,6 +162,7 @@ export class RowLookahead {
       this.#prepared = new Map();
       this.#known = new Map();
       this.#pending = NO_KEYS;
+      this.#uncreatable = new Map();
       await iterator.return?.();
     }
   }
@@ -177,6 +195,25 @@ export class RowLookahead {
     this.#known.delete(prepared.key);
     this.#quickRows++;
     return { key: prepared.key, contactId: brief.contactId };
+  }
+
+  /**
+   * The key of `row` and why it fails with no call, when the surface could not create its contact
+   * on the last run from the same row (same row hash, same surface), no contact holds its key, no
+   * create is pending and nothing else asks more of it: the store's answer is taken.
+   */
+  uncreatable(row: SourceRow): { key: string; failure: UncreatableRow & { readonly code: ApiErrorCode } } | undefined {
+    const prepared = this.#prepared.get(row);
+    if (prepared === undefined || 'failed' in prepared || prepared.rowHash === undefined) return undefined;
+    const mark = this.#uncreatable.get(prepared.key);
+    const { surface, alone } = this.#options;
+    if (mark === undefined || this.#known.get(prepared.key) !== null || this.#pending.has(prepared.key)) return undefined;
+    if (mark.rowHash !== prepared.rowHash || mark.surface !== surface || !(alone?.(prepared.key) ?? true)) return undefined;
+    // A code this version does not know (a newer one wrote it): the row runs as usual.
+    const code = API_ERROR_CODES.find((known) => known === mark.code);
+    if (code === undefined) return undefined;
+    this.#known.delete(prepared.key);
+    return { key: prepared.key, failure: { ...mark, code } };
   }
 
   /**
@@ -242,6 +279,7 @@ export class RowLookahead {
     const known = new Map<string, StoredContactBrief | null>();
     this.#known = known;
     this.#pending = NO_KEYS;
+    this.#uncreatable = new Map();
     if (keys.size === 0) return;
     if (state === undefined) {
       for (const key of keys.keys()) known.set(key, null);
@@ -253,6 +291,7 @@ export class RowLookahead {
       const briefs = state.readAhead([...keys.keys()], (brief) => !this.#settles(keys.get(brief.key)!, brief, pending.has(brief.key)));
       for (const key of keys.keys()) known.set(key, briefs.get(key) ?? null);
       this.#pending = pending;
+      if (this.#options.quickUncreatable === true) this.#uncreatable = state.uncreatableAhead([...keys.keys()].filter((key) => !briefs.has(key)));
     } catch {
       known.clear();
     }

@@ -3,6 +3,7 @@
  * reader's fault, the mapper's, the onDuplicateRows stage, the row hash, a plan, or an abort. One
  * place, so that each outcome's fields are set alike wherever the row ended.
  */
+import type { ApiErrorCode } from '../../api/errors.js';
 import type { JobAbortError } from '../job-abort.js';
 import type { ChangeLine, ContactDraft, RowResult } from '../types.js';
 import type { RowPlan } from './decide.js';
@@ -44,6 +45,15 @@ export function failedResult(line: number, key: string, cells: string[], code: R
 /** An unchanged row settled by its row hash (`row-lookahead.ts`), without being mapped. */
 export function unchangedResult(line: number, key: string, cells: string[], contactId: string): RowResult {
   return { ...pendingResult(line, key, cells), outcome: 'unchanged', contactId };
+}
+
+/**
+ * A row the surface could not create on the last run, unchanged since (`row-lookahead.ts`
+ * `uncreatable`): failed again with the same code, with no call, saying so.
+ */
+export function uncreatableResult(line: number, key: string, cells: string[], failure: { readonly code: ApiErrorCode; readonly message: string }): RowResult {
+  const message = `${failure.message} (the same row failed so on the last run and no contact holds its key: not searched again; fix the row, or run with --full to search for its key)`;
+  return failedResult(line, key, cells, failure.code, message);
 }
 
 /** A row another line of its key wins (or takes in) under onDuplicateRows: `message` names it. */

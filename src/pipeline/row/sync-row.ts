@@ -40,7 +40,7 @@ import { departedFacts, pruneFacts, storedKeyState, type KeyStateStore } from '.
  */
 export type RowStore = KeyStateStore &
   Pick<StateStore, 'departedRecord' | 'isMessageDue'> &
-  Pick<StateStore, 'recordConfirmed' | 'recordObserved' | 'noteRowHash' | 'forget' | 'clearDeparted' | 'markCreatePending' | 'markMessageDue' | 'clearMessageDue'> &
+  Pick<StateStore, 'recordConfirmed' | 'recordObserved' | 'noteRowHash' | 'forget' | 'clearDeparted' | 'markCreatePending' | 'recordUncreatable' | 'markMessageDue' | 'clearMessageDue'> &
   ChangeJournal &
   MessageStore;
 
@@ -122,6 +122,9 @@ export async function syncRow(draft: ContactDraft, cells: string[], context: Row
         continue;
       }
       plan = decision.plan;
+      // A dry run's create the surface would refuse fails as the real run's would, before any call.
+      const refused = refusedCreate(plan.withheld, api.surface);
+      if (refused !== undefined) throw refused;
       if (plan.matchedBy === 'index') context.index?.recordHit();
       if (plan.markMessageDue) context.state?.markMessageDue(draft.key);
       try {
@@ -263,6 +266,8 @@ async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, c
   const hooks: WriteHooks = {
     findByKey: (key: string) => findContactsByKey(api, draft.keyField, key),
     ...(plan.journalCreate && state !== undefined ? { beforeCreate: (key: string) => state.markCreatePending(key) } : {}),
+    // The same row on the next run fails again with no call (row-lookahead.ts `uncreatable`).
+    ...(plan.journalCreate && state !== undefined && draft.rowHash !== undefined ? { createRefused: uncreatableMark(state, draft.rowHash, api.surface.name) } : {}),
     // Every confirmed call is in the change journal of the run (docs/undo.md).
     ...(state !== undefined ? { confirmed: (contactId: string, change: ChangeEntry) => state.journalChange(draft.key, contactId, change) } : {}),
   };
@@ -271,6 +276,20 @@ async function runWrites(plan: RowPlan, draft: ContactDraft, api: ContactsApi, c
     // Each contact of `onDuplicate: all` reports its own id; the row lists them all.
     if (plan.writes.length > 1) progress.contactId = '';
   }
+}
+
+/** The mark a row whose contact the surface cannot create leaves: its row hash, the surface and the failure. */
+function uncreatableMark(state: RowStore, rowHash: string, surface: SurfaceName): NonNullable<WriteHooks['createRefused']> {
+  return (key, refusal) => state.recordUncreatable(key, { rowHash, surface, code: refusal.code, message: refusal.message });
+}
+
+/** Why the surface refuses the create a withheld (dry-run) plan holds, if it does (`surface.createRefusal`). */
+function refusedCreate(withheld: RowPlan['withheld'], surface: ContactsApi['surface']): ApiError | undefined {
+  for (const plan of withheld) {
+    const [first] = plan.operations;
+    if (first?.kind === 'createContact') return surface.createRefusal(first.fields);
+  }
+  return undefined;
 }
 
 /** A dry run's withheld writes, counted once the row is decided. */

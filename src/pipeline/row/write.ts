@@ -16,6 +16,8 @@ export const MAX_CREATE_ATTEMPTS = 3;
 export interface WriteHooks {
   /** Called before each create leaves (the state store journals the key as create-pending). */
   beforeCreate?(key: string): void;
+  /** Called when the surface cannot create the contact (`surface.createRefusal`): no create left, nothing is pending. */
+  createRefused?(key: string, refusal: { readonly code: string; readonly message: string }): void;
   /** The contacts that hold the key now: how an unknown create is resolved. */
   findByKey(key: string): Promise<KnownContact[]>;
   /**
@@ -121,6 +123,12 @@ async function createExactlyOnce(
   key: string,
   hooks: WriteHooks,
 ): Promise<string> {
+  // A contact the surface cannot create fails before any call: no create-pending mark, no call counted.
+  const refusal = api.surface.createRefusal(fields);
+  if (refusal !== undefined) {
+    hooks.createRefused?.(key, refusal);
+    throw refusal;
+  }
   for (let attempt = 1; ; attempt++) {
     hooks.beforeCreate?.(key);
     try {

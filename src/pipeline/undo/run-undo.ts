@@ -20,6 +20,7 @@ import { ReportWriteError, reportWriteAbort } from '../report/report.js';
 import { UndoReport, type UndoContactResult, type UndoSummary } from '../report/undo-report.js';
 import { RowDispatcher } from '../row-dispatcher.js';
 import { callsByOperation } from '../run-tally.js';
+import { contactSpacingMs } from '../real-run-estimate.js';
 import { runEngine, type RunKind } from '../run/run-engine.js';
 import { startJournal, type RunJournalStore } from '../run/run-journal-lines.js';
 import { StopPolicy } from '../run/stop-policy.js';
@@ -78,8 +79,8 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   const changes = keepCreated ? ofKeys.filter((change) => !change.created) : ofKeys;
   const keptCreated = ofKeys.length - changes.length;
   const report = new UndoReport(options.reportDir, job.name);
-  const { contacts: contactRate } = job.connection.rateLimits;
-  const policy = new StopPolicy({ signal: options.signal, deadline: options.deadline, now, spacingMs: contactRate.periodMs / contactRate.limit });
+  // The port's pace (v2: the limits learnt so far, or the first guess), not v1's rates.
+  const policy = new StopPolicy({ signal: options.signal, deadline: options.deadline, now, spacingMs: contactSpacingMs(options.api.pace()) });
   // The undo is a run of its own: its writes are journalled under its id, so it can be undone.
   const started = dryRun ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false, surface: options.api.surface.name }, job);
   const undoRunId = started?.runId;

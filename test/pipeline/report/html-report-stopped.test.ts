@@ -26,7 +26,7 @@ function summaryOf(status: NonNullable<JobSummary['status']>, notReached: number
 }
 
 function banner(summary: JobSummary): string | undefined {
-  const html = renderHtmlReport({ summary, digest: new RunDigest(V1_SURFACE), callsPerMinute: [100], limitPerMinute: 100, paths: reportPaths('/reports', 'import') });
+  const html = renderHtmlReport({ summary, digest: new RunDigest(V1_SURFACE), callsPerMinute: [100], limits: [{ budget: 'contacts', operations: ['searchContacts'], perMinute: 100, source: 'configured' }], paths: reportPaths('/reports', 'import') });
   const doc = parse(html);
   const found = doc.querySelector('#stopped');
   if (found !== null) {

@@ -153,4 +153,20 @@ describe('decideReconcile: the comparison, the contact named and what the store 
     const plan = decideReconcile({ draft: row, draftHash: draftHash(row), limits: surface, state: undefined }, platform);
     expect({ status: plan.comparison.status, contactId: plan.contactId, record: plan.record }).toEqual(expected);
   });
+
+  // A missing key says why no run repairs it when the surface cannot create its contact (issue 41).
+  const noEmail: ContactDraft = { ...draft, fields: { firstName: 'Ada', city: 'Oslo' } };
+  const noName: ContactDraft = { ...draft, fields: { email: 'ada@example.com' } };
+  it.each<[string, PlatformSurface, ContactDraft, KnownContact[], string | undefined]>([
+    ['v1 creates a contact without an email or a phone', V1_SURFACE, noEmail, [], undefined],
+    ['v2 creates a contact with an email and a firstName', V2_SURFACE, draft, [], undefined],
+    ['v2 cannot create a contact with neither an email nor a phone', V2_SURFACE, noEmail, [], 'neither an email nor a phone'],
+    ['v2 cannot create a contact without a firstName', V2_SURFACE, noName, [], 'no firstName'],
+    ['a contact holds the key: not missing, nothing to create', V2_SURFACE, noEmail, [contact()], undefined],
+  ])('%s', (_name, surface, row, platform, lacks) => {
+    const { comparison } = decideReconcile({ draft: row, draftHash: draftHash(row), limits: surface, createRefusal: (fields) => surface.createRefusal(fields), state: undefined }, platform);
+    const cannotCreate = comparison.status === 'missing' ? comparison.cannotCreate : undefined;
+    if (lacks === undefined) expect(cannotCreate).toBeUndefined();
+    else expect(cannotCreate).toEqual({ code: 'V2_CANNOT_CREATE', message: expect.stringContaining(`it has ${lacks}`) });
+  });
 });
