@@ -9,7 +9,7 @@ import { LimiterRegistry, V2_REDIS_ID_PREFIX } from '../../src/api/limiter.js';
 import { slotsOf } from '../../src/api/limiter-slots.js';
 import { RateLimiterUnavailableError } from '../../src/api/rate-limiter-unavailable-error.js';
 import type { EndpointAnswer } from '../../src/api/v2/endpoint-limits.js';
-import { MAX_V2_LEARNT_LIMIT, type LearntLimits } from '../../src/api/v2/learnt-limits.js';
+import { MAX_V2_LEARNT_LIMIT, MAX_V2_WINDOW_MS, learntWindow, type LearntLimits } from '../../src/api/v2/learnt-limits.js';
 import { deleteV2LimitKeys, describeWithRedis, hasRedisServer, startPrivateRedis } from '../helpers/redis-support.js';
 
 /** Slots held ten minutes: only the test frees them (`releaseAll`, or the registry's stop). */
@@ -351,5 +351,22 @@ describe('learnt limits of v2 whose Redis goes away', () => {
       await registry.stop();
       await redis.kill();
     }
+  });
+});
+
+describe('the window an answer teaches (learntWindow)', () => {
+  it.each<[string, number, EndpointAnswer, number]>([
+    ['a 200 teaches nothing', 1_000, { status: 200, limit: 10, remaining: 3 }, 1_000],
+    ['a 429 asking no more than the window teaches nothing', 1_000, { status: 429, retryAfterMs: 1_000 }, 1_000],
+    ['a 429 asking longer: the window held and the wait', 1_000, { status: 429, retryAfterMs: 4_000 }, 5_000],
+    ['a Retry-After on a 200 is not a 429', 1_000, { status: 200, retryAfterMs: 4_000 }, 1_000],
+    ['X-RateLimit-Reset longer than the window: a window that long', 1_000, { status: 200, resetMs: 3_000 }, 3_000],
+    ['X-RateLimit-Reset shorter: nothing', 5_000, { status: 200, resetMs: 3_000 }, 5_000],
+    ['both: the longer', 1_000, { status: 429, retryAfterMs: 2_000, resetMs: 9_000 }, 9_000],
+    ['never more than MAX_V2_WINDOW_MS', 1_000, { status: 429, retryAfterMs: 1e12 }, MAX_V2_WINDOW_MS],
+    ['a window already longer than the bound stays', 2 * MAX_V2_WINDOW_MS, { status: 200, resetMs: 1 }, 2 * MAX_V2_WINDOW_MS],
+    ['not a number: nothing', 1_000, { status: 429, retryAfterMs: Number.NaN, resetMs: Number.POSITIVE_INFINITY }, 1_000],
+  ])('%s', (_name, windowMs, answer, expected) => {
+    expect(learntWindow(windowMs, answer)).toBe(expected);
   });
 });

@@ -93,6 +93,19 @@ function headerNumber(value: string | string[] | undefined): number | undefined 
 }
 
 /**
+ * `X-RateLimit-Reset` in milliseconds from now: seconds until the window frees, or (a number
+ * that large is a time) the epoch second it frees at; undefined when absent or past.
+ */
+function resetHeaderMs(seconds: number | undefined, nowMs: number): number | undefined {
+  if (seconds === undefined) return undefined;
+  const ms = seconds >= EPOCH_SECONDS_FROM ? seconds * 1000 - nowMs : seconds * 1000;
+  return ms > 0 ? ms : undefined;
+}
+
+/** An `X-RateLimit-Reset` from this many seconds up is an epoch second (2001-09-09), not a wait. */
+const EPOCH_SECONDS_FROM = 1_000_000_000;
+
+/**
  * The `message` of a v2 send for a message element: what the send's body carries and what the
  * contact's message list shows of it (the one place of that shape, for sending and settling).
  */
@@ -439,12 +452,14 @@ export class V2Client implements ContactsApi {
     const { status, body } = response;
     const limit = headerNumber(response.headers['x-ratelimit-limit']);
     const remaining = headerNumber(response.headers['x-ratelimit-remaining']);
+    const resetMs = resetHeaderMs(headerNumber(response.headers['x-ratelimit-reset']), this.#c.now());
     const where: ApiErrorContext = { operation: spec.operation, method: spec.method, path, status };
     const error = status >= 200 && status < 300 ? undefined : this.#answerError(request, status, body, response.headers, url);
     const answer: EndpointAnswer = {
       status,
       ...(limit === undefined ? {} : { limit }),
       ...(remaining === undefined ? {} : { remaining }),
+      ...(resetMs === undefined ? {} : { resetMs }),
       ...(error instanceof RateLimitedError && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
     };
     if (status === 404 && spec.notFound !== undefined) {

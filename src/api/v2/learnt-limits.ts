@@ -15,6 +15,11 @@
  *   that many slots fewer until then (a count, never a structure sized by what a header claims;
  *   a claim above `MAX_V2_LEARNT_LIMIT` is taken as it, issue 42);
  * - a 429's `Retry-After` pauses the endpoint: no request of it leaves before the pause passes;
+ * - the window: `windowMs` until an answer says it is longer. A 429 whose `Retry-After` is longer
+ *   than the window came although every slot was held a window: the server's window is at least
+ *   that window and the wait it still asks (issue 41: 10 requests per 5 s met 23 429s at 1 s);
+ *   an `X-RateLimit-Reset` (seconds until the server's window frees) longer than it is a window
+ *   at least that long. Never more than `MAX_V2_WINDOW_MS`;
  * - a configured ceiling (`rateLimits`) is a second set of slots each request also takes.
  * docs/decisions.md ("Limits learnt from the answers") says why.
  */
@@ -27,6 +32,8 @@ import type { EndpointPauses } from './endpoint-pauses.js';
 
 /** The window a learnt limit counts over until an answer says otherwise (api-v2-notes.md). */
 export const DEFAULT_V2_WINDOW_MS = 1_000;
+/** The longest window an answer can teach (issue 41): a learnt value is bounded, whatever a header says. */
+export const MAX_V2_WINDOW_MS = 10 * 60_000;
 /** The bound of one request assumed for the Redis expiry of its slot. */
 export const DEFAULT_V2_REQUEST_TIMEOUT_MS = 30_000;
 /**
@@ -85,8 +92,25 @@ interface Endpoint {
   limit: number | undefined;
   /** A successful answer said no limit: no slots but the ceiling's. */
   unlimited: boolean;
+  /** The window the limit counts over: `windowMs`, or longer once an answer said so. */
+  windowMs: number;
   /** Slots the set has fewer, for requests counted elsewhere, until a window after the answers that said so. */
   elsewhere: number;
+}
+
+/**
+ * The window an endpoint's limit counts over after `answer`, from `windowMs` before it: longer
+ * when a 429's Retry-After is longer than it (the request left a window after the answer whose
+ * slot it took, so the server's window is at least that and the wait: `windowMs + retryAfterMs`),
+ * or when `X-RateLimit-Reset` is (a window at least that long); never shorter, never more than
+ * `MAX_V2_WINDOW_MS`. Pure: a table test holds it.
+ */
+export function learntWindow(windowMs: number, answer: EndpointAnswer): number {
+  let learnt = windowMs;
+  const { status, retryAfterMs, resetMs } = answer;
+  if (status === 429 && retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > windowMs) learnt = Math.max(learnt, windowMs + retryAfterMs);
+  if (resetMs !== undefined && Number.isFinite(resetMs) && resetMs > learnt) learnt = resetMs;
+  return Math.min(Math.max(windowMs, learnt), Math.max(windowMs, MAX_V2_WINDOW_MS));
 }
 
 function isCount(value: number | undefined, least: number): value is number {
@@ -139,7 +163,7 @@ export class LearntLimits implements EndpointLimits {
   learnt(): LearntLimit[] {
     return [...this.#endpoints.values()]
       .filter((state) => state.limit !== undefined)
-      .map((state) => ({ endpoint: state.name, limit: state.limit!, windowMs: this.#windowMs }))
+      .map((state) => ({ endpoint: state.name, limit: state.limit!, windowMs: state.windowMs }))
       .sort((a, b) => a.endpoint.localeCompare(b.endpoint));
   }
 
@@ -159,7 +183,7 @@ export class LearntLimits implements EndpointLimits {
     const learnt = this.#source.slotSet(`learnt|${name}`, 1, this.#windowMs, 'learnt');
     const ceiling = rate === undefined ? undefined : this.#source.slotSet(`ceiling|${name}`, rate.limit, rate.periodMs, 'ceiling');
     if (ceiling !== undefined && rate !== undefined) ceiling.slots.paceMs = paceFor(rate);
-    const state: Endpoint = { name, learnt, ceiling, limit: undefined, unlimited: false, elsewhere: 0 };
+    const state: Endpoint = { name, learnt, ceiling, limit: undefined, unlimited: false, elsewhere: 0, windowMs: this.#windowMs };
     this.#endpoints.set(name, state);
     return state;
   }
@@ -207,6 +231,13 @@ export class LearntLimits implements EndpointLimits {
     const { status, limit, remaining, retryAfterMs } = answer;
     if (status === 429 && retryAfterMs !== undefined && retryAfterMs > 0) await this.#source.pauses.pause(state.name, retryAfterMs);
     const { limiter, slots } = state.learnt;
+    const windowMs = learntWindow(state.windowMs, answer);
+    const widened = windowMs > state.windowMs;
+    state.windowMs = windowMs;
+    if (widened && !state.unlimited) {
+      slots.holdMs = windowMs;
+      if (state.limit !== undefined) slots.paceMs = paceFor({ limit: state.limit, periodMs: windowMs });
+    }
     if (isCount(limit, 1)) {
       // A claim beyond any real limit is bounded: it sizes the slots.
       const bounded = Math.min(limit, MAX_V2_LEARNT_LIMIT);
@@ -214,9 +245,9 @@ export class LearntLimits implements EndpointLimits {
       const changed = state.limit !== bounded || state.unlimited;
       state.limit = bounded;
       state.unlimited = false;
-      if (changed) {
-        slots.holdMs = this.#windowMs;
-        slots.paceMs = paceFor({ limit: bounded, periodMs: this.#windowMs });
+      if (changed || widened) {
+        slots.holdMs = state.windowMs;
+        slots.paceMs = paceFor({ limit: bounded, periodMs: state.windowMs });
       }
       // The slots and those of the requests counted elsewhere in one write, so no waiting request
       // takes a slot the server has already counted. Shared: written to Redis, where every
@@ -251,7 +282,7 @@ export class LearntLimits implements EndpointLimits {
     state.elsewhere += missing;
     // The slot of this answer's own request is held a window from now: so are these (a hold of
     // the slots, so the registry's stop frees or abandons it as any other).
-    void slots.hold(this.#windowMs).then(async () => {
+    void slots.hold(state.windowMs).then(async () => {
       state.elsewhere -= missing;
       await setSlots(limiter, this.#slotsOf(state)).catch(() => undefined);
     });
