@@ -25,6 +25,7 @@ import { httpExchange, type CallSpec } from '../http-exchange.js';
 import {
   ApiError,
   InvalidTokenError,
+  MalformedResponseError,
   OutcomeUnknownError,
   PageLimitError,
   RateLimitedError,
@@ -122,6 +123,29 @@ function v2Message(element: MessageElement): object {
   }
 }
 
+/**
+ * The cursors of one listing so far: a `pagination.next` that names a cursor already read is a
+ * loop, and ends the listing with `MALFORMED_RESPONSE` at once (issue 42: a looping cursor cost a
+ * thousand calls, `maxPages`, before the row failed). Holds one cursor a page read.
+ */
+class CursorTrail {
+  readonly #seen = new Set<string>();
+
+  constructor(private readonly where: ApiErrorContext) {}
+
+  /** Records the next page's cursor; throws when the listing has read it already. */
+  next(cursor: string): string {
+    if (this.#seen.has(cursor)) {
+      throw new MalformedResponseError({
+        ...this.where,
+        problem: `pagination.next names cursorId ${JSON.stringify(cursor.slice(0, 40))} again after ${this.#seen.size + 1} pages: the list loops, so it was not read further; run again later, and tell the platform if it persists`,
+      });
+    }
+    this.#seen.add(cursor);
+    return cursor;
+  }
+}
+
 /** v1's page shape for one page of contacts, as `searchContactsPage` answers (`check` reads it). */
 function contactPage(data: Contact[], page: number, more: boolean): ContactPage {
   const lastPage = more ? page + 1 : page;
@@ -165,10 +189,11 @@ export class V2Client implements ContactsApi {
       return contactPage(page === 1 ? await this.#findByIdentifier(field, value) : [], page, false);
     }
     let cursor: string | undefined;
+    const trail = new CursorTrail({ operation: 'searchContacts', method: 'POST', path: `${this.#c.rootPath}/contact/list` });
     for (let at = 1; ; at += 1) {
       const result = await this.#listPage(field, value, cursor);
       if (at === page || result.nextCursor === undefined) return contactPage(at === page ? result.contacts : [], page, result.nextCursor !== undefined);
-      cursor = result.nextCursor;
+      cursor = trail.next(result.nextCursor);
     }
   }
 
@@ -325,11 +350,12 @@ export class V2Client implements ContactsApi {
   /** Every page of a filtered list, one yield per request, at most `maxPages` (a list has no total to bound it by). */
   async *#list(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
     let cursor: string | undefined;
+    const trail = new CursorTrail({ operation: 'searchContacts', method: 'POST', path: `${this.#c.rootPath}/contact/list` });
     for (let page = 1; page <= this.#c.maxPages; page += 1) {
       const result = await this.#listPage(field, value, cursor);
       yield result.contacts;
       if (result.nextCursor === undefined || result.contacts.length === 0) return;
-      cursor = result.nextCursor;
+      cursor = trail.next(result.nextCursor);
     }
     throw new PageLimitError({ operation: 'searchContacts', maxPages: this.#c.maxPages, lastPage: this.#c.maxPages + 1 });
   }
@@ -379,6 +405,7 @@ export class V2Client implements ContactsApi {
   async #messagesOf(id: string): Promise<ListedMessage[]> {
     const listed: ListedMessage[] = [];
     let cursor: string | undefined;
+    const trail = new CursorTrail({ operation: 'getContact', method: 'GET', path: `${this.#c.rootPath}/contact/${idIdentifier(id)}/message/list` });
     for (let page = 1; page <= this.#c.maxPages; page += 1) {
       const result = await this.#call({
         operation: 'getContact',
@@ -394,7 +421,7 @@ export class V2Client implements ContactsApi {
       });
       listed.push(...result.items);
       if (result.nextCursor === undefined) return listed;
-      cursor = result.nextCursor;
+      cursor = trail.next(result.nextCursor);
     }
     throw new PageLimitError({ operation: 'getContact', maxPages: this.#c.maxPages, lastPage: this.#c.maxPages + 1 });
   }

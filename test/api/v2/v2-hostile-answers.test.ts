@@ -42,3 +42,41 @@ describe('V2Client against absurd rate-limit headers', () => {
     expect(v2.learntLimits()).toEqual([{ endpoint: 'GET /contact/{identifier}', limit: MAX_V2_LEARNT_LIMIT, windowMs: 20 }]);
   });
 });
+
+describe('V2Client against a list whose cursor loops', () => {
+  const loopingPage = (request: RecordedRequest): RecordedAnswer => {
+    // Page 1 names cursor 7; the page of cursor 7 names cursor 8; the page of 8 names 7 again.
+    const cursor = new URL(request.path, 'http://x').searchParams.get('cursorId');
+    const next = cursor === '7' ? '8' : '7';
+    return { body: { items: [{ ...CONTACT, id: Number(cursor ?? 1) }], pagination: { next: `http://elsewhere.test/v2/contact/list?limit=100&cursorId=${next}`, previous: null } } };
+  };
+
+  test('a cursor named twice ends the listing with MALFORMED_RESPONSE after the pages it had not read (3 requests, not maxPages)', async () => {
+    answer = loopingPage;
+    const v2 = client({ maxPages: 1_000 });
+    const pages: unknown[] = [];
+    const listing = (async () => {
+      for await (const page of v2.listContacts('segment', 'vip')) pages.push(page);
+    })();
+    await expect(listing).rejects.toMatchObject({ code: 'MALFORMED_RESPONSE', message: expect.stringMatching(/cursorId "7" again after 3 pages: the list loops/) as unknown });
+    expect(server.requests).toHaveLength(3);
+    expect(pages).toHaveLength(3);
+  });
+
+  test('a search by a field that is not an identifier stops the same way', async () => {
+    answer = loopingPage;
+    const v2 = client({ maxPages: 1_000 });
+    await expect(v2.searchContactsPage('customerid', 'C1', 50)).rejects.toMatchObject({ code: 'MALFORMED_RESPONSE' });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  test("a contact's message list (a lost send settled) stops the same way", async () => {
+    answer = (request) => {
+      const cursor = new URL(request.path, 'http://x').searchParams.get('cursorId');
+      return { body: { items: [], pagination: { next: `http://x/v2/contact/id:12/message/list?cursorId=${cursor === '3' ? '4' : '3'}`, previous: null } } };
+    };
+    const v2 = client({ maxPages: 1_000 });
+    await expect(v2.findSentMessage('12', { type: 'text', text: 'hi' }, 0)).rejects.toMatchObject({ code: 'MALFORMED_RESPONSE' });
+    expect(server.requests).toHaveLength(3);
+  });
+});
