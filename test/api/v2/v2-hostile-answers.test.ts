@@ -6,6 +6,7 @@
 import { LimiterRegistry } from '../../../src/api/limiter.js';
 import { V2Client, type V2ClientOptions } from '../../../src/api/v2/client.js';
 import { MAX_V2_LEARNT_LIMIT } from '../../../src/api/v2/learnt-limits.js';
+import { MAX_ANSWER_BYTES } from '../../../src/limits.js';
 import { recordingServer, type RecordedAnswer, type RecordedRequest, type RecordingServer } from '../../helpers/recording-server.js';
 
 const TOKEN = 'workspace-token-hostile-9e2b';
@@ -78,5 +79,26 @@ describe('V2Client against a list whose cursor loops', () => {
     const v2 = client({ maxPages: 1_000 });
     await expect(v2.findSentMessage('12', { type: 'text', text: 'hi' }, 0)).rejects.toMatchObject({ code: 'MALFORMED_RESPONSE' });
     expect(server.requests).toHaveLength(3);
+  });
+});
+
+describe('V2Client against an answer too large to read', () => {
+  test('a 9 MiB list page is cut off as it arrives: MALFORMED_RESPONSE naming the bound, one request, nothing buffered whole', async () => {
+    const huge = JSON.stringify({ items: [{ ...CONTACT, lastName: 'x'.repeat(9 * 1024 * 1024) }], pagination: { next: null, previous: null } });
+    answer = () => ({ body: huge });
+    const v2 = client();
+    const listing = (async () => {
+      for await (const page of v2.listContacts('segment', 'vip')) void page;
+    })();
+    await expect(listing).rejects.toMatchObject({
+      code: 'MALFORMED_RESPONSE',
+      message: expect.stringContaining(`the answer is larger than ${MAX_ANSWER_BYTES / (1024 * 1024)} MiB, the most the client reads of one answer`) as unknown,
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test('an answer within the bound is read as before', async () => {
+    answer = () => ({ body: CONTACT });
+    await expect(client().getContact('12')).resolves.toMatchObject({ id: '12' });
   });
 });
