@@ -108,8 +108,9 @@ describe('V2Client requests and mapping', () => {
   });
 
   test('a list longer than maxPages stops with PAGE_LIMIT', async () => {
-    const page = { body: { items: [V2_ANN], pagination: { next: 'http://x/v2/contact/list?limit=100&cursorId=12', previous: '' } } };
-    answers.push(page, page, page);
+    // Each page names a new cursor (a cursor named again is a loop: v2-hostile-answers.test.ts).
+    const page = (cursor: number) => ({ body: { items: [V2_ANN], pagination: { next: `http://x/v2/contact/list?limit=100&cursorId=${cursor}`, previous: '' } } });
+    answers.push(page(12), page(13), page(14));
     await expect(collect(client({ maxPages: 2 }).listContacts('plan', 'pro'))).rejects.toMatchObject({ code: 'PAGE_LIMIT' });
     expect(server.requests).toHaveLength(2);
   });
