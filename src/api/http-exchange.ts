@@ -26,6 +26,11 @@ export interface CallSpec<T> {
   contactId?: string;
   /** Called when the limiter released the attempt, just before it leaves. */
   onLeave?: () => void;
+  /**
+   * The call repeats one whose outcome was lost (a create sent again once a search did not find
+   * it, a v2 send not in the message list): its every request is counted as a retry.
+   */
+  repeat?: boolean;
   /** Reads a 2xx body into the result; throws `MalformedResponseError`. */
   read: (body: string, where: ApiErrorContext) => T;
 }

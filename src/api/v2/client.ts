@@ -18,7 +18,7 @@ import type { AttachmentType } from '../../limits.js';
 import { V2_MAX_PAGE_SIZE } from '../../limits.js';
 import type { ApiCallStats } from '../call-stats.js';
 import { checkPositiveInteger, connectionParts, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
-import type { ContactsApi, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
+import type { ContactsApi, CreateOptions, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
 import { parseJsonBody } from '../envelopes.js';
 import { errorFromResponse, type RequestContext } from '../error-mapping.js';
 import { httpExchange, type CallSpec } from '../http-exchange.js';
@@ -250,7 +250,7 @@ export class V2Client implements ContactsApi {
    * (neither a well-formed email nor a phone, or no firstName) fails before any call with
    * `V2_CANNOT_CREATE`.
    */
-  async createContact(fields: Record<string, string>): Promise<{ id: string }> {
+  async createContact(fields: Record<string, string>, options?: CreateOptions): Promise<{ id: string }> {
     checkFields('createContact', fields);
     const creatable = v2CreateBy(fields);
     if (!creatable.ok) throw creatable.error;
@@ -262,6 +262,7 @@ export class V2Client implements ContactsApi {
       path: `/contact/create_or_update/${keyIdentifier(by, fields[by] ?? '')}`,
       body: v2ContactBody(fields),
       idempotent: true,
+      ...(options?.repeat === true ? { repeat: true } : {}),
       read: readContactIdAnswer,
     });
     return { id };
@@ -383,7 +384,8 @@ export class V2Client implements ContactsApi {
     };
     for (let send = 1; ; send += 1) {
       try {
-        const messageId = await this.#call(call);
+        // The second send repeats the first, whose answer was lost: counted as a retry.
+        const messageId = await this.#call(send > 1 ? { ...call, repeat: true } : call);
         this.#c.logger.debug({ operation: 'sendMessage', contactId: id, messageId }, 'message sent');
         return { messageId };
       } catch (error) {
@@ -464,7 +466,7 @@ export class V2Client implements ContactsApi {
     if (spec.contactId !== undefined) request.contactId = spec.contactId;
     const query = spec.query?.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
     const url = `${this.#c.root}${spec.path}${query ? `?${query}` : ''}`;
-    this.stats.recordRequest(spec.operation, attempt > 1);
+    this.stats.recordRequest(spec.operation, attempt > 1 || spec.repeat === true);
     const response = await httpExchange({
       url,
       method: spec.method,
