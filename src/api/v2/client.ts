@@ -489,7 +489,9 @@ export class V2Client implements ContactsApi {
       ...(limit === undefined ? {} : { limit }),
       ...(remaining === undefined ? {} : { remaining }),
       ...(resetMs === undefined ? {} : { resetMs }),
-      ...(error instanceof RateLimitedError && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+      // A longer wait than the connection takes stops it (connection-health.ts): no pause of the
+      // endpoint then, or the calls queued behind this answer would sleep it before they fail.
+      ...(error instanceof RateLimitedError && error.retryAfterMs !== undefined && error.retryAfterMs <= this.#c.retry.maxRetryAfterMs ? { retryAfterMs: error.retryAfterMs } : {}),
     };
     if (status === 404 && spec.notFound !== undefined) {
       this.#c.health.answered();

@@ -102,3 +102,14 @@ describe('V2Client against an answer too large to read', () => {
     await expect(client().getContact('12')).resolves.toMatchObject({ id: '12' });
   });
 });
+
+describe('V2Client against a Retry-After longer than the connection waits', () => {
+  test('a day asked on the first answer stops the connection: the calls waiting behind it end at once, one request in all', async () => {
+    answer = () => ({ status: 429, body: { code: 429, message: 'Too many requests' }, headers: { 'retry-after': '86400', 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0' } });
+    const v2 = client();
+    const outcomes = await Promise.allSettled(['1', '2', '3'].map((id) => v2.getContact(id)));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const outcome of outcomes) expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('wait 1440 min') as unknown });
+    expect(server.requests).toHaveLength(1);
+  }, 15_000);
+});
