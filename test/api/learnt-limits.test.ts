@@ -163,6 +163,19 @@ describe('learnt limits of v2', () => {
     expect(holds()).toBe(3);
   });
 
+  it('a claimed limit above the bound with plenty remaining takes no slot for requests counted elsewhere', async () => {
+    const v2 = limits();
+    const sent = ['a', 'b', 'c'].map((name) => requests.send(v2, name));
+    await settle();
+    // The server says 10,000 a window, 5,000 left: more than the 1,000 slots kept, so none is taken.
+    requests.answer('a', { status: 200, limit: 10_000, remaining: 5_000 });
+    await settle();
+    expect(requests.started).toEqual(['a', 'b', 'c']);
+    requests.answer('b', { status: 200, limit: 10_000, remaining: 4_999 });
+    requests.answer('c', { status: 200, limit: 10_000, remaining: 4_998 });
+    await expect(Promise.all(sent)).resolves.toEqual(['a', 'b', 'c']);
+  });
+
   it('takes no slot more when the server counted only what this limiter sent', async () => {
     const v2 = limits();
     const sent = ['a', 'b', 'c'].map((name) => requests.send(v2, name));

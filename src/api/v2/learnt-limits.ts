@@ -241,7 +241,9 @@ export class LearntLimits implements EndpointLimits {
     if (isCount(limit, 1)) {
       // A claim beyond any real limit is bounded: it sizes the slots.
       const bounded = Math.min(limit, MAX_V2_LEARNT_LIMIT);
-      const counted = isCount(remaining, 0) ? Math.min(limit - Math.min(remaining, limit), bounded) : 0;
+      // What the server counted, of the slots this limiter keeps: what it has left beyond them is
+      // more than they allow anyway.
+      const counted = isCount(remaining, 0) ? bounded - Math.min(remaining, bounded) : 0;
       const changed = state.limit !== bounded || state.unlimited;
       state.limit = bounded;
       state.unlimited = false;
