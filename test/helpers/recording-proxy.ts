@@ -43,6 +43,8 @@ export async function startRecordingProxy(
      * (a process killed while its request was on the wire, after the platform did the work).
      */
     holdAnswer?: (method: string, path: string) => boolean;
+    /** The headers of each answer as passed on (a hostile platform's, say). @default as the target sent them */
+    answerHeaders?: (headers: IncomingHttpHeaders) => IncomingHttpHeaders;
   } = {},
 ): Promise<RecordingProxy> {
   const target = new URL(targetUrl);
@@ -67,7 +69,7 @@ export async function startRecordingProxy(
             answer.on('end', () => outgoing.destroy());
             return;
           }
-          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          outgoing.writeHead(answer.statusCode ?? 502, options.answerHeaders?.(answer.headers) ?? answer.headers);
           answer.pipe(outgoing);
         },
       );
