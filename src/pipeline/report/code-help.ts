@@ -42,7 +42,7 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   UNEXPECTED_STATUS: { meaning: 'a status the spec does not list', fix: 'run again; report it if it persists' },
   NETWORK: { meaning: 'the connection failed (refused, reset, DNS)', fix: 'check the base URL and the network, then run again' },
   TIMEOUT: { meaning: 'no complete answer within the request timeout', fix: 'run again; the platform is slow' },
-  MALFORMED_RESPONSE: { meaning: 'the answer is not the documented shape', fix: 'run again; report it if it persists' },
+  MALFORMED_RESPONSE: { meaning: 'the answer is not the documented shape (a v2 list whose cursor loops, an answer over 8 MiB included)', fix: 'run again; report it if it persists' },
   OUTCOME_UNKNOWN: { meaning: 'a create whose answer was lost three times and that a search could not find', fix: 'run again: a state store or the search adopts it, never a second contact' },
   REQUEST_INVALID: { meaning: 'the client refused to send a request the spec forbids (e.g. a value too long); on API v2, a request the platform refused with 400 (a custom field the workspace lacks, a malformed email)', fix: 'fix the cell the message names' },
   PAGE_LIMIT: { meaning: 'a search for the key has more pages than the page cap (`timeouts.maxPages`); or, stopping the job, the list of the marked contacts (`match.prefetch`, reconcile) grew past twice the pages its first page announced, plus 10', fix: 'the key matches too many contacts: use a more selective `keyField`, or merge them on the platform; a list that grew: run again when contacts are no longer being added with the marker' },
@@ -51,7 +51,7 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
     fix: 'give the row an email or a phone and a first name (the job\'s fields `email`, `phone`, `firstName`), or sync it through a v1 connection',
   },
   SEND_REFUSED: { meaning: 'a send answered 200 with a body that refuses it (`status: error`): the message was not delivered', fix: 'read the platform\'s message; a later run sends it again' },
-  API_UNAVAILABLE: { meaning: 'no call of the connection succeeded for too long (the circuit breaker; the job aborts, see below)', fix: 'check the platform\'s status, then run again; or raise `timeouts.unavailableAfter*`' },
+  API_UNAVAILABLE: { meaning: 'no call of the connection succeeded for too long, the platform down or answering 429 every time (the circuit breaker; the job aborts, see below)', fix: 'check the platform\'s status, then run again; or raise `timeouts.unavailableAfter*`' },
   MAX_ERRORS: {
     meaning: 'rows the platform failed crossed `--max-errors` / `maxErrors` (rows refused for their own data do not count)',
     fix: 'read the `error_code` of the failed rows in results.csv: fix what the platform refuses (the token, a field, its status), then run again',
