@@ -32,8 +32,12 @@ import type { EndpointPauses } from './endpoint-pauses.js';
 
 /** The window a learnt limit counts over until an answer says otherwise (api-v2-notes.md). */
 export const DEFAULT_V2_WINDOW_MS = 1_000;
-/** The longest window an answer can teach (issue 41): a learnt value is bounded, whatever a header says. */
-export const MAX_V2_WINDOW_MS = 10 * 60_000;
+/**
+ * The longest window an answer can teach (issue 41): a learnt value is bounded, whatever a header
+ * says. A minute, v1's window: one 429 asking a long wait (a throttle, not the window) slows the
+ * endpoint to its limit a minute at worst.
+ */
+export const MAX_V2_WINDOW_MS = 60_000;
 /** The bound of one request assumed for the Redis expiry of its slot. */
 export const DEFAULT_V2_REQUEST_TIMEOUT_MS = 30_000;
 /**
