@@ -39,6 +39,13 @@ export type ApiGroup = 'contacts' | 'messages';
  * contact's message list (1 to 100; the SDK's default 10).
  */
 export const V2_MAX_PAGE_SIZE = 100;
+
+/**
+ * The most bytes of one answer the clients read (issue 42: a 58 MB list page took 1.2 GB): a page
+ * of 100 contacts is far below it. A larger answer is cut off as it arrives and fails its call
+ * with `MALFORMED_RESPONSE`, never buffered whole.
+ */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 export const V2_DEFAULT_PAGE_SIZE = 10;
 /** Characters of one tag name in v2's tag calls (the SDK's doc comment); 1 to MAX_TAGS_PER_CALL a call. */
 export const V2_MAX_TAG_LENGTH = 255;

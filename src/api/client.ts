@@ -9,7 +9,7 @@ import type Bottleneck from 'bottleneck';
 import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE, type AttachmentType, type ApiGroup, type Rate } from '../limits.js';
 import type { ApiCallStats } from './call-stats.js';
 import { connectionParts, optionError, type ConnectionOptions, type ConnectionParts } from './connection-options.js';
-import type { CallBudget, ContactsApi, SendOptions, SentMessage } from './contacts-api.js';
+import type { CallBudget, ContactsApi, CreateOptions, SendOptions, SentMessage } from './contacts-api.js';
 import { V1_SURFACE } from './platform-surface.js';
 import {
   parseJsonBody,
@@ -191,10 +191,11 @@ export class ApiClient implements ContactsApi {
     });
   }
 
-  async createContact(fields: Record<string, string>): Promise<{ id: string }> {
+  async createContact(fields: Record<string, string>, options?: CreateOptions): Promise<{ id: string }> {
     checkFields('createContact', fields);
     return this.#call({
       operation: 'createContact',
+      ...(options?.repeat === true ? { repeat: true } : {}),
       group: 'contacts',
       method: 'POST',
       path: '/v1/contact',
@@ -305,7 +306,7 @@ export class ApiClient implements ContactsApi {
     const url = `${this.#c.root}${spec.path}${query ? `?${query}` : ''}`;
     const page = spec.query?.find(([name]) => name === 'page')?.[1];
     const logged = { operation: spec.operation, method: spec.method, path, ...(page ? { page: Number(page) } : {}), attempt };
-    this.stats.recordRequest(spec.operation, attempt > 1);
+    this.stats.recordRequest(spec.operation, attempt > 1 || spec.repeat === true);
     const response = await httpExchange({
       url,
       method: spec.method,

@@ -6,8 +6,8 @@
  *   it ends; a pause longer than `maxRetryAfterMs` stops the connection (`RetryAfterTooLongError`),
  *   and no call is made after it;
  * - a circuit breaker: when no attempt succeeded for `unavailableAfterAttempts` attempts in a row,
- *   or for `unavailableAfterMs` since the first failure after the last success, the platform is
- *   taken for unavailable and the connection stops (`ApiUnavailableError`).
+ *   or for `unavailableAfterMs` since the first failure after the last success (an outage or a
+ *   429), the platform is taken for unavailable and the connection stops (`ApiUnavailableError`).
  *
  * Kept apart from the limiter (limiter.ts) so the pacing of calls and the health of the platform
  * change independently.
@@ -119,17 +119,27 @@ export class ConnectionHealth {
     this.#firstFailureAt = undefined;
   }
 
-  /** An attempt failed with `error`: counts outages, pauses on a Retry-After. */
+  /**
+   * An attempt failed with `error`: counts outages, pauses on a Retry-After. A 429 pauses and
+   * counts too, as an attempt without a success (issue 42: a 429 storm failed every row after its
+   * retries and never stopped the job): a storm trips the breaker as a dead platform does, and a
+   * 429 between successes (a window met) resets nothing but is reset by the next success.
+   */
   failed(operation: ApiOperation, error: ApiError): void {
     if (error instanceof RateLimitedError) {
-      this.answered();
       this.#rateLimited(error);
+      this.#unanswered(operation, error);
       return;
     }
     if (!isOutage(error)) {
       this.answered();
       return;
     }
+    this.#unanswered(operation, error);
+  }
+
+  /** One more attempt in a row without a success: the breaker trips at its bounds. */
+  #unanswered(operation: ApiOperation, error: ApiError): void {
     const now = this.#now();
     this.#failedInARow += 1;
     this.#firstFailureAt ??= now;

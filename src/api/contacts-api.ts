@@ -31,6 +31,14 @@ export interface SentMessage {
   readonly messageId: string;
 }
 
+export interface CreateOptions {
+  /**
+   * This create repeats one whose answer was lost and whose contact a search then did not find:
+   * its request is counted as a retry (summary.json `retries`, issue 41). @default false
+   */
+  readonly repeat?: boolean;
+}
+
 /** Counts per operation, for reports and benchmarks. Retries and 429s are counted apart. */
 export interface OperationCount {
   /** HTTP requests sent, retries included. */
@@ -107,7 +115,7 @@ export interface ContactsApi {
   /** Operation 5. At most 10 tags. */
   removeTags(id: string, tags: readonly string[]): Promise<void>;
   /** Operation 6. At most 30 fields. Throws `OutcomeUnknownError` when it may have been created. */
-  createContact(fields: Record<string, string>): Promise<{ id: string }>;
+  createContact(fields: Record<string, string>, options?: CreateOptions): Promise<{ id: string }>;
   /** Operation 7. Throws `OutcomeUnknownError` when it may have been delivered. */
   sendText(id: string, text: string, options?: SendOptions): Promise<void | SendReceipt>;
   /** Operation 8. */

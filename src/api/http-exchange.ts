@@ -8,7 +8,8 @@
 import { performance } from 'node:perf_hooks';
 import got from 'got';
 import { errorFromTransport, type RequestContext } from './error-mapping.js';
-import type { ApiErrorContext } from './errors.js';
+import { MAX_ANSWER_BYTES, V2_MAX_PAGE_SIZE } from '../limits.js';
+import { MalformedResponseError, type ApiErrorContext } from './errors.js';
 import type { ApiLogger } from './logger.js';
 import type { ApiOperation } from './wire-types.js';
 
@@ -25,6 +26,11 @@ export interface CallSpec<T> {
   contactId?: string;
   /** Called when the limiter released the attempt, just before it leaves. */
   onLeave?: () => void;
+  /**
+   * The call repeats one whose outcome was lost (a create sent again once a search did not find
+   * it, a v2 send not in the message list): its every request is counted as a retry.
+   */
+  repeat?: boolean;
   /** Reads a 2xx body into the result; throws `MalformedResponseError`. */
   read: (body: string, where: ApiErrorContext) => T;
 }
@@ -43,6 +49,8 @@ export interface HttpExchange {
   readonly logged: Readonly<Record<string, unknown>>;
   /** Cuts the token out of the answer. */
   readonly redact: (text: string) => string;
+  /** The most bytes of the answer read; a longer one fails the call as it arrives. @default MAX_ANSWER_BYTES (8 MiB) */
+  readonly maxAnswerBytes?: number;
 }
 
 export interface HttpAnswer {
@@ -50,6 +58,19 @@ export interface HttpAnswer {
   /** The body as text, without the token. */
   readonly body: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** An answer longer than the most the client reads: cut off, the call failed (`MalformedResponseError`). */
+function tooLarge(exchange: HttpExchange, status: number | undefined, maxBytes: number): MalformedResponseError {
+  return new MalformedResponseError({
+    ...exchange.request,
+    ...(status === undefined ? {} : { status }),
+    problem: `the answer is larger than ${formatBytes(maxBytes)}, the most the client reads of one answer (a page of ${V2_MAX_PAGE_SIZE} contacts is far smaller): it was not read; run again later, and tell the platform if it persists`,
+  });
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }
 
 export async function httpExchange(exchange: HttpExchange): Promise<HttpAnswer> {
@@ -60,9 +81,12 @@ export async function httpExchange(exchange: HttpExchange): Promise<HttpAnswer> 
   };
   if (exchange.body !== undefined) headers['content-type'] = 'application/json';
   const started = performance.now();
+  const maxBytes = exchange.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+  let cutOff: { status: number | undefined } | undefined;
+  let answeredStatus: number | undefined;
   let response;
   try {
-    response = await got(exchange.url, {
+    const request = got(exchange.url, {
       method: exchange.method,
       headers,
       ...(exchange.body === undefined ? {} : { body: JSON.stringify(exchange.body) }),
@@ -72,7 +96,22 @@ export async function httpExchange(exchange: HttpExchange): Promise<HttpAnswer> 
       retry: { limit: 0 },
       timeout: { request: exchange.timeoutMs },
     });
+    void request.on('response', (answer: { statusCode: number }) => {
+      answeredStatus = answer.statusCode;
+    });
+    // Cut off as it arrives: the announced length (`total`) or what came so far, past the bound.
+    void request.on('downloadProgress', (progress: { transferred: number; total?: number }) => {
+      if (cutOff === undefined && ((progress.total ?? 0) > maxBytes || progress.transferred > maxBytes)) {
+        cutOff = { status: answeredStatus };
+        request.cancel();
+      }
+    });
+    response = await request;
   } catch (error) {
+    if (cutOff !== undefined) {
+      exchange.logger.debug({ ...exchange.logged, status: cutOff.status, code: 'MALFORMED_RESPONSE', ms: Math.round(performance.now() - started) }, 'api answer too large');
+      throw tooLarge(exchange, cutOff.status, maxBytes);
+    }
     const mapped = errorFromTransport(exchange.request, error, exchange.timeoutMs);
     exchange.logger.debug({ ...exchange.logged, code: mapped?.code ?? 'UNKNOWN', ms: Math.round(performance.now() - started) }, 'api request failed');
     throw mapped ?? error;

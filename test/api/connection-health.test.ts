@@ -90,6 +90,27 @@ describe('connection health', () => {
     expect(emulator.counters(TOKEN).total.received).toBe(7);
   });
 
+  it('a 429 storm trips the same breaker: every attempt answered 429 counts as one without a success', async () => {
+    emulator.setFaults({ rateLimited: 1, retryAfterSeconds: 0 });
+    const client = testClient({ baseUrl: emulator.url, token: TOKEN, retry: { limit: 10, baseDelayMs: 1, maxDelayMs: 5 }, unavailableAfter: { attempts: 4 } });
+    const error = await client.getContact('1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiUnavailableError);
+    expect((error as Error).message).toContain('4 attempts in a row failed');
+    expect((error as Error).message).toContain('the last with RATE_LIMITED');
+    await expect(client.getContact('2')).rejects.toBeInstanceOf(ApiUnavailableError);
+    expect(emulator.counters(TOKEN).total).toMatchObject({ received: 4, rateLimited: 4 });
+  });
+
+  it('a 429 between successes trips nothing: the next success resets the count', async () => {
+    const client = testClient({ baseUrl: emulator.url, token: TOKEN, retry: { limit: 0, baseDelayMs: 1, maxDelayMs: 5 }, unavailableAfter: { attempts: 2 } });
+    for (let round = 0; round < 5; round++) {
+      emulator.setFaults({ rateLimited: 1, retryAfterSeconds: 0 });
+      await expect(client.getContact('1')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+      emulator.setFaults({});
+      await expect(client.getContact('1')).rejects.toMatchObject({ code: 'NO_SUCH_CONTACT' });
+    }
+  });
+
   it('an answer, even a refusal, resets the breaker', async () => {
     const client = testClient({ baseUrl: emulator.url, token: TOKEN, retry: { limit: 0, baseDelayMs: 1, maxDelayMs: 5 }, unavailableAfter: { attempts: 2 } });
     for (let round = 0; round < 5; round++) {

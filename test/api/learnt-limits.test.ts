@@ -9,7 +9,7 @@ import { LimiterRegistry, V2_REDIS_ID_PREFIX } from '../../src/api/limiter.js';
 import { slotsOf } from '../../src/api/limiter-slots.js';
 import { RateLimiterUnavailableError } from '../../src/api/rate-limiter-unavailable-error.js';
 import type { EndpointAnswer } from '../../src/api/v2/endpoint-limits.js';
-import type { LearntLimits } from '../../src/api/v2/learnt-limits.js';
+import { MAX_V2_LEARNT_LIMIT, MAX_V2_WINDOW_MS, learntWindow, type LearntLimits } from '../../src/api/v2/learnt-limits.js';
 import { deleteV2LimitKeys, describeWithRedis, startPrivateRedis } from '../helpers/redis-support.js';
 
 /** Slots held ten minutes: only the test frees them (`releaseAll`, or the registry's stop). */
@@ -127,13 +127,53 @@ describe('learnt limits of v2', () => {
     await sent[0];
     await settle();
     const limiter = v2.limiterOf(GET)!;
+    // a holds one of the 4 slots, the 3 counted elsewhere the others.
     expect(requests.started).toEqual(['a']);
-    expect(limiter.counts().EXECUTING).toBe(4);
     slotsOf(limiter)!.releaseAll();
     await settle();
     expect(requests.started).toEqual(['a', 'b']);
     requests.answer('b', { status: 200, limit: 4, remaining: 3 });
     await sent[1];
+  });
+
+  it('bounds an absurd limit (X-RateLimit-Limit 1000000000, Remaining 0): the slots and what is counted elsewhere are sized by MAX_V2_LEARNT_LIMIT, not by the claim', async () => {
+    const v2 = limits();
+    const sent = ['a', 'b', 'c'].map((name) => requests.send(v2, name));
+    await settle();
+    requests.answer('a', { status: 200, limit: 1_000_000_000, remaining: 0 });
+    await sent[0];
+    await settle();
+    const limiter = v2.limiterOf(GET)!;
+    const jobs = (): number => Object.values(limiter.counts()).reduce((sum, count) => sum + count, 0);
+    const holds = (): number => slotsOf(limiter)!.held;
+    expect(v2.learnt()).toEqual([{ endpoint: GET, limit: MAX_V2_LEARNT_LIMIT, windowMs: WINDOW }]);
+    // a's slot and the others the server counted fill the window: b and c wait for it.
+    expect(requests.started).toEqual(['a']);
+    // What is kept is the requests' own jobs and holds (a's, and one for those counted elsewhere).
+    expect(jobs()).toBe(3);
+    expect(holds()).toBe(2);
+    slotsOf(limiter)!.releaseAll();
+    await settle();
+    expect(requests.started).toEqual(['a', 'b', 'c']);
+    requests.answer('b', { status: 200, limit: 1_000_000_000, remaining: 0 });
+    requests.answer('c', { status: 200, limit: 1_000_000_000, remaining: 0 });
+    await expect(Promise.all(sent)).resolves.toEqual(['a', 'b', 'c']);
+    await settle();
+    expect(jobs()).toBe(2);
+    expect(holds()).toBe(3);
+  });
+
+  it('a claimed limit above the bound with plenty remaining takes no slot for requests counted elsewhere', async () => {
+    const v2 = limits();
+    const sent = ['a', 'b', 'c'].map((name) => requests.send(v2, name));
+    await settle();
+    // The server says 10,000 a window, 5,000 left: more than the 1,000 slots kept, so none is taken.
+    requests.answer('a', { status: 200, limit: 10_000, remaining: 5_000 });
+    await settle();
+    expect(requests.started).toEqual(['a', 'b', 'c']);
+    requests.answer('b', { status: 200, limit: 10_000, remaining: 4_999 });
+    requests.answer('c', { status: 200, limit: 10_000, remaining: 4_998 });
+    await expect(Promise.all(sent)).resolves.toEqual(['a', 'b', 'c']);
   });
 
   it('takes no slot more when the server counted only what this limiter sent', async () => {
@@ -324,5 +364,22 @@ describe('learnt limits of v2 whose Redis goes away', () => {
       await registry.stop();
       await redis.kill();
     }
+  });
+});
+
+describe('the window an answer teaches (learntWindow)', () => {
+  it.each<[string, number, EndpointAnswer, number]>([
+    ['a 200 teaches nothing', 1_000, { status: 200, limit: 10, remaining: 3 }, 1_000],
+    ['a 429 asking no more than the window teaches nothing', 1_000, { status: 429, retryAfterMs: 1_000 }, 1_000],
+    ['a 429 asking longer: the window held and the wait', 1_000, { status: 429, retryAfterMs: 4_000 }, 5_000],
+    ['a Retry-After on a 200 is not a 429', 1_000, { status: 200, retryAfterMs: 4_000 }, 1_000],
+    ['X-RateLimit-Reset longer than the window: a window that long', 1_000, { status: 200, resetMs: 3_000 }, 3_000],
+    ['X-RateLimit-Reset shorter: nothing', 5_000, { status: 200, resetMs: 3_000 }, 5_000],
+    ['both: the longer', 1_000, { status: 429, retryAfterMs: 2_000, resetMs: 9_000 }, 9_000],
+    ['never more than MAX_V2_WINDOW_MS', 1_000, { status: 429, retryAfterMs: 1e12 }, MAX_V2_WINDOW_MS],
+    ['a window already longer than the bound stays', 2 * MAX_V2_WINDOW_MS, { status: 200, resetMs: 1 }, 2 * MAX_V2_WINDOW_MS],
+    ['not a number: nothing', 1_000, { status: 429, retryAfterMs: Number.NaN, resetMs: Number.POSITIVE_INFINITY }, 1_000],
+  ])('%s', (_name, windowMs, answer, expected) => {
+    expect(learntWindow(windowMs, answer)).toBe(expected);
   });
 });

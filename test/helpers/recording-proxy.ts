@@ -48,6 +48,8 @@ export async function startRecordingProxy(
      * rewrites a search's filter, so the answer names another key's contact). Recorded as received.
      */
     rewrite?: (method: string, path: string, body: string) => { path: string; body: string };
+    /** The headers of each answer as passed on (a hostile platform's, say). @default as the target sent them */
+    answerHeaders?: (headers: IncomingHttpHeaders) => IncomingHttpHeaders;
   } = {},
 ): Promise<RecordingProxy> {
   const target = new URL(targetUrl);
@@ -75,7 +77,7 @@ export async function startRecordingProxy(
             answer.on('end', () => outgoing.destroy());
             return;
           }
-          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          outgoing.writeHead(answer.statusCode ?? 502, options.answerHeaders?.(answer.headers) ?? answer.headers);
           answer.pipe(outgoing);
         },
       );

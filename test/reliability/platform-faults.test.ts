@@ -47,6 +47,26 @@ describe('the platform faults a job meets', () => {
     expect(platform.contacts(TOKEN)).toEqual([]);
   }, 30_000);
 
+  it('a 429 storm (every call answered 429): the breaker trips as for a dead platform, API_UNAVAILABLE, exit 3, rows not taken counted', async () => {
+    const platform = await fastEmulator({ faults: { rateLimited: 1, retryAfterSeconds: 0 } });
+    emulator = platform;
+    const ws = workspace();
+    ws.write('customers.csv', customersCsv(30));
+    ws.write('jobs.yaml', jobsYaml({ url: platform.url, job: `${CUSTOMERS_JOB}\nconcurrency: 2`, connectionExtra: '    timeouts: { unavailableAfterAttempts: 6 }' }));
+
+    const run = await ws.run(RUN);
+
+    expect(run.exitCode).toBe(3);
+    const summary = ws.summary('import', 'out');
+    const aborted = summary.aborted as { code: string; message: string };
+    expect(aborted.code).toBe('API_UNAVAILABLE');
+    expect(aborted.message).toContain('the last with RATE_LIMITED');
+    // The 6 in a row and at most the one in flight beside them (before: 5 attempts for every row, 150).
+    expect(platform.counters(TOKEN).total.received).toBeLessThanOrEqual(6 + 1);
+    expect(summary.rows.notReached).toBeGreaterThan(0);
+    expect(ws.results('import', 'out').length + (summary.rows.notReached ?? 0)).toBe(30);
+  });
+
   it('a Retry-After far beyond timeouts.maxRetryAfter: RATE_LIMITED, exit 3, naming the wait and the setting; one call in all', async () => {
     const platform = await fastEmulator({ faults: { rateLimited: 1, retryAfterSeconds: 3600 } });
     emulator = platform;

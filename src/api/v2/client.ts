@@ -18,13 +18,14 @@ import type { AttachmentType, Rate } from '../../limits.js';
 import { DEFAULT_V2_ENDPOINT_RATE, V2_MAX_PAGE_SIZE } from '../../limits.js';
 import type { ApiCallStats } from '../call-stats.js';
 import { checkPositiveInteger, connectionParts, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
-import type { CallBudget, ContactsApi, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
+import type { CallBudget, ContactsApi, CreateOptions, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
 import { parseJsonBody } from '../envelopes.js';
 import { errorFromResponse, type RequestContext } from '../error-mapping.js';
 import { httpExchange, type CallSpec } from '../http-exchange.js';
 import {
   ApiError,
   InvalidTokenError,
+  MalformedResponseError,
   OutcomeUnknownError,
   PageLimitError,
   RateLimitedError,
@@ -109,6 +110,19 @@ function headerNumber(value: string | string[] | undefined): number | undefined 
 }
 
 /**
+ * `X-RateLimit-Reset` in milliseconds from now: seconds until the window frees, or (a number
+ * that large is a time) the epoch second it frees at; undefined when absent or past.
+ */
+function resetHeaderMs(seconds: number | undefined, nowMs: number): number | undefined {
+  if (seconds === undefined) return undefined;
+  const ms = seconds >= EPOCH_SECONDS_FROM ? seconds * 1000 - nowMs : seconds * 1000;
+  return ms > 0 ? ms : undefined;
+}
+
+/** An `X-RateLimit-Reset` from this many seconds up is an epoch second (2001-09-09), not a wait. */
+const EPOCH_SECONDS_FROM = 1_000_000_000;
+
+/**
  * The `message` of a v2 send for a message element: what the send's body carries and what the
  * contact's message list shows of it (the one place of that shape, for sending and settling).
  */
@@ -122,6 +136,29 @@ function v2Message(element: MessageElement): object {
       return element;
     default:
       return { type: 'attachment', attachment: { type: element.type, url: element.url } };
+  }
+}
+
+/**
+ * The cursors of one listing so far: a `pagination.next` that names a cursor already read is a
+ * loop, and ends the listing with `MALFORMED_RESPONSE` at once (issue 42: a looping cursor cost a
+ * thousand calls, `maxPages`, before the row failed). Holds one cursor a page read.
+ */
+class CursorTrail {
+  readonly #seen = new Set<string>();
+
+  constructor(private readonly where: ApiErrorContext) {}
+
+  /** Records the next page's cursor; throws when the listing has read it already. */
+  next(cursor: string): string {
+    if (this.#seen.has(cursor)) {
+      throw new MalformedResponseError({
+        ...this.where,
+        problem: `pagination.next names cursorId ${JSON.stringify(cursor.slice(0, 40))} again after ${this.#seen.size + 1} pages: the list loops, so it was not read further; run again later, and tell the platform if it persists`,
+      });
+    }
+    this.#seen.add(cursor);
+    return cursor;
   }
 }
 
@@ -188,10 +225,11 @@ export class V2Client implements ContactsApi {
       return contactPage(page === 1 ? await this.#findByIdentifier(field, value) : [], page, false);
     }
     let cursor: string | undefined;
+    const trail = new CursorTrail({ operation: 'searchContacts', method: 'POST', path: `${this.#c.rootPath}/contact/list` });
     for (let at = 1; ; at += 1) {
       const result = await this.#listPage(field, value, cursor);
       if (at === page || result.nextCursor === undefined) return contactPage(at === page ? result.contacts : [], page, result.nextCursor !== undefined);
-      cursor = result.nextCursor;
+      cursor = trail.next(result.nextCursor);
     }
   }
 
@@ -248,7 +286,7 @@ export class V2Client implements ContactsApi {
    * (neither a well-formed email nor a phone, or no firstName) fails before any call with
    * `V2_CANNOT_CREATE`.
    */
-  async createContact(fields: Record<string, string>): Promise<{ id: string }> {
+  async createContact(fields: Record<string, string>, options?: CreateOptions): Promise<{ id: string }> {
     checkFields('createContact', fields);
     const creatable = v2CreateBy(fields);
     if (!creatable.ok) throw creatable.error;
@@ -260,6 +298,7 @@ export class V2Client implements ContactsApi {
       path: `/contact/create_or_update/${keyIdentifier(by, fields[by] ?? '')}`,
       body: v2ContactBody(fields),
       idempotent: true,
+      ...(options?.repeat === true ? { repeat: true } : {}),
       read: readContactIdAnswer,
     });
     return { id };
@@ -348,11 +387,12 @@ export class V2Client implements ContactsApi {
   /** Every page of a filtered list, one yield per request, at most `maxPages` (a list has no total to bound it by). */
   async *#list(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
     let cursor: string | undefined;
+    const trail = new CursorTrail({ operation: 'searchContacts', method: 'POST', path: `${this.#c.rootPath}/contact/list` });
     for (let page = 1; page <= this.#c.maxPages; page += 1) {
       const result = await this.#listPage(field, value, cursor);
       yield result.contacts;
       if (result.nextCursor === undefined || result.contacts.length === 0) return;
-      cursor = result.nextCursor;
+      cursor = trail.next(result.nextCursor);
     }
     throw new PageLimitError({ operation: 'searchContacts', maxPages: this.#c.maxPages, lastPage: this.#c.maxPages + 1 });
   }
@@ -380,7 +420,8 @@ export class V2Client implements ContactsApi {
     };
     for (let send = 1; ; send += 1) {
       try {
-        const messageId = await this.#call(call);
+        // The second send repeats the first, whose answer was lost: counted as a retry.
+        const messageId = await this.#call(send > 1 ? { ...call, repeat: true } : call);
         this.#c.logger.debug({ operation: 'sendMessage', contactId: id, messageId }, 'message sent');
         return { messageId };
       } catch (error) {
@@ -402,6 +443,7 @@ export class V2Client implements ContactsApi {
   async #messagesOf(id: string): Promise<ListedMessage[]> {
     const listed: ListedMessage[] = [];
     let cursor: string | undefined;
+    const trail = new CursorTrail({ operation: 'getContact', method: 'GET', path: `${this.#c.rootPath}/contact/${idIdentifier(id)}/message/list` });
     for (let page = 1; page <= this.#c.maxPages; page += 1) {
       const result = await this.#call({
         operation: 'getContact',
@@ -417,7 +459,7 @@ export class V2Client implements ContactsApi {
       });
       listed.push(...result.items);
       if (result.nextCursor === undefined) return listed;
-      cursor = result.nextCursor;
+      cursor = trail.next(result.nextCursor);
     }
     throw new PageLimitError({ operation: 'getContact', maxPages: this.#c.maxPages, lastPage: this.#c.maxPages + 1 });
   }
@@ -460,7 +502,7 @@ export class V2Client implements ContactsApi {
     if (spec.contactId !== undefined) request.contactId = spec.contactId;
     const query = spec.query?.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
     const url = `${this.#c.root}${spec.path}${query ? `?${query}` : ''}`;
-    this.stats.recordRequest(spec.operation, attempt > 1, `${spec.method} ${spec.template}`);
+    this.stats.recordRequest(spec.operation, attempt > 1 || spec.repeat === true, `${spec.method} ${spec.template}`);
     const response = await httpExchange({
       url,
       method: spec.method,
@@ -475,13 +517,17 @@ export class V2Client implements ContactsApi {
     const { status, body } = response;
     const limit = headerNumber(response.headers['x-ratelimit-limit']);
     const remaining = headerNumber(response.headers['x-ratelimit-remaining']);
+    const resetMs = resetHeaderMs(headerNumber(response.headers['x-ratelimit-reset']), this.#c.now());
     const where: ApiErrorContext = { operation: spec.operation, method: spec.method, path, status };
     const error = status >= 200 && status < 300 ? undefined : this.#answerError(request, status, body, response.headers, url);
     const answer: EndpointAnswer = {
       status,
       ...(limit === undefined ? {} : { limit }),
       ...(remaining === undefined ? {} : { remaining }),
-      ...(error instanceof RateLimitedError && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+      ...(resetMs === undefined ? {} : { resetMs }),
+      // A longer wait than the connection takes stops it (connection-health.ts): no pause of the
+      // endpoint then, or the calls queued behind this answer would sleep it before they fail.
+      ...(error instanceof RateLimitedError && error.retryAfterMs !== undefined && error.retryAfterMs <= this.#c.retry.maxRetryAfterMs ? { retryAfterMs: error.retryAfterMs } : {}),
     };
     if (status === 404 && spec.notFound !== undefined) {
       this.#c.health.answered();

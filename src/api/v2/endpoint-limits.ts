@@ -16,12 +16,15 @@ export interface EndpointAnswer {
   readonly remaining?: number;
   /** A 429's `Retry-After`, in milliseconds. */
   readonly retryAfterMs?: number;
+  /** `X-RateLimit-Reset`, when it is a number of seconds: milliseconds until the server's window frees. */
+  readonly resetMs?: number;
 }
 
 /** What has been learnt of one endpoint, for `check`, the log and summary.json. */
 export interface LearntLimit {
   readonly endpoint: string;
   readonly limit: number;
+  /** The window the limit counts over: the default (1 s) until an answer said it is longer. */
   readonly windowMs: number;
 }
 

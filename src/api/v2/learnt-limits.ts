@@ -11,8 +11,15 @@
  * - an answer's `X-RateLimit-Limit` sets N (in Redis for every process when shared);
  * - its `X-RateLimit-Remaining` says how many requests the server counted in its window: those
  *   this limiter does not hold a slot for (made by a process that ran just before, or one that
- *   does not share the limits) take a slot each until one window after that answer;
+ *   does not share the limits) take a slot each until one window after that answer: the set has
+ *   that many slots fewer until then (a count, never a structure sized by what a header claims;
+ *   a claim above `MAX_V2_LEARNT_LIMIT` is taken as it, issue 42);
  * - a 429's `Retry-After` pauses the endpoint: no request of it leaves before the pause passes;
+ * - the window: `windowMs` until an answer says it is longer. A 429 whose `Retry-After` is longer
+ *   than the window came although every slot was held a window: the server's window is at least
+ *   that window and the wait it still asks (issue 41: 10 requests per 5 s met 23 429s at 1 s);
+ *   an `X-RateLimit-Reset` (seconds until the server's window frees) longer than it is a window
+ *   at least that long. Never more than `MAX_V2_WINDOW_MS`;
  * - a configured ceiling (`rateLimits`) is a second set of slots each request also takes.
  * docs/decisions.md ("Limits learnt from the answers") says why.
  */
@@ -25,10 +32,20 @@ import type { EndpointPauses } from './endpoint-pauses.js';
 
 /** The window a learnt limit counts over until an answer says otherwise (api-v2-notes.md). */
 export const DEFAULT_V2_WINDOW_MS = 1_000;
+/**
+ * The longest window an answer can teach (issue 41): a learnt value is bounded, whatever a header
+ * says. A minute, v1's window: one 429 asking a long wait (a throttle, not the window) slows the
+ * endpoint to its limit a minute at worst.
+ */
+export const MAX_V2_WINDOW_MS = 60_000;
 /** The bound of one request assumed for the Redis expiry of its slot. */
 export const DEFAULT_V2_REQUEST_TIMEOUT_MS = 30_000;
-/** Priority of the slots taken for requests the server counted elsewhere: before any waiting request. */
-const COUNTED_ELSEWHERE_PRIORITY = 0;
+/**
+ * The most requests a window an answer is believed to allow (issue 42): a header may claim any
+ * number (`X-RateLimit-Limit: 1000000000`), and what is learnt from it sizes the limiter, so a
+ * larger claim is taken as this. It is far above any limit the platform is known to give.
+ */
+export const MAX_V2_LEARNT_LIMIT = 1_000;
 
 export interface LearntLimitsOptions {
   /**
@@ -79,8 +96,25 @@ interface Endpoint {
   limit: number | undefined;
   /** A successful answer said no limit: no slots but the ceiling's. */
   unlimited: boolean;
-  /** Slots asked for requests counted elsewhere, not yet taken. */
-  pendingElsewhere: number;
+  /** The window the limit counts over: `windowMs`, or longer once an answer said so. */
+  windowMs: number;
+  /** Slots the set has fewer, for requests counted elsewhere, until a window after the answers that said so. */
+  elsewhere: number;
+}
+
+/**
+ * The window an endpoint's limit counts over after `answer`, from `windowMs` before it: longer
+ * when a 429's Retry-After is longer than it (the request left a window after the answer whose
+ * slot it took, so the server's window is at least that and the wait: `windowMs + retryAfterMs`),
+ * or when `X-RateLimit-Reset` is (a window at least that long); never shorter, never more than
+ * `MAX_V2_WINDOW_MS`. Pure: a table test holds it.
+ */
+export function learntWindow(windowMs: number, answer: EndpointAnswer): number {
+  let learnt = windowMs;
+  const { status, retryAfterMs, resetMs } = answer;
+  if (status === 429 && retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > windowMs) learnt = Math.max(learnt, windowMs + retryAfterMs);
+  if (resetMs !== undefined && Number.isFinite(resetMs) && resetMs > learnt) learnt = resetMs;
+  return Math.min(Math.max(windowMs, learnt), Math.max(windowMs, MAX_V2_WINDOW_MS));
 }
 
 function isCount(value: number | undefined, least: number): value is number {
@@ -105,7 +139,6 @@ export class LearntLimits implements EndpointLimits {
   readonly #requestTimeoutMs: number;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #endpoints = new Map<string, Endpoint>();
-  #elsewhereSequence = 0;
 
   constructor(source: SlotSource, options: LearntLimitsOptions = {}) {
     this.#source = source;
@@ -138,7 +171,7 @@ export class LearntLimits implements EndpointLimits {
   learnt(): LearntLimit[] {
     return [...this.#endpoints.values()]
       .filter((state) => state.limit !== undefined)
-      .map((state) => ({ endpoint: state.name, limit: state.limit!, windowMs: this.#windowMs }))
+      .map((state) => ({ endpoint: state.name, limit: state.limit!, windowMs: state.windowMs }))
       .sort((a, b) => a.endpoint.localeCompare(b.endpoint));
   }
 
@@ -158,7 +191,7 @@ export class LearntLimits implements EndpointLimits {
     const learnt = this.#source.slotSet(`learnt|${name}`, 1, this.#windowMs, 'learnt');
     const ceiling = rate === undefined ? undefined : this.#source.slotSet(`ceiling|${name}`, rate.limit, rate.periodMs, 'ceiling');
     if (ceiling !== undefined && rate !== undefined) ceiling.slots.paceMs = paceFor(rate);
-    const state: Endpoint = { name, learnt, ceiling, limit: undefined, unlimited: false, pendingElsewhere: 0 };
+    const state: Endpoint = { name, learnt, ceiling, limit: undefined, unlimited: false, elsewhere: 0, windowMs: this.#windowMs };
     this.#endpoints.set(name, state);
     return state;
   }
@@ -206,18 +239,30 @@ export class LearntLimits implements EndpointLimits {
     const { status, limit, remaining, retryAfterMs } = answer;
     if (status === 429 && retryAfterMs !== undefined && retryAfterMs > 0) await this.#source.pauses.pause(state.name, retryAfterMs);
     const { limiter, slots } = state.learnt;
+    const windowMs = learntWindow(state.windowMs, answer);
+    const widened = windowMs > state.windowMs;
+    state.windowMs = windowMs;
+    if (widened && !state.unlimited) {
+      slots.holdMs = windowMs;
+      if (state.limit !== undefined) slots.paceMs = paceFor({ limit: state.limit, periodMs: windowMs });
+    }
     if (isCount(limit, 1)) {
-      // First the slots for what the server counted elsewhere, queued ahead of every waiting
-      // request; only then more slots, which the waiting requests would otherwise take first.
-      if (isCount(remaining, 0)) await this.#countElsewhere(state, limit, Math.min(remaining, limit));
-      if (state.limit !== limit || state.unlimited) {
-        state.limit = limit;
-        state.unlimited = false;
-        slots.holdMs = this.#windowMs;
-        slots.paceMs = paceFor({ limit, periodMs: this.#windowMs });
-        // Shared: written to Redis, where every process's Bottleneck reads it.
-        await setSlots(limiter, limit);
+      // A claim beyond any real limit is bounded: it sizes the slots.
+      const bounded = Math.min(limit, MAX_V2_LEARNT_LIMIT);
+      // What the server counted, of the slots this limiter keeps: what it has left beyond them is
+      // more than they allow anyway.
+      const counted = isCount(remaining, 0) ? bounded - Math.min(remaining, bounded) : 0;
+      const changed = state.limit !== bounded || state.unlimited;
+      state.limit = bounded;
+      state.unlimited = false;
+      if (changed || widened) {
+        slots.holdMs = state.windowMs;
+        slots.paceMs = paceFor({ limit: bounded, periodMs: state.windowMs });
       }
+      // The slots and those of the requests counted elsewhere in one write, so no waiting request
+      // takes a slot the server has already counted. Shared: written to Redis, where every
+      // process's Bottleneck reads it.
+      if ((await this.#countElsewhere(state, counted)) || changed) await setSlots(limiter, this.#slotsOf(state));
     } else if (status >= 200 && status < 300 && state.limit === undefined && !state.unlimited) {
       // A successful answer without a limit: the endpoint is not limited (the ceiling still is).
       state.unlimited = true;
@@ -226,39 +271,31 @@ export class LearntLimits implements EndpointLimits {
     }
   }
 
+  /** The slots of the set: the limit, less those held for requests counted elsewhere (one at least). */
+  #slotsOf(state: Endpoint): number {
+    return Math.max(1, (state.limit ?? 1) - state.elsewhere);
+  }
+
   /**
-   * The server counted `limit - remaining` requests in its window when this answer left it; the
-   * slots taken now (this request's included) are those it can know of this limiter. Each one more
-   * takes a slot, before any waiting request, until one window after this answer: the server
-   * counted it no later than that, so it leaves the server's window no later than the slot.
+   * The server counted `counted` requests in its window when this answer left it; the slots taken
+   * now (this request's included) are those it can know of this limiter. Each one more takes a
+   * slot until one window after this answer: the server counted it no later than that, so it
+   * leaves the server's window no later than the slot. The set has that many slots fewer until
+   * then (the caller writes them); returns whether it changed.
    */
-  async #countElsewhere(state: Endpoint, limit: number, remaining: number): Promise<void> {
+  async #countElsewhere(state: Endpoint, counted: number): Promise<boolean> {
     const { limiter, slots } = state.learnt;
-    const counted = limit - remaining;
-    if (counted <= 1) return;
-    const taken = (await limiter.running()) + state.pendingElsewhere;
+    if (counted <= 1) return false;
+    const taken = (await limiter.running()) + state.elsewhere;
     const missing = counted - taken;
-    if (missing <= 0) return;
-    // The slot of this answer's own request is held a window from now: so are these.
-    const until = this.#source.now() + this.#windowMs;
-    const ids: string[] = [];
-    for (let index = 0; index < missing; index += 1) {
-      const id = `counted-elsewhere-${(this.#elsewhereSequence += 1)}`;
-      ids.push(id);
-      state.pendingElsewhere += 1;
-      const options: Bottleneck.JobOptions = { id, priority: COUNTED_ELSEWHERE_PRIORITY, ...(slots.clustered ? { expiration: slots.expiryFor(0) } : {}) };
-      limiter
-        .schedule(options, async () => {
-          state.pendingElsewhere -= 1;
-          const left = until - this.#source.now();
-          if (left > 0) await slots.hold(left);
-        })
-        // Dropped when the limiter stops: nothing waits for it.
-        .catch(() => undefined);
-    }
-    // Bottleneck queues a job a few event-loop turns after it is given: wait until these are.
-    for (let round = 0; round < 1_000 && ids.some((id) => [null, 'RECEIVED'].includes(limiter.jobStatus(id))); round += 1) {
-      await delay(0);
-    }
+    if (missing <= 0) return false;
+    state.elsewhere += missing;
+    // The slot of this answer's own request is held a window from now: so are these (a hold of
+    // the slots, so the registry's stop frees or abandons it as any other).
+    void slots.hold(state.windowMs).then(async () => {
+      state.elsewhere -= missing;
+      await setSlots(limiter, this.#slotsOf(state)).catch(() => undefined);
+    });
+    return true;
   }
 }

@@ -46,7 +46,7 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   UNEXPECTED_STATUS: { meaning: 'a status the spec does not list', fix: 'run again; report it if it persists' },
   NETWORK: { meaning: 'the connection failed (refused, reset, DNS)', fix: 'check the base URL and the network, then run again' },
   TIMEOUT: { meaning: 'no complete answer within the request timeout', fix: 'run again; the platform is slow' },
-  MALFORMED_RESPONSE: { meaning: 'the answer is not the documented shape', fix: 'run again; report it if it persists' },
+  MALFORMED_RESPONSE: { meaning: 'the answer is not the documented shape (a v2 list whose cursor loops, an answer over 8 MiB included)', fix: 'run again; report it if it persists' },
   MATCH_KEY_MISMATCH: {
     meaning: "a read of the row's key (a search, a v2 list or read by email or phone, the search after a lost create) answered with a contact whose key field holds another key: the platform or a proxy ignored the filter; nothing was written and the state store does not record the key",
     fix: "check that the connection's `baseUrl` reaches the platform itself (no proxy rewriting the search), then run again",
@@ -60,7 +60,7 @@ export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
     fix: 'give the row an email or a phone and a first name (the job\'s fields `email`, `phone`, `firstName`), or sync it through a v1 connection',
   },
   SEND_REFUSED: { meaning: 'a send answered 200 with a body that refuses it (`status: error`): the message was not delivered', fix: 'read the platform\'s message; a later run sends it again' },
-  API_UNAVAILABLE: { meaning: 'no call of the connection succeeded for too long (the circuit breaker; the job aborts, see below)', fix: 'check the platform\'s status, then run again; or raise `timeouts.unavailableAfter*`' },
+  API_UNAVAILABLE: { meaning: 'no call of the connection succeeded for too long, the platform down or answering 429 every time (the circuit breaker; the job aborts, see below)', fix: 'check the platform\'s status, then run again; or raise `timeouts.unavailableAfter*`' },
   MAX_ERRORS: {
     meaning: 'rows the platform failed crossed `--max-errors` / `maxErrors` (rows refused for their own data do not count)',
     fix: 'read the `error_code` of the failed rows in results.csv: fix what the platform refuses (the token, a field, its status), then run again',

@@ -2,7 +2,7 @@
  * A view of the client that counts the calls one row makes, for the `api_calls` column. Retries
  * inside the client are not calls of the row's own; the summary counts them apart.
  */
-import type { CallBudget, ContactsApi, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../../api/contacts-api.js';
+import type { CallBudget, ContactsApi, CreateOptions, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../../api/contacts-api.js';
 import type { AttachmentType } from '../../limits.js';
 import type { Contact, ContactPage, MessageElement, WhatsappTemplate } from '../../api/wire-types.js';
 
@@ -64,9 +64,9 @@ export class CountedApi implements ContactsApi {
     return this.api.removeTags(id, tags);
   }
 
-  createContact(fields: Record<string, string>): Promise<{ id: string }> {
+  createContact(fields: Record<string, string>, options?: CreateOptions): Promise<{ id: string }> {
     this.calls++;
-    return this.api.createContact(fields);
+    return this.api.createContact(fields, options);
   }
 
   sendText(id: string, text: string, options?: SendOptions): Promise<void | SendReceipt> {

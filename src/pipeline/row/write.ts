@@ -132,7 +132,8 @@ async function createExactlyOnce(
   for (let attempt = 1; ; attempt++) {
     hooks.beforeCreate?.(key);
     try {
-      return (await api.createContact(fields)).id;
+      // A create after the first repeats it (its answer was lost, the search found nothing): a retry.
+      return (await api.createContact(fields, attempt > 1 ? { repeat: true } : undefined)).id;
     } catch (error) {
       if (!(error instanceof OutcomeUnknownError)) throw error;
       const found = await hooks.findByKey(key);

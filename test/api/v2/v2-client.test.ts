@@ -108,8 +108,9 @@ describe('V2Client requests and mapping', () => {
   });
 
   test('a list longer than maxPages stops with PAGE_LIMIT', async () => {
-    const page = { body: { items: [V2_ANN], pagination: { next: 'http://x/v2/contact/list?limit=100&cursorId=12', previous: '' } } };
-    answers.push(page, page, page);
+    // Each page names a new cursor (a cursor named again is a loop: v2-hostile-answers.test.ts).
+    const page = (cursor: number) => ({ body: { items: [V2_ANN], pagination: { next: `http://x/v2/contact/list?limit=100&cursorId=${cursor}`, previous: '' } } });
+    answers.push(page(12), page(13), page(14));
     await expect(collect(client({ maxPages: 2 }).listContacts('plan', 'pro'))).rejects.toMatchObject({ code: 'PAGE_LIMIT' });
     expect(server.requests).toHaveLength(2);
   });
@@ -238,7 +239,10 @@ describe('V2Client errors and retries', () => {
   test('a lost send the list does not show is sent once more; lost again and still not shown, it is an unknown outcome', async () => {
     const empty = { body: { items: [], pagination: { next: '', previous: '' } } };
     answers.push({ status: 502, body: 'bad gateway' }, empty, { body: { messageId: 9 } });
-    expect(await client().sendText('12', 'Hi')).toEqual({ messageId: '9' });
+    const once = client();
+    expect(await once.sendText('12', 'Hi')).toEqual({ messageId: '9' });
+    // The second send repeats the first: a retry in summary.json (issue 41).
+    expect(once.stats.byOperation.sendMessage).toMatchObject({ requests: 2, retries: 1 });
     answers.push({ status: 502, body: 'bad gateway' }, empty, { status: 502, body: 'bad gateway' }, empty);
     await expect(client().sendText('12', 'Hi')).rejects.toBeInstanceOf(OutcomeUnknownError);
     expect(server.requests.map((request) => request.method)).toEqual(['POST', 'GET', 'POST', 'POST', 'GET', 'POST', 'GET']);

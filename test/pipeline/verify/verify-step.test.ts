@@ -72,3 +72,47 @@ describe('verification and the deadline', () => {
     expect(next.exitCode).toBe(0);
   });
 });
+
+describe('verification under 429s', () => {
+  let emulator: RunningEmulator;
+  let ws: Workspace;
+  let state: StateStore | undefined;
+
+  beforeEach(async () => {
+    emulator = await fastEmulator();
+    ws = workspace();
+  });
+
+  afterEach(async () => {
+    state?.close();
+    await emulator.close();
+  });
+
+  it('counts the retries against the share: every read answered 429, the requests stop at the budget and the rest is left not reached', async () => {
+    const job = makeJob({
+      name: 'import',
+      connection: { ...makeJob().connection, baseUrl: emulator.url, token: TOKEN },
+      input: { path: join(ws.dir, 'customers.csv'), delimiter: 'auto', encoding: 'utf-8' },
+      fields: [columnField('firstName', 'first_name')],
+      state: join(ws.dir, 'state.db'),
+      verify: { sharePercent: 100 },
+      concurrency: 1,
+    });
+    let clock = 500;
+    state = StateStore.open(job.state as string, { job: job.name, keyField: job.key.field, now: () => clock });
+    ws.write('customers.csv', customersCsv(10));
+    // 5 attempts a read; a breaker that never trips here, so only the budget bounds the reads.
+    const api = () => testClient({ baseUrl: emulator.url, token: TOKEN, retry: { limit: 4, baseDelayMs: 1, maxDelayMs: 5 }, unavailableAfter: { attempts: 1_000 } });
+    await runJob({ job, api: api(), reportDir: join(ws.dir, 'first'), dryRun: false, state, now: () => new Date(clock) });
+    emulator.resetCounters(TOKEN);
+    emulator.setFaults({ rateLimited: 1, retryAfterSeconds: 0, operations: ['getContact'] });
+
+    clock = 1000;
+    const night = await runJob({ job, api: api(), reportDir: join(ws.dir, 'night'), dryRun: false, state, now: () => new Date(clock) });
+
+    expect(night.summary.rows).toMatchObject({ unchanged: 10 });
+    expect(night.summary.verification).toMatchObject({ budget: 10, by: 'contacts', verified: 0, failed: 2, notReached: 8 });
+    // Two reads of 5 attempts each: the budget of 10 requests (before: 10 reads of 5 attempts, 50).
+    expect(emulator.counters(TOKEN).byOperation.getContact.received).toBe(10);
+  });
+});
