@@ -60,7 +60,7 @@ describe('onMissing: tag', () => {
     expect(html).toContain('1 of 50 known keys left the file (2%; onMissing: tag)');
     // The departed key's tag call is what the data needed, not waste (issue 29, point 7).
     expect(html).toContain('<tr><td>addTags</td><td class="n">1</td><td class="n">1</td></tr>');
-    expect(html).toContain('<tr><th>total</th><th class="n">1</th><th class="n">1 writes</th></tr>');
+    expect(html).toContain('<tr><th>total</th><th class="n">1</th><th class="n">1 write</th></tr>');
     expect(html).toContain('<a href="import.departed.csv">');
 
     emulator().resetCounters(TOKEN);

@@ -25,7 +25,7 @@ describe('a v2 job against absurd rate-limit headers', () => {
     await emulator.close();
   });
 
-  it('finishes: exit 0, every row created, one request a call (a list, a create_or_update and a tag call a row)', async () => {
+  it('finishes: exit 0, every row created, one request a call (a list, a read of the email its create lands on, a create_or_update and a tag call a row)', async () => {
     const rows = 3;
     const ws = workspace();
     ws.write('customers.csv', customersCsv(rows));
@@ -35,7 +35,7 @@ describe('a v2 job against absurd rate-limit headers', () => {
 
     expect(run.exitCode).toBe(0);
     expect(ws.summary('import', 'out').rows).toMatchObject({ created: rows, failed: 0 });
-    expect(proxy.requests).toHaveLength(3 * rows);
-    expect(emulator.v2Counters().total.received).toBe(3 * rows);
+    expect(proxy.requests).toHaveLength(4 * rows);
+    expect(emulator.v2Counters().total.received).toBe(4 * rows);
   }, 60_000);
 });
