@@ -92,6 +92,10 @@ export interface SurfacesResult {
  *   `create_or_update` by email could skip it on a first import, 2 calls a row, but every later
  *   run without a state store would then write every row, 2 calls, instead of reading it, 1, and
  *   could not tell created from updated: the read is counted.)
+ * - on v2, a key that is not the identifier the create lands on (a custom-field key: the
+ *   `create_or_update` lands on the row's email): a `GET /contact/email:...` first, the price of
+ *   never writing one customer's row over another customer who holds that email (issue 41). An
+ *   email key's lookup is that read already.
  * - the write: v1 ceil(9 fields / 30) creates; v2 one `create_or_update` carrying every field.
  * - the tags: ceil(3 / 10) tag calls; neither surface's create takes tags.
  */
@@ -101,8 +105,9 @@ function importMinimum(surface: SurfaceName, key: KeyKind, rows: number): { tota
     return { total: totalOf(minimum.calls), parts: `search ${rows} (by the custom field \`${key}\`), create ${minimum.calls.createContact ?? 0}, add tags ${minimum.calls.addTags ?? 0}` };
   }
   const tags = rows * Math.ceil(TAGS_PER_ROW / V2_SURFACE.tagsPerCall);
-  const lookup = V2_SURFACE.directLookup(key) ? `GET by \`email:\` ${rows}` : `filtered list ${rows}`;
-  return { total: rows + rows + tags, parts: `${lookup}, create_or_update ${rows}, tag ${tags}` };
+  const direct = V2_SURFACE.directLookup(key);
+  const lookup = direct ? `GET by \`email:\` ${rows}` : `filtered list ${rows}, GET by \`email:\` (its holder) ${rows}`;
+  return { total: (direct ? rows : 2 * rows) + rows + tags, parts: `${lookup}, create_or_update ${rows}, tag ${tags}` };
 }
 
 /** The calls a v1 channel or the v2 workspace received: total, 429s, per operation or endpoint. */
@@ -343,8 +348,8 @@ function reading(result: SurfacesResult): string[] {
   const v2PerMinute = DEFAULT_V2_ENDPOINT_RATE.limit * (60_000 / DEFAULT_V2_ENDPOINT_RATE.periodMs);
   const busiest = Math.max(...Object.values(v2.byOperation));
   return [
-    `Reading: ${same ? `a first import of the same ${result.rows} rows costs the same ${v1.importCalls} calls on either surface and either key` : 'the first imports differ in calls (see the table)'}${atMinimum ? ', each at its minimum' : ''}: a lookup, a write and a tag call a row. Where v2 is cheaper is listing: reconcile (and \`match.prefetch\`, the departed step, verification) reads ${v2.reconcilePages} pages of ${V2_SURFACE.listPageSize} where v1 reads ${v1.reconcilePages} of ${V1_SURFACE.listPageSize}.`,
-    `Where v2 is quicker is its limits: they are per endpoint, so a row's lookup, write and tag call each spend a different budget. At v1's ${formatRate(DEFAULT_CONTACTS_RATE)} a channel, the ${v1.importCalls} calls take ${duration(v1Minutes)}; at ${formatRate(DEFAULT_V2_ENDPOINT_RATE)} an endpoint (the emulator's default; v2's real limits are not published and are learnt from the answers), the busiest endpoint's ${busiest} calls take ${duration(busiest / v2PerMinute)}, the three endpoints in parallel.`,
+    `Reading: ${same ? `a first import of the same ${result.rows} rows costs the same ${v1.importCalls} calls on either surface and either key` : 'the first imports differ in calls (see the table)'}${atMinimum ? ', each at its minimum' : ''}: a lookup, a write and a tag call a row, and on v2 with a custom-field key the read of the email the create lands on (never one customer written over another). Where v2 is cheaper is listing: reconcile (and \`match.prefetch\`, the departed step, verification) reads ${v2.reconcilePages} pages of ${V2_SURFACE.listPageSize} where v1 reads ${v1.reconcilePages} of ${V1_SURFACE.listPageSize}.`,
+    `Where v2 is quicker is its limits: they are per endpoint, so a row's lookup, read of its email, write and tag call each spend a different budget. At v1's ${formatRate(DEFAULT_CONTACTS_RATE)} a channel, the ${v1.importCalls} calls take ${duration(v1Minutes)}; at ${formatRate(DEFAULT_V2_ENDPOINT_RATE)} an endpoint (the emulator's default; v2's real limits are not published and are learnt from the answers), the busiest endpoint's ${busiest} calls take ${duration(busiest / v2PerMinute)}, the endpoints in parallel.`,
   ];
 }
 
@@ -357,7 +362,7 @@ export function surfacesMarkdown(result: SurfacesResult): string {
     '',
     `The same export of ${rows} customers (the API scenarios' rows: 8 fields and 3 tags each) synced by the real CLI through each surface of one emulator (bench/surfaces.ts): v1 with a channel token, its limit configured (${formatRate(result.v1Rate)}, the API scenarios' scaled rate), and v2 with a workspace token, every endpoint limited to ${formatRate(result.v2Rate)} and the job told nothing: it learns the limits from the answers. Each key twice: a custom field (\`customerid\`) and \`email\` (v1 has no email identifier, so its email key is searched as the custom field \`email\`). First import: upsert into an empty workspace, no state store. Reconcile: the same file against what the import left, \`match.prefetch: {field: source, value: crm}\`, no state store (every key found the same: the bench throws otherwise). Calls are counted by the emulator, 429s included (v1 per operation, v2 per endpoint).`,
     '',
-    `Minimum of the first import (bench/surfaces.ts \`importMinimum\`): a lookup a row (nothing is known, so the read is the price of not creating a duplicate and of writing only what differs), one write (v1: ceil(9 fields / 30) create; v2: one \`create_or_update\` with every field), ceil(3 tags / 10) tag calls (neither create takes tags). Reconcile's minimum: ceil(${rows} / page) pages, ${V1_SURFACE.listPageSize} a page on v1, ${V2_SURFACE.listPageSize} on v2 (\`listPagesFor\`). Share of the learnt limit: each v2 endpoint's accepted requests a second between 10% and 90% of its calls (sampled every 50 ms), over its limit; the lowest and highest over the endpoints the run used. Two processes: two \`contact-sync run\` at once, ${rows} rows each (disjoint keys), their connections naming one \`organisation\`${result.redisUrl === undefined ? ' (not measured: REDIS_URL is not set)' : ', sharing its limits through Redis (`rateLimits.redis`)'}.`,
+    `Minimum of the first import (bench/surfaces.ts \`importMinimum\`): a lookup a row (nothing is known, so the read is the price of not creating a duplicate and of writing only what differs), on v2 with a custom-field key a read of the email the create lands on (the price of never writing one customer over another who holds that email), one write (v1: ceil(9 fields / 30) create; v2: one \`create_or_update\` with every field), ceil(3 tags / 10) tag calls (neither create takes tags). Reconcile's minimum: ceil(${rows} / page) pages, ${V1_SURFACE.listPageSize} a page on v1, ${V2_SURFACE.listPageSize} on v2 (\`listPagesFor\`). Share of the learnt limit: each v2 endpoint's accepted requests a second between 10% and 90% of its calls (sampled every 50 ms), over its limit; the lowest and highest over the endpoints the run used. Two processes: two \`contact-sync run\` at once, ${rows} rows each (disjoint keys), their connections naming one \`organisation\`${result.redisUrl === undefined ? ' (not measured: REDIS_URL is not set)' : ', sharing its limits through Redis (`rateLimits.redis`)'}.`,
     '',
     '| surface | key | first import: calls | calls/row | minimum/row | over the minimum | 429s | reconcile pages | minimum pages | learnt limit used, one process | learnt limit used, two processes of one organisation |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|',
