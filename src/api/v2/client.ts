@@ -51,7 +51,6 @@ export interface V2ClientOptions extends ConnectionOptions {
   readonly settleSkewMs?: number;
 }
 
-/** The endpoints, as their budgets and the emulator's counters name them. */
 /** The endpoints each of the port's operations paces by, for `pace()` (findSentMessage's list reads are sends' checks, not counted apart). */
 const PACED_ENDPOINTS: ReadonlyArray<readonly [endpoint: string, operations: readonly ApiOperation[]]> = [
   ['POST /contact/list', ['searchContacts']],
@@ -68,6 +67,7 @@ function perMs(rate: Rate): number {
   return rate.limit / rate.periodMs;
 }
 
+/** The endpoints, as their budgets and the emulator's counters name them. */
 const ENDPOINT = {
   contact: '/contact/{identifier}',
   createOrUpdate: '/contact/create_or_update/{identifier}',

@@ -158,18 +158,23 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
   let lines: UndoContactResult['lines'] = [];
   // The surface of the ids the journal names (the command checked it is the undone run's).
   const surface = api.surface.name;
+  // Writes a plan to the contact; false when the contact was deleted since (the state forgets it).
+  const writeUnlessGone = async (plan: Parameters<typeof writeKnownContact>[1]): Promise<boolean> => {
+    try {
+      await writeKnownContact(api, plan, change.key, change.contactId, options.state);
+      return true;
+    } catch (error) {
+      if (!(error instanceof NoSuchContactError)) throw error;
+      forgetIfKnown(options.state, change, surface);
+      return false;
+    }
+  };
   try {
     if (change.created) {
       const undo = planTagForDeletion(change, { alreadyTagged: knownTagged(options.state, change, surface) });
       lines = undo.lines;
       if (dryRun) return { key: change.key, contactId: change.contactId, lines };
-      try {
-        await writeKnownContact(api, undo.plan, change.key, change.contactId, options.state);
-      } catch (error) {
-        if (!(error instanceof NoSuchContactError)) throw error;
-        forgetIfKnown(options.state, change, surface);
-        return { key: change.key, contactId: change.contactId, lines: [DELETED_SINCE_LINE] };
-      }
+      if (!(await writeUnlessGone(undo.plan))) return { key: change.key, contactId: change.contactId, lines: [DELETED_SINCE_LINE] };
       recordTagged(options.state, change, surface);
       return { key: change.key, contactId: change.contactId, lines };
     }
@@ -178,13 +183,7 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
       const undo = planUntagUndone(change, { alreadyUntagged: knownAs(options.state, change, surface)?.contact.tags.includes(UNDONE_TAG) === false });
       lines = undo.lines;
       if (dryRun) return { key: change.key, contactId: change.contactId, lines };
-      try {
-        await writeKnownContact(api, undo.plan, change.key, change.contactId, options.state);
-      } catch (error) {
-        if (!(error instanceof NoSuchContactError)) throw error;
-        forgetIfKnown(options.state, change, surface);
-        return { key: change.key, contactId: change.contactId, lines: [GONE_LINE] };
-      }
+      if (!(await writeUnlessGone(undo.plan))) return { key: change.key, contactId: change.contactId, lines: [GONE_LINE] };
       recordUntagged(options.state, change, surface);
       return { key: change.key, contactId: change.contactId, lines };
     }
