@@ -34,7 +34,8 @@ export async function runCli(paths: CliPaths, args: readonly string[], options: 
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', pathToFileURL(paths.probe).href, paths.bin, ...args], {
     cwd: options.cwd,
-    env: { ...process.env, ...options.env, BENCH_RUSAGE_FILE: rusageFile },
+    // The host's job locks (src/lock/lock-target.ts) in the bench's own folder, removed with it, not in /var/tmp.
+    env: { ...process.env, CONTACT_SYNC_LOCK_DIR: join(options.cwd, '.contact-sync-locks'), ...options.env, BENCH_RUSAGE_FILE: rusageFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
