@@ -229,6 +229,7 @@ state: false`;
       expect(contactsWithKey(emulator(), 'C2')).toEqual([]);
       expect(emulator().contacts(TOKEN)).toHaveLength(2);
       rmSync(join(ws.dir, 'big.csv'));
-    }, 30_000);
+      // A test's own bound, not a product's: reading 9 MiB through the parser took 21 to 29 s at a load of 13 on 2 cores.
+    }, 120_000);
   });
 });
