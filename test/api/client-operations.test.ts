@@ -1,6 +1,6 @@
 /** Every operation of the spec through ApiClient against the emulator. */
 import { ApiCallStats } from '../../src/api/call-stats.js';
-import type { ApiClient } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/api/v1/client.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { testClient } from './support/test-client.js';
 

@@ -6,24 +6,24 @@
  * Authorization header to whatever origin a redirect names.
  */
 import type Bottleneck from 'bottleneck';
-import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE, type AttachmentType, type ApiGroup, type Rate } from '../limits.js';
-import type { ApiCallStats } from './call-stats.js';
-import { connectionParts, optionError, type ConnectionOptions, type ConnectionParts } from './connection-options.js';
-import type { CallBudget, ContactsApi, CreateOptions, SendOptions, SentMessage } from './contacts-api.js';
-import { V1_SURFACE } from './platform-surface.js';
+import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE, type AttachmentType, type ApiGroup, type Rate } from '../../limits.js';
+import type { ApiCallStats } from '../call-stats.js';
+import { connectionParts, optionError, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
+import type { CallBudget, ContactsApi, CreateOptions, SendOptions, SentMessage } from '../contacts-api.js';
+import { V1_SURFACE } from '../platform-surface.js';
+import { parseJsonBody } from '../json-body.js';
 import {
-  parseJsonBody,
   readContactEnvelope,
   readContactPage,
   readIdEnvelope,
   readSendAnswer,
   readSuccessEnvelope,
 } from './envelopes.js';
-import { errorFromResponse, type RequestContext } from './error-mapping.js';
-import { httpExchange, type CallSpec } from './http-exchange.js';
-import { ApiError, InvalidTokenError } from './errors.js';
-import { limiterFailure } from './limiter.js';
-import { runInSlot } from './limiter-slots.js';
+import { errorFromResponse, type RequestContext } from '../error-mapping.js';
+import { httpExchange, type CallSpec } from '../http-exchange.js';
+import { ApiError, InvalidTokenError } from '../errors.js';
+import { limiterFailure } from '../limiter.js';
+import { runInSlot } from '../limiter-slots.js';
 import { paginateContacts, paginateList } from './pagination.js';
 import {
   checkAttachment,
@@ -34,8 +34,8 @@ import {
   checkTags,
   checkTemplate,
   checkText,
-} from './request-checks.js';
-import { retryAfterFailure } from './failed-attempt.js';
+} from '../request-checks.js';
+import { retryAfterFailure } from '../failed-attempt.js';
 import {
   API_OPERATIONS,
   encodeViberId,
@@ -49,7 +49,7 @@ import {
   type SendMessageRequest,
   type WhatsappTemplate,
   whatsappTemplateElement,
-} from './wire-types.js';
+} from '../wire-types.js';
 
 /** The limiters requests are scheduled through, one per API group (see `LimiterRegistry`). */
 export interface ApiLimiters {
