@@ -1,7 +1,8 @@
 /**
  * The platform port: what the pipeline needs of the platform, one method per operation, whichever
- * surface answers. `ApiClient` (client.ts) implements it over v1's HTTP, `V2Client` (v2/client.ts) over v2's; the pipeline depends only
- * on this interface and plans with its `surface` (platform-surface.ts).
+ * surface answers. `ApiClient` (v1/client.ts) implements it over v1's HTTP, `V2Client` (v2/client.ts)
+ * over v2's; the pipeline depends only on this interface and plans with its `surface`
+ * (platform-surface.ts).
  */
 import type { AttachmentType, Rate } from '../limits.js';
 import type { ApiOperation, Contact, ContactPage, MessageElement, WhatsappTemplate } from './wire-types.js';
@@ -131,11 +132,11 @@ export interface ContactsApi {
   /**
    * The message `message` sent to contact `id` no earlier than `sinceMs` (ms since the epoch, less
    * the platform's clock skew), read from the contact's message list; undefined when the list
-   * shows none. Only a surface with `sendsReadable` can answer: the planner never calls it on
-   * another (v1's `ApiClient` throws). It settles a send an earlier run left "maybe sent"
-   * (docs/reliability.md, "Messages exactly once on v2").
+   * shows none. Present only on a surface whose `sendsReadable` is true (v2's `V2Client`); v1's
+   * `ApiClient` has none, so no adapter implements it by throwing. It settles a send an earlier
+   * run left "maybe sent" (docs/reliability.md, "Messages exactly once on v2").
    */
-  findSentMessage(id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined>;
+  findSentMessage?(id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined>;
   /** Calls made through this client so far. */
   readonly stats: CallStats;
 }

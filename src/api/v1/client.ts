@@ -9,7 +9,7 @@ import type Bottleneck from 'bottleneck';
 import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE, type AttachmentType, type ApiGroup, type Rate } from '../../limits.js';
 import type { ApiCallStats } from '../call-stats.js';
 import { connectionParts, optionError, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
-import type { CallBudget, ContactsApi, CreateOptions, SendOptions, SentMessage } from '../contacts-api.js';
+import type { CallBudget, ContactsApi, CreateOptions, SendOptions } from '../contacts-api.js';
 import { V1_SURFACE } from '../platform-surface.js';
 import { parseJsonBody } from '../json-body.js';
 import {
@@ -226,11 +226,6 @@ export class ApiClient implements ContactsApi {
     checkContactId('sendMessage', id);
     checkTemplate(template);
     await this.#send(id, whatsappTemplateElement(template), options);
-  }
-
-  /** v1 cannot read a contact's messages (`surface.sendsReadable` is false): the planner never asks. */
-  findSentMessage(_id: string, _message: MessageElement, _sinceMs: number): Promise<SentMessage | undefined> {
-    return Promise.reject(new TypeError('API v1 cannot read a contact\'s messages (surface.sendsReadable is false): findSentMessage is not called on v1'));
   }
 
   async #send(id: string, element: MessageElement, options: SendOptions | undefined): Promise<void> {

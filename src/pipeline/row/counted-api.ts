@@ -89,9 +89,16 @@ export class CountedApi implements ContactsApi {
     return this.api.sendTemplate(id, template, options);
   }
 
-  /** One call of the row's (the message list is one page but for a contact with 100 messages and more). */
-  findSentMessage(id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined> {
-    this.calls++;
-    return this.api.findSentMessage(id, message, sinceMs);
+  /**
+   * One call of the row's (the message list is one page but for a contact with 100 messages and
+   * more); present only where the client it counts has it (a surface whose sends are readable).
+   */
+  get findSentMessage(): ContactsApi['findSentMessage'] {
+    const { api } = this;
+    if (api.findSentMessage === undefined) return undefined;
+    return (id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined> => {
+      this.calls++;
+      return api.findSentMessage!(id, message, sinceMs);
+    };
   }
 }
