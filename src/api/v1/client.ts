@@ -21,7 +21,8 @@ import {
 } from './envelopes.js';
 import { errorFromResponse, type RequestContext } from '../error-mapping.js';
 import { httpExchange, type CallSpec } from '../http-exchange.js';
-import { ApiError, InvalidTokenError } from '../errors.js';
+import { InvalidTokenError } from '../errors.js';
+import { runAttempts } from '../call-attempts.js';
 import { limiterFailure } from '../limiter.js';
 import { runInSlot } from '../limiter-slots.js';
 import { paginateContacts, paginateList } from './pagination.js';
@@ -35,7 +36,6 @@ import {
   checkTemplate,
   checkText,
 } from '../request-checks.js';
-import { retryAfterFailure } from '../failed-attempt.js';
 import {
   API_OPERATIONS,
   encodeViberId,
@@ -253,40 +253,32 @@ export class ApiClient implements ContactsApi {
     return encodeURIComponent(wireId);
   }
 
-  /** Runs one call: attempts through the limiter until success or the retry policy says stop. */
+  /** Runs one call (call-attempts.ts): each attempt through the limiter of its API group. */
   async #call<T>(spec: V1Call<T>): Promise<T> {
     const limiter = this.#limiters[spec.group];
-    const maxAttempts = this.#c.retry.limit + 1;
-    // The end of the connection pause this call already slept through (after its own 429).
-    let waitedUntil = 0;
-    for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
-      // A rejection before the attempt started is the limiter's own (its Redis went away).
-      let started = false;
-      // A stopped connection makes no call (docs/reliability.md, "A dead or throttling platform").
-      this.#c.health.check();
-      try {
-        // The answer comes at once; the slot stays taken one window more (limiter-slots.ts).
-        return await runInSlot(
-          limiter,
-          async () => {
-            started = true;
-            // The slot holds the call while the connection is paused by a Retry-After.
-            await this.#c.health.beforeAttempt(waitedUntil);
-            this.#c.health.check();
-            if (this.#refusedToken === undefined) spec.onLeave?.();
-            return this.#attempt(spec, attempt);
-          },
-          this.#c.timeoutMs,
-        );
-      } catch (error) {
-        if (!started) throw limiterFailure(limiter, error);
-        if (!(error instanceof ApiError)) throw error;
-        if (error === this.#c.health.stopped) throw error;
-        waitedUntil = await retryAfterFailure(this.#c, { operation: spec.operation, error, attempt, waitedUntil });
-      }
-    }
-    // decideRetry refuses a retry once attempt > retry.limit, so the loop always returns or throws.
-    throw new Error(`${spec.operation}: retry loop ended without an outcome`);
+    return runAttempts(this.#c, {
+      operation: spec.operation,
+      ...(spec.onLeave === undefined ? {} : { onLeave: spec.onLeave }),
+      refusedToken: () => this.#refusedToken,
+      schedule: async (attempt, prelude) => {
+        // A rejection before the attempt started is the limiter's own (its Redis went away).
+        let started = false;
+        try {
+          // The answer comes at once; the slot stays taken one window more (limiter-slots.ts).
+          return await runInSlot(
+            limiter,
+            async () => {
+              started = true;
+              await prelude();
+              return this.#attempt(spec, attempt);
+            },
+            this.#c.timeoutMs,
+          );
+        } catch (error) {
+          throw started ? error : limiterFailure(limiter, error);
+        }
+      },
+    });
   }
 
   async #attempt<T>(spec: V1Call<T>, attempt: number): Promise<T> {

@@ -34,7 +34,7 @@ import {
 } from '../errors.js';
 import { V2_SURFACE } from '../platform-surface.js';
 import { checkAttachment, checkContactId, checkFields, checkQuickReplies, checkSearch, checkTags, checkTemplate, checkText } from '../request-checks.js';
-import { retryAfterFailure } from '../failed-attempt.js';
+import { runAttempts } from '../call-attempts.js';
 import { type ApiOperation, type Contact, type ContactPage, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
 import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
 import { DEFAULT_SETTLE_SKEW_MS, settledMessageId } from './send-settlement.js';
@@ -464,33 +464,27 @@ export class V2Client implements ContactsApi {
     throw new PageLimitError({ operation: 'getContact', maxPages: this.#c.maxPages, lastPage: this.#c.maxPages + 1 });
   }
 
-  /** One call: attempts through the organisation's budget until success or the retry policy says stop. */
+  /** One call (call-attempts.ts): each attempt through the organisation's budget of its endpoint. */
   async #call<T>(spec: V2Call<T>): Promise<T> {
     const endpoint = `${spec.method} ${spec.template}`;
-    let waitedUntil = 0;
-    for (let attempt = 1; ; attempt += 1) {
-      this.#c.health.check();
-      let outcome: Outcome<T>;
-      try {
-        outcome = await this.#limits.schedule(endpoint, async () => {
-          await this.#c.health.beforeAttempt(waitedUntil);
-          this.#c.health.check();
-          if (this.#refusedToken === undefined) spec.onLeave?.();
+    return runAttempts(this.#c, {
+      operation: spec.operation,
+      ...(spec.idempotent === undefined ? {} : { idempotent: spec.idempotent }),
+      ...(spec.onLeave === undefined ? {} : { onLeave: spec.onLeave }),
+      refusedToken: () => this.#refusedToken,
+      schedule: async (attempt, prelude) => {
+        // An answer's error comes back as an outcome, so the limits learn from it; no answer (a
+        // timeout, a reset) throws, with nothing for the limits to learn.
+        const outcome = await this.#limits.schedule(endpoint, async () => {
+          await prelude();
           return this.#attempt(spec, attempt);
         });
-      } catch (error) {
-        // No answer came (a timeout, a reset): nothing for the limits to learn.
-        if (!(error instanceof ApiError)) throw error;
-        outcome = { ok: false, error };
-      }
-      if (outcome.ok) return outcome.value;
-      const { error } = outcome;
-      if (error === this.#c.health.stopped || error === this.#refusedToken) throw error;
-      waitedUntil = await retryAfterFailure(
-        this.#c,
-        { operation: spec.operation, ...(spec.idempotent === undefined ? {} : { idempotent: spec.idempotent }), error, attempt, waitedUntil },
-      );
-    }
+        if (outcome.ok) return outcome.value;
+        throw outcome.error;
+      },
+      // The calls queued behind a refused token end with its 401, as the health learnt it once.
+      endsCall: (error) => error === this.#refusedToken,
+    });
   }
 
   /** One request. An answer comes back as an outcome with what it said of the limits; no answer throws. */
