@@ -5,8 +5,20 @@
  * (platform-surface.ts).
  */
 import type { AttachmentType, Rate } from '../limits.js';
-import type { ApiOperation, Contact, ContactPage, MessageElement, WhatsappTemplate } from './wire-types.js';
+import type { ApiOperation, Contact, MessageElement, WhatsappTemplate } from './wire-types.js';
 import type { PlatformSurface } from './platform-surface.js';
+
+/**
+ * One page of a search, as the port gives it whichever surface answers: its contacts and the next
+ * page, if any. Neither surface's wire: not v1's `links`/`meta`, not v2's `cursorId`.
+ */
+export interface ContactsPage {
+  readonly items: Contact[];
+  /** The number of the next page (1-based) when the surface says more follow; undefined on the last. */
+  readonly next: number | undefined;
+  /** How many pages the surface announces the search has, where it announces them (v1); v2 announces none. */
+  readonly pages?: number;
+}
 
 export interface SendOptions {
   /** Cancel an active survey of the contact. @default false */
@@ -95,7 +107,7 @@ export interface ContactsApi {
    */
   pace(earlier?: readonly EarlierLimit[]): CallBudget[];
   /** Operation 1, one page (1-based). */
-  searchContactsPage(field: string, value: string, page?: number): Promise<ContactPage>;
+  searchContactsPage(field: string, value: string, page?: number): Promise<ContactsPage>;
   /**
    * Operation 1, every page, built from the base URL (never from `links`), capped. Yields once per
    * request made, so a search with no match yields one empty list.

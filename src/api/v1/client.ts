@@ -9,7 +9,7 @@ import type Bottleneck from 'bottleneck';
 import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE, type AttachmentType, type ApiGroup, type Rate } from '../../limits.js';
 import type { ApiCallStats } from '../call-stats.js';
 import { connectionParts, optionError, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
-import type { CallBudget, ContactsApi, CreateOptions, SendOptions } from '../contacts-api.js';
+import type { CallBudget, ContactsApi, ContactsPage, CreateOptions, SendOptions } from '../contacts-api.js';
 import { V1_SURFACE } from '../platform-surface.js';
 import { parseJsonBody } from '../json-body.js';
 import {
@@ -110,8 +110,15 @@ export class ApiClient implements ContactsApi {
     ];
   }
 
-  async searchContactsPage(field: string, value: string, page = 1): Promise<ContactPage> {
+  async searchContactsPage(field: string, value: string, page = 1): Promise<ContactsPage> {
     checkSearch(field, value, page);
+    const answer = await this.#searchPage(field, value, page);
+    const { current_page: current, last_page: pages } = answer.meta;
+    return { items: answer.data, next: current < pages ? current + 1 : undefined, pages };
+  }
+
+  /** One page of operation 1 as v1's wire has it (`links`, `meta`), for its paginators. */
+  async #searchPage(field: string, value: string, page: number): Promise<ContactPage> {
     return this.#call({
       operation: 'searchContacts',
       group: 'contacts',
@@ -128,12 +135,12 @@ export class ApiClient implements ContactsApi {
 
   searchContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
     checkSearch(field, value, 1);
-    return paginateContacts((page) => this.searchContactsPage(field, value, page), this.#c.maxPages);
+    return paginateContacts((page) => this.#searchPage(field, value, page), this.#c.maxPages);
   }
 
   listContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
     checkSearch(field, value, 1);
-    return paginateList((page) => this.searchContactsPage(field, value, page), { field, value });
+    return paginateList((page) => this.#searchPage(field, value, page), { field, value });
   }
 
   async getContact(id: string): Promise<Contact> {

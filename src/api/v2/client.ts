@@ -18,7 +18,7 @@ import type { AttachmentType, Rate } from '../../limits.js';
 import { DEFAULT_V2_ENDPOINT_RATE, V2_MAX_PAGE_SIZE } from '../../limits.js';
 import type { ApiCallStats } from '../call-stats.js';
 import { checkPositiveInteger, connectionParts, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
-import type { CallBudget, ContactsApi, CreateOptions, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
+import type { CallBudget, ContactsApi, ContactsPage, CreateOptions, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
 import { parseJsonBody } from '../json-body.js';
 import { errorFromResponse, type RequestContext } from '../error-mapping.js';
 import { httpExchange, type CallSpec } from '../http-exchange.js';
@@ -35,7 +35,7 @@ import {
 import { V2_SURFACE } from '../platform-surface.js';
 import { checkAttachment, checkContactId, checkFields, checkQuickReplies, checkSearch, checkTags, checkTemplate, checkText } from '../request-checks.js';
 import { runAttempts } from '../call-attempts.js';
-import { type ApiOperation, type Contact, type ContactPage, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
+import { type ApiOperation, type Contact, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
 import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
 import { DEFAULT_SETTLE_SKEW_MS, settledMessageId } from './send-settlement.js';
 import { readContactIdAnswer, readCursorPage, readListedMessage, readMessageIdAnswer, type ListedMessage } from './v2-answers.js';
@@ -162,14 +162,9 @@ class CursorTrail {
   }
 }
 
-/** v1's page shape for one page of contacts, as `searchContactsPage` answers (`check` reads it). */
-function contactPage(data: Contact[], page: number, more: boolean): ContactPage {
-  const lastPage = more ? page + 1 : page;
-  return {
-    data,
-    links: { first: null, last: null, prev: null, next: null },
-    meta: { current_page: page, from: null, last_page: lastPage, path: '', per_page: V2_MAX_PAGE_SIZE, to: null, total: data.length },
-  };
+/** One page of contacts as the port gives it: v2 announces no page count, only whether more follow. */
+function contactPage(items: Contact[], page: number, more: boolean): ContactsPage {
+  return { items, next: more ? page + 1 : undefined };
 }
 
 export class V2Client implements ContactsApi {
@@ -218,7 +213,7 @@ export class V2Client implements ContactsApi {
     });
   }
 
-  async searchContactsPage(field: string, value: string, page = 1): Promise<ContactPage> {
+  async searchContactsPage(field: string, value: string, page = 1): Promise<ContactsPage> {
     checkSearch(field, value, page);
     if (isIdentifierValue(field, value)) {
       // One contact at most holds an identifier: there is no second page.
