@@ -19,19 +19,24 @@ const SEE = ' (docs/architecture.md, "Rooms")';
 
 const PIPELINE = [
   ['(^|/)(emulator|cli)/', `the pipeline never imports the emulator or the CLI${SEE}`],
-  ['/api/(client|limiter)\\.js$', `the pipeline talks to the platform through the ContactsApi port (src/api/contacts-api.ts), never the concrete client${SEE}`],
+  [
+    '(^|/)api/(v1|v2)/|(^|/)api/(limiter|limiter-slots|http-exchange|call-attempts)\\.js$',
+    `the pipeline talks to the platform through the ContactsApi port (src/api/contacts-api.ts), never an adapter (src/api/v1/, src/api/v2/) or the HTTP layer under them${SEE}`,
+  ],
 ];
 
+const API_KNOWS_NO_JOB = ['^(\\.\\./)+(config|pipeline|state|cli|emulator)/', `the API client knows no job: it imports only src/limits.ts and its own room${SEE}`];
+
 export const boundaries = [
-  room(
-    ['src/api/**/*.ts'],
-    [['^\\.\\./(config|pipeline|state|cli|emulator)/', `the API client knows no job: it imports only src/limits.ts and its own room${SEE}`]],
-  ),
+  room(['src/api/**/*.ts'], [API_KNOWS_NO_JOB]),
+  // The two adapters are siblings over the shared layer: neither imports the other.
+  room(['src/api/v1/**/*.ts'], [API_KNOWS_NO_JOB, ['(^|/)v2/', `API v1's adapter stands beside v2's, not above it: what both use lives in src/api/${SEE}`]]),
+  room(['src/api/v2/**/*.ts'], [API_KNOWS_NO_JOB, ['(^|/)v1/', `API v2's adapter stands beside v1's, not above it: what both use lives in src/api/${SEE}`]]),
   room(
     ['src/config/**/*.ts'],
     [
       ['^\\.\\./(pipeline|state|cli|emulator)/', `the config reads jobs.yaml and knows nothing of running them${SEE}`],
-      ['^\\.\\./api/(client|limiter|contacts-api|pagination)\\.js$', `the config makes no call; it may use the API's wire types and URL rules${SEE}`],
+      ['^\\.\\./api/((v1|v2)/|(limiter|contacts-api|http-exchange)\\.js$)', `the config makes no call; it may use the API's wire types and URL rules${SEE}`],
     ],
   ),
   room(

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ApiClient } from '../src/api/client.js';
+import { ApiClient } from '../src/api/v1/client.js';
 import { LimiterRegistry } from '../src/api/limiter.js';
 import { parseRate } from '../src/config/rate.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/index.js';

@@ -11,7 +11,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
-import { ApiClient, type ApiLimiters } from '../src/api/client.js';
+import { ApiClient, type ApiLimiters } from '../src/api/v1/client.js';
 import { LimiterRegistry } from '../src/api/limiter.js';
 import { startEmulator, type LatencyRange, type RunningEmulator } from '../src/emulator/index.js';
 import type { ApiGroup, Rate } from '../src/limits.js';

@@ -1,11 +1,24 @@
 /**
  * The platform port: what the pipeline needs of the platform, one method per operation, whichever
- * surface answers. `ApiClient` (client.ts) implements it over v1's HTTP, `V2Client` (v2/client.ts) over v2's; the pipeline depends only
- * on this interface and plans with its `surface` (platform-surface.ts).
+ * surface answers. `ApiClient` (v1/client.ts) implements it over v1's HTTP, `V2Client` (v2/client.ts)
+ * over v2's; the pipeline depends only on this interface and plans with its `surface`
+ * (platform-surface.ts).
  */
 import type { AttachmentType, Rate } from '../limits.js';
-import type { ApiOperation, Contact, ContactPage, MessageElement, WhatsappTemplate } from './wire-types.js';
+import type { ApiOperation, Contact, MessageElement, WhatsappTemplate } from './wire-types.js';
 import type { PlatformSurface } from './platform-surface.js';
+
+/**
+ * One page of a search, as the port gives it whichever surface answers: its contacts and the next
+ * page, if any. Neither surface's wire: not v1's `links`/`meta`, not v2's `cursorId`.
+ */
+export interface ContactsPage {
+  readonly items: Contact[];
+  /** The number of the next page (1-based) when the surface says more follow; undefined on the last. */
+  readonly next: number | undefined;
+  /** How many pages the surface announces the search has, where it announces them (v1); v2 announces none. */
+  readonly pages?: number;
+}
 
 export interface SendOptions {
   /** Cancel an active survey of the contact. @default false */
@@ -94,7 +107,7 @@ export interface ContactsApi {
    */
   pace(earlier?: readonly EarlierLimit[]): CallBudget[];
   /** Operation 1, one page (1-based). */
-  searchContactsPage(field: string, value: string, page?: number): Promise<ContactPage>;
+  searchContactsPage(field: string, value: string, page?: number): Promise<ContactsPage>;
   /**
    * Operation 1, every page, built from the base URL (never from `links`), capped. Yields once per
    * request made, so a search with no match yields one empty list.
@@ -131,11 +144,11 @@ export interface ContactsApi {
   /**
    * The message `message` sent to contact `id` no earlier than `sinceMs` (ms since the epoch, less
    * the platform's clock skew), read from the contact's message list; undefined when the list
-   * shows none. Only a surface with `sendsReadable` can answer: the planner never calls it on
-   * another (v1's `ApiClient` throws). It settles a send an earlier run left "maybe sent"
-   * (docs/reliability.md, "Messages exactly once on v2").
+   * shows none. Present only on a surface whose `sendsReadable` is true (v2's `V2Client`); v1's
+   * `ApiClient` has none, so no adapter implements it by throwing. It settles a send an earlier
+   * run left "maybe sent" (docs/reliability.md, "Messages exactly once on v2").
    */
-  findSentMessage(id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined>;
+  findSentMessage?(id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined>;
   /** Calls made through this client so far. */
   readonly stats: CallStats;
 }

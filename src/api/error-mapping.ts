@@ -5,7 +5,7 @@
 import { RequestError as GotRequestError, TimeoutError as GotTimeoutError } from 'got';
 import type { AttachmentType } from '../limits.js';
 import { parseRetryAfter } from './retry-after.js';
-import { serverMessageOf } from './envelopes.js';
+import { serverMessageOf } from './json-body.js';
 import {
   type ApiError,
   type ApiErrorContext,

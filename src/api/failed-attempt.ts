@@ -1,6 +1,6 @@
 /**
- * What a call's failed attempt leads to, the same on every surface (the v1 and v2 clients each run
- * their own attempts through their own limiter, then ask this): the connection's health learns of
+ * What a call's failed attempt leads to, the same on every surface (the one retry loop,
+ * call-attempts.ts, asks this after each failed attempt): the connection's health learns of
  * the failure, the retry policy (retry-policy.ts, the idempotency table) decides, and a retry waits
  * its delay here. A connection that this very answer stopped is not retried.
  */

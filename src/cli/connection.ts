@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { ApiCallStats } from '../api/call-stats.js';
-import { ApiClient, type ApiLimiters, type ApiClientOptions } from '../api/client.js';
+import { ApiClient, type ApiLimiters, type ApiClientOptions } from '../api/v1/client.js';
 import type { ContactsApi } from '../api/contacts-api.js';
 import type { LimiterRegistry } from '../api/limiter.js';
 import { V2Client } from '../api/v2/client.js';

@@ -1,6 +1,6 @@
 /** Every operation of the spec through ApiClient against the emulator. */
 import { ApiCallStats } from '../../src/api/call-stats.js';
-import type { ApiClient } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/api/v1/client.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { testClient } from './support/test-client.js';
 
@@ -45,8 +45,8 @@ describe('ApiClient against the emulator', () => {
   it('finds contacts by a custom field, one page or all (operation 1)', async () => {
     emulator.loadContacts(TOKEN, [{ custom_fields: { email: 'a@x.io' } }, { custom_fields: { email: 'b@x.io' } }]);
     const page = await client.searchContactsPage('email', 'b@x.io');
-    expect(page.data.map((c) => c.custom_fields.email)).toEqual(['b@x.io']);
-    expect(page.meta.last_page).toBe(1);
+    expect(page.items.map((c) => c.custom_fields.email)).toEqual(['b@x.io']);
+    expect(page.pages).toBe(1);
     const all: string[] = [];
     for await (const contacts of client.searchContacts('email', 'nobody@x.io')) all.push(...contacts.map((c) => c.id));
     expect(all).toEqual([]);
@@ -55,13 +55,13 @@ describe('ApiClient against the emulator', () => {
   it('finds a contact holding the email in another case: the emulator matches emails as the platform does', async () => {
     const [stored] = emulator.loadContacts(TOKEN, [{ custom_fields: { email: 'ANN@Example.com' } }]);
     const page = await client.searchContactsPage('email', 'ann@example.com');
-    expect(page.data.map((c) => [c.id, c.custom_fields.email])).toEqual([[stored!.id, 'ANN@Example.com']]);
+    expect(page.items.map((c) => [c.id, c.custom_fields.email])).toEqual([[stored!.id, 'ANN@Example.com']]);
   });
 
   it('finds a phone number with a leading + (the query value is percent-encoded)', async () => {
     const [stored] = emulator.loadContacts(TOKEN, [{ custom_fields: { phone: '+6591234567' } }]);
     const page = await client.searchContactsPage('phone', '+6591234567');
-    expect(page.data.map((c) => c.id)).toEqual([stored!.id]);
+    expect(page.items.map((c) => c.id)).toEqual([stored!.id]);
   });
 
   it('sends a text, an attachment and quick replies in the documented layouts (operations 7 to 9)', async () => {

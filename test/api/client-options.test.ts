@@ -1,5 +1,5 @@
 /** Constructor errors name the option and echo the bad value (never the token or credentials). */
-import { ApiClient } from '../../src/api/client.js';
+import { ApiClient } from '../../src/api/v1/client.js';
 import { unlimitedLimiters } from './support/test-client.js';
 
 function build(overrides: Record<string, unknown>): ApiClient {

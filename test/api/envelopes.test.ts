@@ -1,10 +1,10 @@
+import { parseJsonBody } from '../../src/api/json-body.js';
 import {
-  parseJsonBody,
   readContactEnvelope,
   readContactPage,
   readIdEnvelope,
   readSuccessEnvelope,
-} from '../../src/api/envelopes.js';
+} from '../../src/api/v1/envelopes.js';
 import { MalformedResponseError } from '../../src/api/errors.js';
 
 const where = { operation: 'searchContacts' as const, method: 'GET', path: '/api/v1/contact/by_custom_field', status: 200 };

@@ -20,7 +20,7 @@ describe('ApiClient and the live answers', () => {
     const fields = { customerid: '42', isLead: 'true', timezone: '5', zip: '007' };
     await expect(client.getContact(stored!.id)).resolves.toEqual(expect.objectContaining({ id: stored!.id, custom_fields: fields }));
     const page = await client.searchContactsPage('customerid', '42');
-    expect(page.data).toEqual([expect.objectContaining({ id: stored!.id, custom_fields: fields })]);
+    expect(page.items).toEqual([expect.objectContaining({ id: stored!.id, custom_fields: fields })]);
   });
 
   it('takes an update answered with a cus_ id as done, and changes the contact it named', async () => {

@@ -1,5 +1,5 @@
 import { PageLimitError } from '../../src/api/errors.js';
-import { listPageCap, paginateContacts, paginateList } from '../../src/api/pagination.js';
+import { listPageCap, paginateContacts, paginateList } from '../../src/api/v1/pagination.js';
 import type { Contact, ContactPage } from '../../src/api/wire-types.js';
 
 function contact(n: number): Contact {

@@ -1,6 +1,6 @@
 /** Requests that break a limit of the API are refused before they leave: no request is sent. */
 import { RequestInvalidError } from '../../src/api/errors.js';
-import type { ApiClient } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/api/v1/client.js';
 import type { AttachmentType } from '../../src/limits.js';
 import { sendJson, startHttpTestServer, type HttpTestServer } from './support/http-test-server.js';
 import { testClient } from './support/test-client.js';

@@ -3,7 +3,7 @@
  * line, even when a server echoes it back.
  */
 import { pino } from 'pino';
-import { ApiClient } from '../../src/api/client.js';
+import { ApiClient } from '../../src/api/v1/client.js';
 import { ApiError } from '../../src/api/errors.js';
 import type { ApiLogger } from '../../src/api/logger.js';
 import { startEmulator } from '../../src/emulator/index.js';

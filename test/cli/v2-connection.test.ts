@@ -2,7 +2,7 @@
  * `connectionClient` builds the adapter a connection's `api:` names, and a command's v2 budgets
  * are one per organisation, shared by every connection naming it (src/cli/v2-endpoint-limits.ts).
  */
-import { ApiClient } from '../../src/api/client.js';
+import { ApiClient } from '../../src/api/v1/client.js';
 import { LimiterRegistry } from '../../src/api/limiter.js';
 import { V2Client } from '../../src/api/v2/client.js';
 import type { EndpointLimits } from '../../src/api/v2/endpoint-limits.js';

@@ -20,15 +20,21 @@ async function refusals(file: string, specifier: string): Promise<string[]> {
 
 describe('import boundaries', () => {
   it.each([
-    ['src/api/client.ts', '../config/job-types.js', /the API client knows no job/],
-    ['src/api/client.ts', '../pipeline/types.js', /the API client knows no job/],
+    ['src/api/v1/client.ts', '../../config/job-types.js', /the API client knows no job/],
+    ['src/api/v2/client.ts', '../../pipeline/types.js', /the API client knows no job/],
+    ['src/api/http-exchange.ts', '../pipeline/types.js', /the API client knows no job/],
+    ['src/api/v1/client.ts', '../v2/endpoint-limits.js', /v1's adapter stands beside v2's/],
+    ['src/api/v2/client.ts', '../v1/envelopes.js', /v2's adapter stands beside v1's/],
     ['src/config/schema.ts', '../state/state-store.js', /the config reads jobs.yaml and knows nothing of running them/],
-    ['src/config/schema.ts', '../api/client.js', /the config makes no call/],
-    ['src/state/state-store.ts', '../api/client.js', /the state store makes no call/],
+    ['src/config/schema.ts', '../api/v1/client.js', /the config makes no call/],
+    ['src/state/state-store.ts', '../api/v1/client.js', /the state store makes no call/],
     ['src/state/state-store.ts', '../pipeline/types.js', /the state store makes no call/],
     ['src/pipeline/run-job.ts', '../emulator/index.js', /the pipeline never imports the emulator/],
     ['src/pipeline/row/sync-row.ts', '../../emulator/index.js', /the pipeline never imports the emulator/],
-    ['src/pipeline/run-job.ts', '../api/client.js', /through the ContactsApi port/],
+    ['src/pipeline/run-job.ts', '../api/v1/client.js', /through the ContactsApi port/],
+    ['src/pipeline/row/sync-row.ts', '../../api/v2/client.js', /through the ContactsApi port/],
+    ['src/pipeline/message/send-messages.ts', '../../api/v1/envelopes.js', /through the ContactsApi port/],
+    ['src/pipeline/run-job.ts', '../api/limiter.js', /through the ContactsApi port/],
     ['src/pipeline/row/decide.ts', '../../api/contacts-api.js', /the row decision is pure/],
     ['src/pipeline/row/decide.ts', '../../state/state-store.js', /the row decision is pure/],
     ['src/pipeline/row/plan.ts', './sync-row.js', /the row decision is pure/],
@@ -42,9 +48,9 @@ describe('import boundaries', () => {
     ['src/pipeline/row/decide.ts', '../../state/contacts-table.js', /the row decision is pure/],
     ['src/pipeline/row/decide.ts', '../../emulator/index.js', /the pipeline never imports the emulator/],
     ['src/emulator/server.ts', '../pipeline/types.js', /the emulator follows the spec/],
-    ['src/emulator/server.ts', '../api/client.js', /the emulator follows the spec/],
+    ['src/emulator/server.ts', '../api/v1/client.js', /the emulator follows the spec/],
     ['src/watch/webhook.ts', '../config/job-types.js', /the watchers tell the outside how a job ended/],
-    ['src/watch/pushgateway.ts', '../api/client.js', /the watchers tell the outside how a job ended/],
+    ['src/watch/pushgateway.ts', '../api/v1/client.js', /the watchers tell the outside how a job ended/],
     ['src/watch/run-metrics.ts', '../pipeline/run-job.js', /the watchers tell the outside how a job ended/],
   ])('%s may not import %s', async (file, specifier, reason) => {
     const found = await refusals(file, specifier);
@@ -55,7 +61,9 @@ describe('import boundaries', () => {
   });
 
   it.each([
-    ['src/api/client.ts', '../limits.js'],
+    ['src/api/v1/client.ts', '../../limits.js'],
+    ['src/api/v2/client.ts', '../http-exchange.js'],
+    ['src/pipeline/row/sync-row.ts', '../../api/errors.js'],
     ['src/config/schema.ts', '../api/wire-types.js'],
     ['src/config/schema.ts', '../api/base-url.js'],
     ['src/state/state-store.ts', '../api/wire-types.js'],

@@ -18,8 +18,8 @@ import type { AttachmentType, Rate } from '../../limits.js';
 import { DEFAULT_V2_ENDPOINT_RATE, V2_MAX_PAGE_SIZE } from '../../limits.js';
 import type { ApiCallStats } from '../call-stats.js';
 import { checkPositiveInteger, connectionParts, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
-import type { CallBudget, ContactsApi, CreateOptions, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
-import { parseJsonBody } from '../envelopes.js';
+import type { CallBudget, ContactsApi, ContactsPage, CreateOptions, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
+import { parseJsonBody } from '../json-body.js';
 import { errorFromResponse, type RequestContext } from '../error-mapping.js';
 import { httpExchange, type CallSpec } from '../http-exchange.js';
 import {
@@ -34,8 +34,8 @@ import {
 } from '../errors.js';
 import { V2_SURFACE } from '../platform-surface.js';
 import { checkAttachment, checkContactId, checkFields, checkQuickReplies, checkSearch, checkTags, checkTemplate, checkText } from '../request-checks.js';
-import { retryAfterFailure } from '../failed-attempt.js';
-import { type ApiOperation, type Contact, type ContactPage, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
+import { runAttempts } from '../call-attempts.js';
+import { type ApiOperation, type Contact, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';
 import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
 import { DEFAULT_SETTLE_SKEW_MS, settledMessageId } from './send-settlement.js';
 import { readContactIdAnswer, readCursorPage, readListedMessage, readMessageIdAnswer, type ListedMessage } from './v2-answers.js';
@@ -162,14 +162,9 @@ class CursorTrail {
   }
 }
 
-/** v1's page shape for one page of contacts, as `searchContactsPage` answers (`check` reads it). */
-function contactPage(data: Contact[], page: number, more: boolean): ContactPage {
-  const lastPage = more ? page + 1 : page;
-  return {
-    data,
-    links: { first: null, last: null, prev: null, next: null },
-    meta: { current_page: page, from: null, last_page: lastPage, path: '', per_page: V2_MAX_PAGE_SIZE, to: null, total: data.length },
-  };
+/** One page of contacts as the port gives it: v2 announces no page count, only whether more follow. */
+function contactPage(items: Contact[], page: number, more: boolean): ContactsPage {
+  return { items, next: more ? page + 1 : undefined };
 }
 
 export class V2Client implements ContactsApi {
@@ -218,7 +213,7 @@ export class V2Client implements ContactsApi {
     });
   }
 
-  async searchContactsPage(field: string, value: string, page = 1): Promise<ContactPage> {
+  async searchContactsPage(field: string, value: string, page = 1): Promise<ContactsPage> {
     checkSearch(field, value, page);
     if (isIdentifierValue(field, value)) {
       // One contact at most holds an identifier: there is no second page.
@@ -464,33 +459,27 @@ export class V2Client implements ContactsApi {
     throw new PageLimitError({ operation: 'getContact', maxPages: this.#c.maxPages, lastPage: this.#c.maxPages + 1 });
   }
 
-  /** One call: attempts through the organisation's budget until success or the retry policy says stop. */
+  /** One call (call-attempts.ts): each attempt through the organisation's budget of its endpoint. */
   async #call<T>(spec: V2Call<T>): Promise<T> {
     const endpoint = `${spec.method} ${spec.template}`;
-    let waitedUntil = 0;
-    for (let attempt = 1; ; attempt += 1) {
-      this.#c.health.check();
-      let outcome: Outcome<T>;
-      try {
-        outcome = await this.#limits.schedule(endpoint, async () => {
-          await this.#c.health.beforeAttempt(waitedUntil);
-          this.#c.health.check();
-          if (this.#refusedToken === undefined) spec.onLeave?.();
+    return runAttempts(this.#c, {
+      operation: spec.operation,
+      ...(spec.idempotent === undefined ? {} : { idempotent: spec.idempotent }),
+      ...(spec.onLeave === undefined ? {} : { onLeave: spec.onLeave }),
+      refusedToken: () => this.#refusedToken,
+      schedule: async (attempt, prelude) => {
+        // An answer's error comes back as an outcome, so the limits learn from it; no answer (a
+        // timeout, a reset) throws, with nothing for the limits to learn.
+        const outcome = await this.#limits.schedule(endpoint, async () => {
+          await prelude();
           return this.#attempt(spec, attempt);
         });
-      } catch (error) {
-        // No answer came (a timeout, a reset): nothing for the limits to learn.
-        if (!(error instanceof ApiError)) throw error;
-        outcome = { ok: false, error };
-      }
-      if (outcome.ok) return outcome.value;
-      const { error } = outcome;
-      if (error === this.#c.health.stopped || error === this.#refusedToken) throw error;
-      waitedUntil = await retryAfterFailure(
-        this.#c,
-        { operation: spec.operation, ...(spec.idempotent === undefined ? {} : { idempotent: spec.idempotent }), error, attempt, waitedUntil },
-      );
-    }
+        if (outcome.ok) return outcome.value;
+        throw outcome.error;
+      },
+      // The calls queued behind a refused token end with its 401, as the health learnt it once.
+      endsCall: (error) => error === this.#refusedToken,
+    });
   }
 
   /** One request. An answer comes back as an outcome with what it said of the limits; no answer throws. */

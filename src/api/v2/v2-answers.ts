@@ -3,7 +3,7 @@
  * typed; anything else is a `MalformedResponseError` naming what is wrong.
  */
 import { MalformedResponseError, type ApiErrorContext } from '../errors.js';
-import { parseJsonBody } from '../envelopes.js';
+import { parseJsonBody } from '../json-body.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -128,6 +128,8 @@ async function sendOnce(contactId: string, element: MessageElement, context: Sen
  * to read leaves the message maybe sent, for a later run to settle.
  */
 async function readMessageList(api: ContactsApi, contactId: string, element: MessageElement, sinceMs: number): Promise<MessageListRead> {
+  // Present wherever `sendsReadable` is true, the only surface the send decision reads on.
+  if (api.findSentMessage === undefined) return { unreadable: 'the surface cannot read a contact\'s messages' };
   try {
     return { found: await api.findSentMessage(contactId, element, sinceMs) };
   } catch (error) {

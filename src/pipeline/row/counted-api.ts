@@ -2,9 +2,9 @@
  * A view of the client that counts the calls one row makes, for the `api_calls` column. Retries
  * inside the client are not calls of the row's own; the summary counts them apart.
  */
-import type { CallBudget, ContactsApi, CreateOptions, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../../api/contacts-api.js';
+import type { CallBudget, ContactsApi, ContactsPage, CreateOptions, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../../api/contacts-api.js';
 import type { AttachmentType } from '../../limits.js';
-import type { Contact, ContactPage, MessageElement, WhatsappTemplate } from '../../api/wire-types.js';
+import type { Contact, MessageElement, WhatsappTemplate } from '../../api/wire-types.js';
 
 export class CountedApi implements ContactsApi {
   /** Calls made through this view. */
@@ -24,7 +24,7 @@ export class CountedApi implements ContactsApi {
     return this.api.pace(earlier);
   }
 
-  searchContactsPage(field: string, value: string, page?: number): Promise<ContactPage> {
+  searchContactsPage(field: string, value: string, page?: number): Promise<ContactsPage> {
     this.calls++;
     return this.api.searchContactsPage(field, value, page);
   }
@@ -89,9 +89,16 @@ export class CountedApi implements ContactsApi {
     return this.api.sendTemplate(id, template, options);
   }
 
-  /** One call of the row's (the message list is one page but for a contact with 100 messages and more). */
-  findSentMessage(id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined> {
-    this.calls++;
-    return this.api.findSentMessage(id, message, sinceMs);
+  /**
+   * One call of the row's (the message list is one page but for a contact with 100 messages and
+   * more); present only where the client it counts has it (a surface whose sends are readable).
+   */
+  get findSentMessage(): ContactsApi['findSentMessage'] {
+    const { api } = this;
+    if (api.findSentMessage === undefined) return undefined;
+    return (id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined> => {
+      this.calls++;
+      return api.findSentMessage!(id, message, sinceMs);
+    };
   }
 }

@@ -236,8 +236,8 @@ async function verifyPage(page: number, pages: { last: number; known: number | u
   let contacts: KnownContact[];
   try {
     const answer = await api.searchContactsPage(marker.field, marker.value, page);
-    contacts = answer.data;
-    pages.known = Math.max(1, answer.meta.last_page);
+    contacts = answer.items;
+    pages.known = Math.max(1, answer.pages ?? answer.next ?? page);
     pages.last = page;
   } catch (error) {
     return { ...failedRead(error, options.job, `page ${page} of the marker`), calls: api.calls };

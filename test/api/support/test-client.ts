@@ -1,6 +1,6 @@
 /** Builds clients for tests: no waiting between retries, unlimited limiters unless given. */
 import Bottleneck from 'bottleneck';
-import { ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
+import { ApiClient, type ApiClientOptions } from '../../../src/api/v1/client.js';
 
 export function unlimitedLimiters(): ApiClientOptions['limiters'] {
   return { contacts: new Bottleneck({ maxConcurrent: null, minTime: 0 }), messages: new Bottleneck({ maxConcurrent: null, minTime: 0 }) };

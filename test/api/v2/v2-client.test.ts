@@ -104,7 +104,7 @@ describe('V2Client requests and mapping', () => {
 
   test('an email key that v2 cannot name in a path is searched by the list, not refused', async () => {
     answers.push({ body: { items: [], pagination: { next: '', previous: '' } } });
-    expect((await client().searchContactsPage('email', 'contact-sync-connection-check')).data).toEqual([]);
+    expect((await client().searchContactsPage('email', 'contact-sync-connection-check')).items).toEqual([]);
     expect(sent()[0]!.path).toBe('/v2/contact/list?limit=100');
   });
 

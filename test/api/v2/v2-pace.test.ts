@@ -5,7 +5,7 @@
  * rates. No call is made: the pace is what the adapter knows.
  */
 import Bottleneck from 'bottleneck';
-import { ApiClient } from '../../../src/api/client.js';
+import { ApiClient } from '../../../src/api/v1/client.js';
 import type { CallBudget, ContactsApi, EarlierLimit } from '../../../src/api/contacts-api.js';
 import { V2Client } from '../../../src/api/v2/client.js';
 import type { EndpointAnswer, EndpointLimits, LearntLimit } from '../../../src/api/v2/endpoint-limits.js';

@@ -27,7 +27,7 @@ describe('the v2 window learnt from a 429', () => {
     const limits = registry.getV2(emulator.v2Url, 'acme', { windowMs: 200 });
     const v2 = new V2Client({ baseUrl: emulator.v2Url, token: TOKEN, limits, timeoutMs: 10_000 });
     const reads = await Promise.all(Array.from({ length: 40 }, (_, index) => v2.searchContactsPage('email', `nobody-${index}@example.com`)));
-    expect(reads.every((page) => page.data.length === 0)).toBe(true);
+    expect(reads.every((page) => page.items.length === 0)).toBe(true);
     const counters = emulator.v2Counters();
     expect(counters.total.rateLimited).toBeLessThanOrEqual(1);
     // The one 429 reached the server's check too: 10 admitted and it.

@@ -6,24 +6,25 @@
  * Authorization header to whatever origin a redirect names.
  */
 import type Bottleneck from 'bottleneck';
-import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE, type AttachmentType, type ApiGroup, type Rate } from '../limits.js';
-import type { ApiCallStats } from './call-stats.js';
-import { connectionParts, optionError, type ConnectionOptions, type ConnectionParts } from './connection-options.js';
-import type { CallBudget, ContactsApi, CreateOptions, SendOptions, SentMessage } from './contacts-api.js';
-import { V1_SURFACE } from './platform-surface.js';
+import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE, type AttachmentType, type ApiGroup, type Rate } from '../../limits.js';
+import type { ApiCallStats } from '../call-stats.js';
+import { connectionParts, optionError, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
+import type { CallBudget, ContactsApi, ContactsPage, CreateOptions, SendOptions } from '../contacts-api.js';
+import { V1_SURFACE } from '../platform-surface.js';
+import { parseJsonBody } from '../json-body.js';
 import {
-  parseJsonBody,
   readContactEnvelope,
   readContactPage,
   readIdEnvelope,
   readSendAnswer,
   readSuccessEnvelope,
 } from './envelopes.js';
-import { errorFromResponse, type RequestContext } from './error-mapping.js';
-import { httpExchange, type CallSpec } from './http-exchange.js';
-import { ApiError, InvalidTokenError } from './errors.js';
-import { limiterFailure } from './limiter.js';
-import { runInSlot } from './limiter-slots.js';
+import { errorFromResponse, type RequestContext } from '../error-mapping.js';
+import { httpExchange, type CallSpec } from '../http-exchange.js';
+import { InvalidTokenError } from '../errors.js';
+import { runAttempts } from '../call-attempts.js';
+import { limiterFailure } from '../limiter.js';
+import { runInSlot } from '../limiter-slots.js';
 import { paginateContacts, paginateList } from './pagination.js';
 import {
   checkAttachment,
@@ -34,8 +35,7 @@ import {
   checkTags,
   checkTemplate,
   checkText,
-} from './request-checks.js';
-import { retryAfterFailure } from './failed-attempt.js';
+} from '../request-checks.js';
 import {
   API_OPERATIONS,
   encodeViberId,
@@ -49,7 +49,7 @@ import {
   type SendMessageRequest,
   type WhatsappTemplate,
   whatsappTemplateElement,
-} from './wire-types.js';
+} from '../wire-types.js';
 
 /** The limiters requests are scheduled through, one per API group (see `LimiterRegistry`). */
 export interface ApiLimiters {
@@ -110,8 +110,15 @@ export class ApiClient implements ContactsApi {
     ];
   }
 
-  async searchContactsPage(field: string, value: string, page = 1): Promise<ContactPage> {
+  async searchContactsPage(field: string, value: string, page = 1): Promise<ContactsPage> {
     checkSearch(field, value, page);
+    const answer = await this.#searchPage(field, value, page);
+    const { current_page: current, last_page: pages } = answer.meta;
+    return { items: answer.data, next: current < pages ? current + 1 : undefined, pages };
+  }
+
+  /** One page of operation 1 as v1's wire has it (`links`, `meta`), for its paginators. */
+  async #searchPage(field: string, value: string, page: number): Promise<ContactPage> {
     return this.#call({
       operation: 'searchContacts',
       group: 'contacts',
@@ -128,12 +135,12 @@ export class ApiClient implements ContactsApi {
 
   searchContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
     checkSearch(field, value, 1);
-    return paginateContacts((page) => this.searchContactsPage(field, value, page), this.#c.maxPages);
+    return paginateContacts((page) => this.#searchPage(field, value, page), this.#c.maxPages);
   }
 
   listContacts(field: string, value: string): AsyncGenerator<Contact[], void, undefined> {
     checkSearch(field, value, 1);
-    return paginateList((page) => this.searchContactsPage(field, value, page), { field, value });
+    return paginateList((page) => this.#searchPage(field, value, page), { field, value });
   }
 
   async getContact(id: string): Promise<Contact> {
@@ -228,11 +235,6 @@ export class ApiClient implements ContactsApi {
     await this.#send(id, whatsappTemplateElement(template), options);
   }
 
-  /** v1 cannot read a contact's messages (`surface.sendsReadable` is false): the planner never asks. */
-  findSentMessage(_id: string, _message: MessageElement, _sinceMs: number): Promise<SentMessage | undefined> {
-    return Promise.reject(new TypeError('API v1 cannot read a contact\'s messages (surface.sendsReadable is false): findSentMessage is not called on v1'));
-  }
-
   async #send(id: string, element: MessageElement, options: SendOptions | undefined): Promise<void> {
     const body: SendMessageRequest = { body: [element] };
     if (options?.forceCancelSurvey === true) body.forceCancelSurvey = true;
@@ -258,40 +260,32 @@ export class ApiClient implements ContactsApi {
     return encodeURIComponent(wireId);
   }
 
-  /** Runs one call: attempts through the limiter until success or the retry policy says stop. */
+  /** Runs one call (call-attempts.ts): each attempt through the limiter of its API group. */
   async #call<T>(spec: V1Call<T>): Promise<T> {
     const limiter = this.#limiters[spec.group];
-    const maxAttempts = this.#c.retry.limit + 1;
-    // The end of the connection pause this call already slept through (after its own 429).
-    let waitedUntil = 0;
-    for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
-      // A rejection before the attempt started is the limiter's own (its Redis went away).
-      let started = false;
-      // A stopped connection makes no call (docs/reliability.md, "A dead or throttling platform").
-      this.#c.health.check();
-      try {
-        // The answer comes at once; the slot stays taken one window more (limiter-slots.ts).
-        return await runInSlot(
-          limiter,
-          async () => {
-            started = true;
-            // The slot holds the call while the connection is paused by a Retry-After.
-            await this.#c.health.beforeAttempt(waitedUntil);
-            this.#c.health.check();
-            if (this.#refusedToken === undefined) spec.onLeave?.();
-            return this.#attempt(spec, attempt);
-          },
-          this.#c.timeoutMs,
-        );
-      } catch (error) {
-        if (!started) throw limiterFailure(limiter, error);
-        if (!(error instanceof ApiError)) throw error;
-        if (error === this.#c.health.stopped) throw error;
-        waitedUntil = await retryAfterFailure(this.#c, { operation: spec.operation, error, attempt, waitedUntil });
-      }
-    }
-    // decideRetry refuses a retry once attempt > retry.limit, so the loop always returns or throws.
-    throw new Error(`${spec.operation}: retry loop ended without an outcome`);
+    return runAttempts(this.#c, {
+      operation: spec.operation,
+      ...(spec.onLeave === undefined ? {} : { onLeave: spec.onLeave }),
+      refusedToken: () => this.#refusedToken,
+      schedule: async (attempt, prelude) => {
+        // A rejection before the attempt started is the limiter's own (its Redis went away).
+        let started = false;
+        try {
+          // The answer comes at once; the slot stays taken one window more (limiter-slots.ts).
+          return await runInSlot(
+            limiter,
+            async () => {
+              started = true;
+              await prelude();
+              return this.#attempt(spec, attempt);
+            },
+            this.#c.timeoutMs,
+          );
+        } catch (error) {
+          throw started ? error : limiterFailure(limiter, error);
+        }
+      },
+    });
   }
 
   async #attempt<T>(spec: V1Call<T>, attempt: number): Promise<T> {

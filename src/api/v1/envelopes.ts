@@ -3,8 +3,9 @@
  * `MalformedResponseError` naming what is wrong. Tolerated, as the platform notes ask: `from` /
  * `to` null, missing `links`, `message` as a list of strings, field values that are numbers.
  */
-import { MalformedResponseError, SendRefusedError, type ApiErrorContext } from './errors.js';
-import type { Contact, ContactPage, PageLinks, PageMeta } from './wire-types.js';
+import { MalformedResponseError, SendRefusedError, type ApiErrorContext } from '../errors.js';
+import { isObject, parseJsonBody, serverMessageOf } from '../json-body.js';
+import type { Contact, ContactPage, PageLinks, PageMeta } from '../wire-types.js';
 
 type Where = ApiErrorContext;
 
@@ -12,24 +13,10 @@ function malformed(where: Where, problem: string): MalformedResponseError {
   return new MalformedResponseError({ ...where, problem });
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
-}
-
-/** Parses a body as JSON; a body that is not JSON is malformed. */
-export function parseJsonBody(body: string, where: Where): unknown {
-  try {
-    return JSON.parse(body) as unknown;
-  } catch {
-    const start = body.slice(0, 60).replace(/\s+/g, ' ');
-    throw malformed(where, `the body is not JSON (it starts with ${JSON.stringify(start)})`);
-  }
 }
 
 export function readContact(value: unknown, where: Where, at = 'data'): Contact {
@@ -144,16 +131,4 @@ export function readSendAnswer(body: string, where: Where): void {
     throw new SendRefusedError(serverMessage === undefined ? where : { ...where, serverMessage });
   }
   throw malformed(where, `status is ${describe(status)}, not "Success"`);
-}
-
-/** The platform's `message` of an error body, a list joined with "; "; undefined when absent. */
-export function serverMessageOf(value: unknown): string | undefined {
-  if (!isObject(value)) return undefined;
-  const { message } = value;
-  if (typeof message === 'string') return message;
-  if (Array.isArray(message)) {
-    const parts = message.filter((part): part is string => typeof part === 'string');
-    return parts.length > 0 ? parts.join('; ') : undefined;
-  }
-  return undefined;
 }

@@ -10,8 +10,8 @@
  * for contacts added while it pages (`listPageCap`), so 50,000 marked contacts are listed and a
  * list that keeps growing still ends.
  */
-import { PageLimitError } from './errors.js';
-import type { Contact, ContactPage } from './wire-types.js';
+import { PageLimitError } from '../errors.js';
+import type { Contact, ContactPage } from '../wire-types.js';
 
 /**
  * The most pages a listing reads when its first page announces `announcedPages`: twice as many,
