@@ -4,7 +4,8 @@
  * not known, and a journal of runs. It lets a nightly run skip unchanged rows with no API call and
  * update changed ones by id with no search.
  *
- * This is the one door to the file: one connection, its migrations (schema.ts, the one list), the
+ * This class is the SQLite adapter of the state port (state-port.ts: its users each see their
+ * role, never the class) and the one door to the file: one connection, its migrations (schema.ts, the one list), the
  * file's identity (table `meta`), the durable writes and the transactions that span two concerns.
  * Each concern is a module of its own over the same connection, named after it:
  *
