@@ -5,8 +5,9 @@
  * update changed ones by id with no search.
  *
  * This class is the SQLite adapter of the state port (state-port.ts: its users each see their
- * role, never the class) and the one door to the file: one connection, its migrations (schema.ts, the one list), the
- * file's identity (table `meta`), the durable writes and the transactions that span two concerns.
+ * role, never the class) and the one door to the file: one connection, its migrations
+ * (schema.ts, the one list), the file's identity (table `meta`), the durable writes and the
+ * transactions that span two concerns.
  * Each concern is a module of its own over the same connection, named after it:
  *
  * - contacts-table.ts: contacts (ids, fields, tags, the job's tags, draft and row hashes), pending
