@@ -11,6 +11,7 @@ import { spreadsheetSafe } from '../pipeline/report/spreadsheet-safe.js';
 import type { ChangeLine } from '../state/change-journal.js';
 import type { RunRecord } from '../state/run-journal.js';
 import { StateStore } from '../state/state-store.js';
+import type { StateAdmin } from '../state/state-port.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
@@ -39,7 +40,7 @@ export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logge
     io.stdout.write(`job "${job.name}": no state yet (no file at ${job.state}); nothing was journalled\n`);
     return EXIT.ok;
   }
-  const store = StateStore.open(job.state, { job: job.name, keyField: job.key.field });
+  const store: StateAdmin = StateStore.open(job.state, { job: job.name, keyField: job.key.field });
   try {
     if (args.run !== undefined && store.run(args.run) === undefined) {
       throw new UsageError(`${args.jobsFile}: job "${job.name}" has no run ${args.run} in its state store; \`contact-sync state show ${args.jobsFile} --job ${job.name}\` lists its runs`);

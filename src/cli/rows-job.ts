@@ -16,6 +16,7 @@ import type { CallBudget } from '../api/contacts-api.js';
 import type { Shard } from '../pipeline/shard.js';
 import { isBusyStore, StateStoreError, stateStoreFix } from '../state/state-store-error.js';
 import { StateStore } from '../state/state-store.js';
+import type { RunWiringStore, StateAdmin } from '../state/state-port.js';
 import { countLines } from './line-count.js';
 import type { LogFormat } from './logger.js';
 import { packageVersion } from './package-version.js';
@@ -119,7 +120,7 @@ export async function runRowsJob(scope: JobScope, options: RowsJobOptions): Prom
  * run's estimates. A store that cannot take them loses only that: the next run starts from a
  * first guess, said in a warning.
  */
-function keepLearntLimits(state: StateStore, budgets: readonly CallBudget[], scope: JobScope): void {
+function keepLearntLimits(state: RunWiringStore & Pick<StateAdmin, 'path'>, budgets: readonly CallBudget[], scope: JobScope): void {
   try {
     state.keepLearntLimits(budgets.filter((budget) => budget.source === 'learnt').map(({ name, rate }) => ({ name, rate })));
   } catch (error) {
@@ -140,7 +141,7 @@ export function logRowsEnd(scope: JobScope, run: JobRun): void {
  * limits earlier runs learnt, before any row: a damaged or held file is said here, with its fix
  * (exit 2 or 75); the job's cleanup stack closes the store.
  */
-function knownKeysOf(state: StateStore, job: Job): number {
+function knownKeysOf(state: StateAdmin, job: Job): number {
   return readOfStore(state, job, () => {
     const { keys, departed } = state.summary();
     return Math.max(0, keys - departed);
@@ -148,7 +149,7 @@ function knownKeysOf(state: StateStore, job: Job): number {
 }
 
 /** A read of the store before any row: a damaged or held file is said with its fix (exit 2 or 75). */
-function readOfStore<T>(state: StateStore, job: Job, read: () => T): T {
+function readOfStore<T>(state: Pick<StateAdmin, 'path'>, job: Job, read: () => T): T {
   try {
     return read();
   } catch (error) {

@@ -12,7 +12,8 @@ import { hostLockDir, stateInodeLockTarget, stateLockTarget } from '../lock/lock
 import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
 import type { RunRecord } from '../state/run-journal.js';
-import { StateStore, type StateSummary } from '../state/state-store.js';
+import { StateStore } from '../state/state-store.js';
+import type { StateAdmin, StateSummary } from '../state/state-port.js';
 import { isBusyStore, StateStoreError } from '../state/state-store-error.js';
 import { isSqliteError } from '../pipeline/job-abort.js';
 import type { CliIo } from './cli-io.js';
@@ -97,7 +98,7 @@ function show(job: Job, path: string, keys: number, io: CliIo, resume: ResumeNot
     io.stdout.write(`job "${job.name}": no state yet (no file at ${path}); the first run of the job creates it\n`);
     return EXIT.ok;
   }
-  const store = StateStore.open(path, { job: job.name, keyField: job.key.field });
+  const store: StateAdmin = StateStore.open(path, { job: job.name, keyField: job.key.field });
   try {
     io.stdout.write(formatSummary(store.summary(), resume));
     io.stdout.write(formatRuns(store.lastRuns(LAST_RUNS), resume));
@@ -160,7 +161,7 @@ async function reset(job: Job, path: string, io: CliIo, options: { yes: boolean;
  * The store and its counts; or, for a file that is empty or damaged (what `state reset` is
  * advised for), why it cannot be read: it can still be deleted whole.
  */
-function openForReset(job: Job, path: string): { store: StateStore; keys: number; messages: number } | { unreadable: string } {
+function openForReset(job: Job, path: string): { store: StateAdmin; keys: number; messages: number } | { unreadable: string } {
   let store: StateStore | undefined;
   try {
     store = StateStore.open(path, { job: job.name, keyField: job.key.field });
@@ -189,7 +190,7 @@ function prune(job: Job, path: string, keepRuns: number | undefined, includeCrea
     io.stdout.write(`job "${job.name}": no state at ${path}; nothing to prune\n`);
     return EXIT.ok;
   }
-  const store = StateStore.open(path, { job: job.name, keyField: job.key.field });
+  const store: StateAdmin = StateStore.open(path, { job: job.name, keyField: job.key.field });
   try {
     const pruned = store.pruneChanges(keepRuns, { includeCreating });
     io.stdout.write(`job "${job.name}": dropped ${counted(pruned.lines, 'change journal line')} of ${counted(pruned.runs, 'run')}; ${keepRuns === 1 ? 'the newest run keeps its' : `the newest ${keepRuns} runs keep theirs`} (they can be undone)\n`);
@@ -205,7 +206,7 @@ function prune(job: Job, path: string, keepRuns: number | undefined, includeCrea
 }
 
 /** The file made as small as what it still holds (issue 41 item 18): said in KB, or why it could not be now. */
-function reclaim(store: StateStore): string {
+function reclaim(store: StateAdmin): string {
   try {
     const { before, after } = store.reclaimSpace();
     const kb = (bytes: number): string => `${Math.ceil(bytes / 1024)} KB`;
@@ -259,7 +260,7 @@ function formatRun(run: RunRecord | undefined, resume: ResumeNote): string {
   return `${started}, ${status}finished ${new Date(run.finishedAt).toISOString()}, exit ${String(run.exitCode)}${rows}${pruned}${resume(run)}`;
 }
 
-function formatKeys(store: StateStore, limit: number, total: number): string {
+function formatKeys(store: StateAdmin, limit: number, total: number): string {
   const known = store.listKeys(limit);
   const width = Math.max(3, ...known.map((contact) => contact.key.length));
   return [

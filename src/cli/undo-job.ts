@@ -10,6 +10,7 @@ import { runUndo } from '../pipeline/undo/run-undo.js';
 import { undoSurfaceRefusal } from '../pipeline/undo/undo-plan.js';
 import type { UndoSummary } from '../pipeline/report/undo-report.js';
 import { StateStore } from '../state/state-store.js';
+import type { StateAdmin, UndoStore } from '../state/state-port.js';
 import type { JobScope } from './run-session.js';
 import { UsageError } from './usage-error.js';
 import { counted } from '../pipeline/report/counted.js';
@@ -43,7 +44,7 @@ function stateToUndo(job: Job, jobsFile: string): string {
 
 export async function undoJob(run: JobScope, args: UndoArgs): Promise<number> {
   const { job } = run;
-  const state = StateStore.open(stateToUndo(job, args.jobsFile), { job: job.name, keyField: job.key.field });
+  const state: StateAdmin & UndoStore = StateStore.open(stateToUndo(job, args.jobsFile), { job: job.name, keyField: job.key.field });
   run.defer(() => state.close());
   const undone = state.run(args.runId);
   if (undone === undefined) {

@@ -8,7 +8,7 @@ import type { ContactsApi } from '../api/contacts-api.js';
 import { listPagesFor, type PlatformSurface } from '../api/platform-surface.js';
 import { PageLimitError } from '../api/errors.js';
 import type { Job } from '../config/job-types.js';
-import type { StateStore } from '../state/state-store.js';
+import type { PrefetchStore } from '../state/state-port.js';
 import { abortReason } from './abort-reason.js';
 import { JobAbortError } from './job-abort.js';
 import type { JobSummary } from './report/job-summary.js';
@@ -18,7 +18,6 @@ import { isFresh, type FreshReads } from './row/fresh-read.js';
 import { choosePrefetch, type PrefetchChoice } from './row/prefetch-choice.js';
 
 /** The part of the state store the prefetch choice reads: how many keys it knows, and whether it knows (or a fresh reconcile read) a key. */
-export type PrefetchStore = Pick<StateStore, 'summary' | 'knows' | 'absentRead'>;
 
 export class PrefetchStep {
   #unknown = 0;

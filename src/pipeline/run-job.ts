@@ -15,7 +15,7 @@
 import type { ContactsApi } from '../api/contacts-api.js';
 import type { Job } from '../config/job-types.js';
 import type { MaxErrors } from '../config/max-errors.js';
-import type { StateStore } from '../state/state-store.js';
+import type { StatePort } from '../state/state-port.js';
 import { PrefetchStep } from './prefetch-step.js';
 import type { PrefetchChoice } from './row/prefetch-choice.js';
 import { checkGuards, type GuardPassage } from './guards/run-guards.js';
@@ -76,7 +76,7 @@ export interface RunJobOptions extends Pick<FileRunFacts, 'earlierLimits'> {
   /** Told once when the run stops taking rows early (a signal or the deadline): rows in flight and about how long they need. */
   readonly onStopping?: (info: { reason: 'signal' | 'deadline'; inFlight: number; finishMs: number }) => void;
   /** The job's state store; the caller opens and closes it. @default none (`state: false`, or a dry run before any) */
-  readonly state?: StateStore;
+  readonly state?: StatePort;
   /** `--full`: ignore the state's hashes and compare every row with the platform. @default false */
   readonly full?: boolean;
   /** The command line without secrets, for the state store's journal of runs. @default '' */

@@ -16,7 +16,7 @@
 import type Database from 'better-sqlite3';
 import type { Departure } from './departed-keys.js';
 import { parseFields, parseTags } from './json-columns.js';
-import type { IdSurface, KnownContact, StoredContact } from './known-contact.js';
+import { trustedOn, type IdSurface, type KnownContact, type StoredContact } from './known-contact.js';
 
 /** The store's brief row of a key, as `readAhead` reads it: enough to settle a row by its row hash. */
 export interface StoredContactBrief extends Pick<StoredContact, 'key' | 'surface' | 'draftHash' | 'rowHash'> {
@@ -187,7 +187,7 @@ export class ContactsTable {
       const known = this.#getContact.get(key);
       // Values known for another contact (the key's contact was deleted and created anew, or an
       // id of another surface, which names nothing here) say nothing about this one.
-      const sameContact = known !== undefined && known.contact_id === write.contactId && known.surface === write.surface;
+      const sameContact = known !== undefined && known.contact_id === write.contactId && trustedOn(known, write.surface);
       const fields = { ...(sameContact ? parseFields(known.fields_json) : {}), ...write.fields };
       const tags = new Set(sameContact ? parseTags(known.tags_json) : []);
       for (const tag of write.tagsAdded ?? []) tags.add(tag);
@@ -205,7 +205,7 @@ export class ContactsTable {
       // The job's tags the contact no longer has (removed by hand) are no longer the job's.
       const present = new Set(tags);
       const earlier =
-        known !== undefined && known.contact_id === observed.contactId && known.surface === observed.surface && known.job_tags_json !== null ? parseTags(known.job_tags_json) : null;
+        known !== undefined && known.contact_id === observed.contactId && trustedOn(known, observed.surface) && known.job_tags_json !== null ? parseTags(known.job_tags_json) : null;
       const kept = earlier === null ? null : JSON.stringify(earlier.filter((tag) => present.has(tag)));
       const jobTags = nextJobTags(kept, observed.tagsAdded, observed.tagsRemoved);
       const now = this.#now();
@@ -307,7 +307,7 @@ export class ContactsTable {
    */
   applyDeparture(key: string, departure: Departure): void {
     const known = this.#getContact.get(key);
-    if (known !== undefined && known.contact_id === departure.contactId && known.surface === departure.surface) {
+    if (known !== undefined && known.contact_id === departure.contactId && trustedOn(known, departure.surface)) {
       const fields = { ...parseFields(known.fields_json), ...departure.fields };
       const tags = new Set(parseTags(known.tags_json));
       for (const tag of departure.tagsAdded ?? []) tags.add(tag);

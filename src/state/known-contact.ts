@@ -27,6 +27,17 @@ export interface KnownContact {
  */
 export type IdSurface = 'v1' | 'v2';
 
+/**
+ * The one home of the rule "an id is trusted only on its own surface": what the store recorded
+ * of one surface (a key's contact id, a run's journal of ids, a row that surface could not
+ * create) holds for a run on that surface only; on the other the key is matched again by its key
+ * field (docs/reliability.md, "Moving a connection from v1 to v2"). Every comparison of a stored
+ * surface with a run's goes through here (test/docs/surface-rule-one-home.test.ts).
+ */
+export function trustedOn(recorded: { readonly surface: IdSurface }, surface: IdSurface): boolean {
+  return recorded.surface === surface;
+}
+
 /** The store's full record of a key: what the platform confirmed for its contact, and what this job last wrote to it. */
 export interface StoredContact {
   readonly key: string;

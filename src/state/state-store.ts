@@ -4,8 +4,10 @@
  * not known, and a journal of runs. It lets a nightly run skip unchanged rows with no API call and
  * update changed ones by id with no search.
  *
- * This is the one door to the file: one connection, its migrations (schema.ts, the one list), the
- * file's identity (table `meta`), the durable writes and the transactions that span two concerns.
+ * This class is the SQLite adapter of the state port (state-port.ts: its users each see their
+ * role, never the class) and the one door to the file: one connection, its migrations
+ * (schema.ts, the one list), the file's identity (table `meta`), the durable writes and the
+ * transactions that span two concerns.
  * Each concern is a module of its own over the same connection, named after it:
  *
  * - contacts-table.ts: contacts (ids, fields, tags, the job's tags, draft and row hashes), pending
@@ -38,7 +40,7 @@ import {
   type ScannedKey,
   type StoredContactBrief,
 } from './contacts-table.js';
-import type { IdSurface, StoredContact } from './known-contact.js';
+import { trustedOn, type IdSurface, type StoredContact } from './known-contact.js';
 import { DepartedKeys, type DepartedRecord, type Departure } from './departed-keys.js';
 import { MessageJournal, type MessageRecord, type MessageStatus } from './message-journal.js';
 import { RunJournal, type RunFinish, type RunRecord, type RunStart } from './run-journal.js';
@@ -46,6 +48,7 @@ import { migrate, SCHEMA_VERSION } from './schema.js';
 import { prepareStateFile, removeStateFiles, stateFilePaths } from './state-file.js';
 import { isBusyStore, StateStoreError, resetCommand, stateStoreFix } from './state-store-error.js';
 import { openSqliteDatabase, SqliteBindingError } from './sqlite-database.js';
+import type { PrunedChanges, StatePort, StateSummary } from './state-port.js';
 
 export interface StateStoreOptions {
   /** The job that owns the file; recorded in the file and shown by `state show`. */
@@ -59,35 +62,11 @@ export interface StateStoreOptions {
   readonly now?: () => number;
 }
 
-/** What `contact-sync state show` prints. */
-/** What `pruneChanges` did: the runs whose lines it dropped, those lines, and the runs that created contacts it kept. */
-export interface PrunedChanges {
-  runs: number;
-  lines: number;
-  /** Ids of the runs not kept that created contacts: their lines stay unless `includeCreating`. */
-  keptCreating: number[];
-}
-
-export interface StateSummary {
-  readonly path: string;
-  readonly job: string;
-  readonly keyField: string;
-  readonly schemaVersion: number;
-  /** Keys with a known contact. */
-  readonly keys: number;
-  readonly pendingCreates: number;
-  /** Messages recorded as sent or maybe sent. */
-  readonly messages: number;
-  /** Keys that left the input and were acted on by `onMissing` (not come back since). */
-  readonly departed: number;
-  /** Lines of the change journal, over every run kept. */
-  readonly changes: number;
-  /** The latest run, finished or not. */
-  readonly lastRun: RunRecord | undefined;
-  readonly lastFinishedRun: RunRecord | undefined;
-}
-
-export class StateStore {
+/**
+ * The SQLite adapter of the state port (state-port.ts): the one that exists today, so the one the
+ * CLI opens.
+ */
+export class StateStore implements StatePort {
   readonly #db: Database.Database;
   readonly #now: () => number;
   readonly #contacts: ContactsTable;
@@ -176,7 +155,7 @@ export class StateStore {
       // A mark from before schema version 7 names no run: the run settling it owns the create. So
       // does a mark of a run on another surface: that run's undo never writes to this id.
       const sender = pending.runId === null ? undefined : this.#runs.get(pending.runId);
-      const runId = sender !== undefined && sender.surface !== contact.surface ? this.#runId : (pending.runId ?? this.#runId);
+      const runId = sender !== undefined && !trustedOn(sender, contact.surface) ? this.#runId : (pending.runId ?? this.#runId);
       // The run that sent the create journalled it itself when it learnt the answer.
       if (runId === undefined || this.#changes.hasCreate(key, contactId)) return;
       const written = Object.fromEntries(Object.entries(fields).map(([name, value]): [string, FieldChange] => [name, [null, value]]));

@@ -8,7 +8,7 @@
 import type { OnMissingSpec } from '../../config/job-types.js';
 import { describeShare } from '../../config/missing-share.js';
 import { MAX_FIELDS_PER_CALL } from '../../limits.js';
-import type { IdSurface, KnownContact } from '../../state/known-contact.js';
+import { trustedOn, type IdSurface, type KnownContact } from '../../state/known-contact.js';
 import { chunk, type CallLimits, type Operation } from '../row/plan.js';
 import { counted } from '../report/counted.js';
 
@@ -117,7 +117,7 @@ export type DepartedContact =
  * surface), none means nothing to act on, several are left for a person or `onDuplicate`.
  */
 export function departedContact(key: { readonly surface: IdSurface; readonly contact: KnownContact }, surface: IdSurface, found?: readonly KnownContact[]): DepartedContact {
-  if (key.surface === surface) return { kind: 'act', contact: key.contact, read: false };
+  if (trustedOn(key, surface)) return { kind: 'act', contact: key.contact, read: false };
   if (found === undefined) return { kind: 'search' };
   const [only] = found;
   if (only === undefined) return { kind: 'gone', reason: `no contact holds the key on API ${surface} (its id was API ${key.surface}'s); the state store forgot the key` };

@@ -13,7 +13,7 @@ import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job, OnMissingSpec } from '../../config/job-types.js';
 import type { ScannedKey } from '../../state/contacts-table.js';
 import type { DepartedAction } from '../../state/departed-keys.js';
-import type { StateStore } from '../../state/state-store.js';
+import type { DepartedStore, KeyScan } from '../../state/state-port.js';
 import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
 import { reportWriteFailed } from '../kinds/file-rows.js';
@@ -27,12 +27,11 @@ import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
 import type { Operation } from '../row/plan.js';
 import { findContactsByKey } from '../row/match.js';
-import { writeKnownContact, type ChangeJournal } from '../row/write.js';
+import { writeKnownContact } from '../row/write.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
 import { departedContact, missingShare, planDeparture, refusalReason } from './departure-plan.js';
 
 /** The part of the state store the departed step uses: the known keys, and what acting on one leaves known (its calls journalled). */
-export type DepartedStore = Pick<StateStore, 'scanKeys' | 'recordDeparture' | 'recordObserved' | 'forget'> & ChangeJournal;
 
 export interface DepartedStepOptions {
   readonly api: ContactsApi;
@@ -62,7 +61,7 @@ export interface DepartedStepOptions {
 }
 
 /** The keys the state store knows in scope that no earlier departure took: the share's denominator. */
-export function knownKeysNow(state: Pick<StateStore, 'scanKeys'>, inScope: (key: string) => boolean): number {
+export function knownKeysNow(state: KeyScan, inScope: (key: string) => boolean): number {
   let known = 0;
   state.scanKeys((key) => {
     if (!key.departed && inScope(key.key)) known++;

@@ -7,7 +7,8 @@
  * departed key or a verification failed, or the departed step was refused.
  */
 import { isSqliteError, stateWriteFailed, type JobAbortError } from '../job-abort.js';
-import { settleDeparted, type DepartedStepOptions, type DepartedStore, type DepartedSummary } from '../departed/settle-departed.js';
+import { settleDeparted, type DepartedStepOptions, type DepartedSummary } from '../departed/settle-departed.js';
+import type { DepartedStore, VerifyStore } from '../../state/state-port.js';
 import { estimateRealRun, type WithheldCalls } from '../real-run-estimate.js';
 import type { KeySighting } from '../key-sighting.js';
 import type { JobSummary } from '../report/job-summary.js';
@@ -20,7 +21,7 @@ import type { SourceRecord } from '../types.js';
 import { rowCallsAtMost, unreadRowCallsAtLeast } from '../deadline.js';
 import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';
-import { verifyTrusted, type VerifyStore, type VerifySummary } from '../verify/verify-step.js';
+import { verifyTrusted, type VerifySummary } from '../verify/verify-step.js';
 
 /** A row reads its key and writes: the surface's numbers say how many calls that is (`deadline.ts`). */
 export const SYNC_ROW_CALLS: RowCalls = { atMost: rowCallsAtMost, unreadAtLeast: unreadRowCallsAtLeast };

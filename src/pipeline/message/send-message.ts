@@ -16,12 +16,11 @@ import type { ContactsApi, SendReceipt } from '../../api/contacts-api.js';
 import { templateOf, type MessageElement } from '../../api/wire-types.js';
 import type { MessageSpec } from '../../config/job-types.js';
 import { messageHash } from '../../state/message-hash.js';
-import type { StateStore } from '../../state/state-store.js';
+import type { MessageStore } from '../../state/state-port.js';
 import { renderMessage } from './message-render.js';
 import { decideSend, type MessageListRead } from './send-decision.js';
 
 /** The part of the state store a message's send uses: its journal of sends (at most once, docs/messages.md). */
-export type MessageStore = Pick<StateStore, 'messageRecord' | 'recordMessage' | 'forgetMessage'>;
 
 export type MessageStatus = 'sent' | 'skipped' | 'failed' | 'unknown';
 

@@ -5,13 +5,10 @@
  * narrow part of the store it is given; the decisions themselves stay pure (`decide.ts`, `compare.ts`).
  */
 import type { Job } from '../../config/job-types.js';
-import type { IdSurface, StoredContact } from '../../state/known-contact.js';
-import type { StateStore } from '../../state/state-store.js';
+import { trustedOn, type IdSurface, type StoredContact } from '../../state/known-contact.js';
+import type { DepartedReads, KeyReads } from '../../state/state-port.js';
 import type { KeyState, RowFacts } from './decide.js';
 import { isFresh, readBefore, type FreshReads, type PriorReads } from './fresh-read.js';
-
-/** The part of the state store the key's state is read from. */
-export type KeyStateStore = Pick<StateStore, 'get' | 'isCreatePending' | 'absentRead'>;
 
 /**
  * The fact the decision gets from what the store holds of a key, for a run on `surface`: a pending
@@ -24,7 +21,7 @@ export type KeyStateStore = Pick<StateStore, 'get' | 'isCreatePending' | 'absent
 export function keyStateOf(pending: boolean, known: StoredContact | undefined, surface: IdSurface, priorReads?: PriorReads): KeyState {
   if (pending) return { kind: 'create-pending' };
   if (known === undefined) return { kind: 'unknown' };
-  if (known.surface !== surface) return { kind: 'stale' };
+  if (!trustedOn(known, surface)) return { kind: 'stale' };
   const read = readBefore(known.verifiedAt ?? null, priorReads);
   return { kind: 'known', contact: known.contact, draftHash: known.draftHash, jobTags: known.jobTags, rowHash: known.rowHash, ...(read ? { read } : {}) };
 }
@@ -33,7 +30,7 @@ export function keyStateOf(pending: boolean, known: StoredContact | undefined, s
  * What the store knows of `key` now. A key it does not know may have been read absent by the
  * reconcile right before this run (`freshReads`, fresh-read.ts).
  */
-export function storedKeyState(state: KeyStateStore, key: string, freshReads: FreshReads | undefined, surface: IdSurface, priorReads?: PriorReads): KeyState {
+export function storedKeyState(state: KeyReads, key: string, freshReads: FreshReads | undefined, surface: IdSurface, priorReads?: PriorReads): KeyState {
   if (state.isCreatePending(key)) return { kind: 'create-pending' };
   const known = keyStateOf(false, state.get(key), surface, priorReads);
   return known.kind === 'unknown' && freshReads !== undefined && isFresh(state.absentRead(key), freshReads) ? { kind: 'absent' } : known;
@@ -46,7 +43,7 @@ export function pruneFacts(job: Pick<Job, 'tags'>): Pick<RowFacts, 'prune'> {
 }
 
 /** A key `onMissing` acted on is back: the tags its departure added go again. */
-export function departedFacts(job: Pick<Job, 'onMissing'>, state: Pick<StateStore, 'departedRecord'> | undefined, key: string): Pick<RowFacts, 'departed'> {
+export function departedFacts(job: Pick<Job, 'onMissing'>, state: DepartedReads | undefined, key: string): Pick<RowFacts, 'departed'> {
   if (job.onMissing === undefined || state === undefined) return {};
   const record = state.departedRecord(key);
   return record === undefined ? {} : { departed: { undoTags: record.action === 'tag' ? record.tags : [] } };

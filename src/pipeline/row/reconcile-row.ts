@@ -11,12 +11,12 @@ import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job } from '../../config/job-types.js';
 import { draftHash } from '../../state/draft-hash.js';
 import type { IdSurface } from '../../state/known-contact.js';
-import type { StateStore } from '../../state/state-store.js';
+import type { ReconcileStore } from '../../state/state-port.js';
 import type { ContactDraft } from '../types.js';
 import type { ContactIndex } from './contact-index.js';
 import { decideReconcile, type KeyComparison, type ReconcileFacts, type ReconcileRecord } from './compare.js';
 import { CountedApi } from './counted-api.js';
-import { departedFacts, pruneFacts, storedKeyState, type KeyStateStore } from './key-facts.js';
+import { departedFacts, pruneFacts, storedKeyState } from './key-facts.js';
 import { findContactsByKey } from './match.js';
 import { pendingResult } from './row-result.js';
 import { failedSync, type RowSync } from './sync-row.js';
@@ -25,7 +25,6 @@ import { failedSync, type RowSync } from './sync-row.js';
  * The part of the state store a reconcile row uses: what is known of its key (the tags the job
  * owns, a departure), and what its read leaves known (the contact observed, or the key read absent).
  */
-export type ReconcileStore = KeyStateStore & Pick<StateStore, 'departedRecord' | 'recordObserved' | 'recordReconcileRead'>;
 
 export interface ReconcileRowContext {
   readonly api: ContactsApi;

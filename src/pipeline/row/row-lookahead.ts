@@ -21,8 +21,8 @@ import { API_ERROR_CODES, type ApiErrorCode } from '../../api/errors.js';
 import type { SurfaceName } from '../../api/platform-surface.js';
 import type { Job } from '../../config/job-types.js';
 import type { StoredContactBrief } from '../../state/contacts-table.js';
-import type { StoredContact } from '../../state/known-contact.js';
-import type { StateStore } from '../../state/state-store.js';
+import { trustedOn, type StoredContact } from '../../state/known-contact.js';
+import type { LookaheadStore } from '../../state/state-port.js';
 import type { UncreatableRow } from '../../state/uncreatable-rows.js';
 import { mapKey, mapRow } from '../map/map.js';
 import { rowHash } from '../map/row-hash.js';
@@ -55,7 +55,6 @@ const NO_STORE = { state: undefined } as const;
 const NO_KEYS: ReadonlySet<string> = new Set();
 
 /** The part of the state store the lookahead reads: the brief rows of a batch of keys, and the pending creates. */
-export type LookaheadStore = Pick<StateStore, 'readAhead' | 'pendingCreates' | 'uncreatableAhead'>;
 
 export interface RowLookaheadOptions {
   readonly job: Job;
@@ -208,7 +207,7 @@ export class RowLookahead {
     const mark = this.#uncreatable.get(prepared.key);
     const { surface, alone } = this.#options;
     if (mark === undefined || this.#known.get(prepared.key) !== null || this.#pending.has(prepared.key)) return undefined;
-    if (mark.rowHash !== prepared.rowHash || mark.surface !== surface || !(alone?.(prepared.key) ?? true)) return undefined;
+    if (mark.rowHash !== prepared.rowHash || !trustedOn(mark, surface) || !(alone?.(prepared.key) ?? true)) return undefined;
     // A code this version does not know (a newer one wrote it): the row runs as usual.
     const code = API_ERROR_CODES.find((known) => known === mark.code);
     if (code === undefined) return undefined;
@@ -237,7 +236,7 @@ export class RowLookahead {
     const { quick, alone, surface } = this.#options;
     // An id of another surface is matched again by its key field: the row is decided in full.
     return (
-      quick === true && prepared.rowHash !== undefined && brief.rowHash === prepared.rowHash && brief.surface === surface && !brief.departed && !pending && (alone?.(prepared.key) ?? true)
+      quick === true && prepared.rowHash !== undefined && brief.rowHash === prepared.rowHash && trustedOn(brief, surface) && !brief.departed && !pending && (alone?.(prepared.key) ?? true)
     );
   }
 

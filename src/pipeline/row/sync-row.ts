@@ -15,8 +15,8 @@ import type { ContactsApi } from '../../api/contacts-api.js';
 import type { SurfaceName } from '../../api/platform-surface.js';
 import type { Job } from '../../config/job-types.js';
 import { draftHash } from '../../state/draft-hash.js';
-import type { StateStore } from '../../state/state-store.js';
-import { sendRowMessage, type MessageStore } from '../message/send-message.js';
+import type { RowStore } from '../../state/state-port.js';
+import { sendRowMessage } from '../message/send-message.js';
 import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
 import type { ContactDraft, RowResult } from '../types.js';
@@ -26,23 +26,12 @@ import { decideRow, type KeyState, type RowFacts, type RowPlan } from './decide.
 import { findContactsByKey, findIdentifierHolders } from './match.js';
 import type { ContactTarget, Operation } from './plan.js';
 import type { KnownContact } from '../../state/known-contact.js';
-import { executePlan, type ChangeJournal, type WriteHooks, type WriteProgress } from './write.js';
+import { executePlan, type WriteHooks, type WriteProgress } from './write.js';
 import type { ChangeEntry } from '../../state/change-journal.js';
 import { confirmedResult, draftResult, planResult } from './row-result.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
 import type { FreshReads, PriorReads } from './fresh-read.js';
-import { departedFacts, pruneFacts, storedKeyState, type KeyStateStore } from './key-facts.js';
-
-/**
- * The part of the state store a synced row uses: what is known of its key (read now when not read
- * ahead), what its confirmed writes or its reads leave known, its create-pending and message-due
- * marks, the change journal of its calls and the journal of its message's sends.
- */
-export type RowStore = KeyStateStore &
-  Pick<StateStore, 'departedRecord' | 'isMessageDue'> &
-  Pick<StateStore, 'recordConfirmed' | 'recordObserved' | 'noteRowHash' | 'forget' | 'clearDeparted' | 'markCreatePending' | 'recordUncreatable' | 'markMessageDue' | 'clearMessageDue'> &
-  ChangeJournal &
-  MessageStore;
+import { departedFacts, pruneFacts, storedKeyState } from './key-facts.js';
 
 export interface RowSyncContext {
   readonly api: ContactsApi;

@@ -7,6 +7,7 @@ import { OutcomeUnknownError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import { oldestFirst } from './contact-order.js';
 import type { ChangeEntry } from '../../state/change-journal.js';
+import type { ChangeJournalStore } from '../../state/state-port.js';
 import type { ContactPlan, ContactTarget, Operation } from './plan.js';
 import type { KnownContact } from '../../state/known-contact.js';
 
@@ -76,18 +77,13 @@ export async function executePlan(
   return progress.contactId;
 }
 
-/** Where each confirmed call is journalled: the state store's change journal (docs/undo.md). */
-export interface ChangeJournal {
-  journalChange(key: string, contactId: string, change: ChangeEntry): void;
-}
-
 /**
  * Writes a plan to a contact the run already knows by id (undo putting it back, the departed step
  * acting on it) and journals each confirmed call under `key`. Such a plan creates nothing, so
  * there is no create to resolve by key. `confirmed` collects the calls the platform confirmed,
  * even when a later one failed.
  */
-export async function writeKnownContact(api: ContactsApi, plan: ContactPlan, key: string, contactId: string, journal: ChangeJournal, confirmed: Operation[] = []): Promise<void> {
+export async function writeKnownContact(api: ContactsApi, plan: ContactPlan, key: string, contactId: string, journal: ChangeJournalStore, confirmed: Operation[] = []): Promise<void> {
   if (plan.operations.length === 0) return;
   await executePlan(api, plan, key, { findByKey: () => Promise.resolve([]), confirmed: (id, change) => journal.journalChange(key, id, change) }, { contactId, confirmed });
 }

@@ -17,7 +17,8 @@ import type { RunRowCounts, RunStatus } from '../../state/run-journal.js';
 import type { JobAbortError } from '../job-abort.js';
 import type { RowDispatcher } from '../row-dispatcher.js';
 import { exitCodeOf, type RunExitCode } from '../run-tally.js';
-import { finishJournal, type RunJournalStore } from './run-journal-lines.js';
+import { finishJournal } from './run-journal-lines.js';
+import type { RunJournalStore } from '../../state/state-port.js';
 import type { StopPolicy } from './stop-policy.js';
 import { runUnits, type UnitDone, type UnitWork } from './unit-loop.js';
 

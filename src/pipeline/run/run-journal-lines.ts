@@ -5,12 +5,12 @@
  * reports, exit 3), never an exception that escapes past them (docs/decisions.md, "One run engine").
  */
 import type { Job } from '../../config/job-types.js';
-import type { StateStore } from '../../state/state-store.js';
+import type { RunJournalStore } from '../../state/state-port.js';
+import type { RunFinish, RunStart } from '../../state/run-journal.js';
 import { abortReason } from '../abort-reason.js';
 import { JobAbortError } from '../job-abort.js';
 
 /** The part of the state store a run's journal lines use: the journal of runs, and the input's header kept with it. */
-export type RunJournalStore = Pick<StateStore, 'startRun' | 'finishRun' | 'recordHeader'>;
 
 const WHERE = 'when the run was journalled';
 
@@ -18,7 +18,7 @@ const WHERE = 'when the run was journalled';
  * Journals the run's start: its id, or the abort that stops it before it took anything. `header`:
  * the input's header, kept for the next run to name a column renamed upstream (header-check.ts).
  */
-export function startJournal(state: RunJournalStore, start: Parameters<StateStore['startRun']>[0], job: Job, header?: readonly string[]): { readonly runId?: number; readonly abort?: JobAbortError } {
+export function startJournal(state: RunJournalStore, start: RunStart, job: Job, header?: readonly string[]): { readonly runId?: number; readonly abort?: JobAbortError } {
   let runId: number | undefined;
   try {
     runId = state.startRun(start);
@@ -30,7 +30,7 @@ export function startJournal(state: RunJournalStore, start: Parameters<StateStor
 }
 
 /** Journals the run's end; a store that cannot take it is the run's abort. */
-export function finishJournal(state: RunJournalStore, runId: number, finish: Parameters<StateStore['finishRun']>[1], job: Job): JobAbortError | undefined {
+export function finishJournal(state: RunJournalStore, runId: number, finish: RunFinish, job: Job): JobAbortError | undefined {
   try {
     state.finishRun(runId, finish);
     return undefined;

@@ -13,7 +13,7 @@
 import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job } from '../../config/job-types.js';
-import type { StateStore } from '../../state/state-store.js';
+import type { UndoStore } from '../../state/state-port.js';
 import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
 import { ReportWriteError, reportWriteAbort } from '../report/report.js';
@@ -22,19 +22,18 @@ import { RowDispatcher } from '../row-dispatcher.js';
 import { callsByOperation } from '../run-tally.js';
 import { contactSpacingMs } from '../real-run-estimate.js';
 import { runEngine, type RunKind } from '../run/run-engine.js';
-import { startJournal, type RunJournalStore } from '../run/run-journal-lines.js';
+import { startJournal } from '../run/run-journal-lines.js';
 import { StopPolicy } from '../run/stop-policy.js';
 import { CountedApi } from '../row/counted-api.js';
-import type { IdSurface, KnownContact, StoredContact } from '../../state/known-contact.js';
+import { trustedOn, type IdSurface, type KnownContact, type StoredContact } from '../../state/known-contact.js';
 import type { Operation } from '../row/plan.js';
-import { writeKnownContact, type ChangeJournal } from '../row/write.js';
+import { writeKnownContact } from '../row/write.js';
 import { DELETED_SINCE_LINE, foldRunChanges, GONE_LINE, planTagForDeletion, planUndo, planUntagUndone, undoCallsAtMost, UNDONE_TAG, untagsOnly, type RunChange } from './undo-plan.js';
 
 /**
  * The part of the state store undo uses: the run's changes, what is known of their keys (refreshed
  * after each), the change journal of its own calls and its own line in the journal of runs.
  */
-export type UndoStore = Pick<StateStore, 'changesOfRun' | 'get' | 'recordObserved' | 'forget'> & ChangeJournal & RunJournalStore;
 
 export interface RunUndoOptions {
   readonly job: Job;
@@ -220,13 +219,13 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
  * The state store knows the key's contact is this one: the same id, learnt on the surface of the
  * undone run (the command refuses a run of another surface: `undoSurfaceRefusal`).
  */
-function knownAs(state: UndoStore, change: RunChange, surface: IdSurface): ReturnType<StateStore['get']> {
+function knownAs(state: UndoStore, change: RunChange, surface: IdSurface): StoredContact | undefined {
   const known = state.get(change.key);
   return known !== undefined && sameContact(known, change, surface) ? known : undefined;
 }
 
 function sameContact(known: StoredContact, change: RunChange, surface: IdSurface): boolean {
-  return known.contact.id === change.contactId && known.surface === surface;
+  return known.contact.id === change.contactId && trustedOn(known, surface);
 }
 
 /** An earlier undo recorded the tag for deletion on this contact (what makes undoing twice write nothing). */

@@ -25,7 +25,7 @@
  * is made: undo is resumable and undoing twice writes nothing.
  */
 import type { ChangeLine } from '../../state/change-journal.js';
-import type { IdSurface, KnownContact } from '../../state/known-contact.js';
+import { trustedOn, type IdSurface, type KnownContact } from '../../state/known-contact.js';
 import { fieldChunks, tagOperations, type CallLimits, type ContactPlan, type Operation } from '../row/plan.js';
 import { UNDONE_TAG } from '../row/undone-tag.js';
 
@@ -39,7 +39,7 @@ export { UNDONE_TAG };
  * found by key now is not known to be the one the run changed.
  */
 export function undoSurfaceRefusal(undone: { readonly id: number; readonly surface: IdSurface }, surface: IdSurface): string | undefined {
-  if (undone.surface === surface) return undefined;
+  if (trustedOn(undone, surface)) return undefined;
   return (
     `run ${undone.id} wrote through API ${undone.surface}, and this job's connection now speaks API ${surface}: the contact ids in its journal are ` +
     `${undone.surface}'s and are never written to through ${surface}; undo it with the connection's \`api: ${undone.surface}\` (as when the run was made)`

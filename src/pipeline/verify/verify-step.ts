@@ -15,15 +15,15 @@
 import { ApiError, NoSuchContactError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job, VerifySpec } from '../../config/job-types.js';
-import type { KnownContact, StoredContact } from '../../state/known-contact.js';
-import type { StateStore } from '../../state/state-store.js';
+import { trustedOn, type KnownContact, type StoredContact } from '../../state/known-contact.js';
+import type { VerifyStore } from '../../state/state-port.js';
 import { abortReason } from '../abort-reason.js';
 import { knownKeysNow } from '../departed/settle-departed.js';
 import type { JobAbortError } from '../job-abort.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
 import { RowDispatcher } from '../row-dispatcher.js';
 import { CountedApi } from '../row/counted-api.js';
-import { writeKnownContact, type ChangeJournal } from '../row/write.js';
+import { writeKnownContact } from '../row/write.js';
 import { runEngine, type RunKind } from '../run/run-engine.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import type { UnitIntake } from '../run/unit-loop.js';
@@ -32,7 +32,6 @@ import type { Operation } from '../row/plan.js';
 import { chooseVerifyReads, nextPageAfter, verifyBudget, verifyContact, type VerifyReads } from './verify-plan.js';
 
 /** The part of the state store verification uses: the trusted keys by when they were verified, the pages' round robin, the journal. */
-export type VerifyStore = Pick<StateStore, 'scanKeys' | 'scanByVerified' | 'get' | 'departedRecord' | 'markVerified' | 'verifyPages' | 'recordVerifyPages' | 'forget'> & ChangeJournal;
 
 export interface VerifyStepOptions {
   readonly api: ContactsApi;
@@ -201,7 +200,7 @@ function leastRecentlyVerified(state: VerifyStore, options: VerifyStepOptions, c
   const found: StoredContact[] = [];
   const surface = options.api.surface.name;
   state.scanByVerified((key) => {
-    if (!key.departed && key.surface === surface && options.inScope(key.key) && key.record.updatedAt < options.touchedSince) found.push(key.record);
+    if (!key.departed && trustedOn(key, surface) && options.inScope(key.key) && key.record.updatedAt < options.touchedSince) found.push(key.record);
     return found.length < count;
   });
   return found;
@@ -247,7 +246,7 @@ async function verifyPage(page: number, pages: { last: number; known: number | u
     const key = contact.custom_fields[options.job.key.field];
     if (key === undefined || !options.inScope(key)) continue;
     const record = options.state.get(key);
-    if (record === undefined || record.surface !== options.api.surface.name || record.updatedAt >= options.touchedSince || options.state.departedRecord(key) !== undefined) continue;
+    if (record === undefined || !trustedOn(record, options.api.surface.name) || record.updatedAt >= options.touchedSince || options.state.departedRecord(key) !== undefined) continue;
     const settled = await settleRead(record, contact, api, options);
     tally.verified += settled.verified;
     tally.drift += settled.drift;
