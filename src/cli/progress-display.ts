@@ -8,7 +8,7 @@
 import cliProgress from 'cli-progress';
 import type { CallStats } from '../api/contacts-api.js';
 import type { Rate } from '../limits.js';
-import type { RowTally } from '../pipeline/run-tally.js';
+import type { RowTally } from '../pipeline/kinds/file-run-tally.js';
 import type { RowResult } from '../pipeline/types.js';
 import { formatDuration } from '../pipeline/report/duration.js';
 import { estimateRemainingMs } from './eta.js';

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { AllowedGuard, AllowFlag } from '../pipeline/guards/guard-verdict.js';
 import { formatDuration } from '../pipeline/report/duration.js';
-import type { Shard } from '../pipeline/shard.js';
+import type { Shard } from '../pipeline/kinds/shard.js';
 import type { CliIo } from './cli-io.js';
 import { JobWatch, type WatchFlags } from './job-watch.js';
 import type { LogFormat } from './logger.js';

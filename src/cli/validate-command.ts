@@ -11,7 +11,7 @@ import { openCheckedSource } from '../pipeline/source/checked-source.js';
 import { keyCellOf, mapRow } from '../pipeline/map/map.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, worstExit } from '../exit-codes.js';
-import { KeySighting } from '../pipeline/key-sighting.js';
+import { KeySighting } from '../pipeline/kinds/key-sighting.js';
 import type { Job, OnDuplicateRows } from '../config/job-types.js';
 import { describePolicy } from '../pipeline/map/duplicate-rows.js';
 import { overrideInput } from './input-override.js';

@@ -13,7 +13,7 @@
  */
 import type { Job } from '../../config/job-types.js';
 import type { StoredContact } from '../../state/known-contact.js';
-import { KeySighting } from '../key-sighting.js';
+import { KeySighting } from '../kinds/key-sighting.js';
 import { mapRow } from '../map/map.js';
 import { droppedTags } from '../row/decide.js';
 import { pruneFacts } from '../row/key-facts.js';

@@ -12,12 +12,12 @@ import { ReportWriteError } from '../report/report.js';
 import type { ReconcileReport } from '../report/reconcile-report.js';
 import type { ReconcileSummary } from '../report/reconcile-summary.js';
 import type { ContactIndex } from '../row/contact-index.js';
-import type { KeySighting } from '../key-sighting.js';
-import { rowsNeedLook } from '../run-tally.js';
+import type { KeySighting } from './key-sighting.js';
+import { rowsNeedLook } from './file-run-tally.js';
 import type { RowReconcile } from '../row/reconcile-row.js';
 import type { RunKind } from '../run/run-engine.js';
 import type { SourceRecord } from '../types.js';
-import { KEY_READ_CALLS } from '../deadline.js';
+import { KEY_READ_CALLS } from '../row/row-calls.js';
 import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';
 

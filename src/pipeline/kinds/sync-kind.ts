@@ -9,20 +9,21 @@
 import { isSqliteError, stateWriteFailed, type JobAbortError } from '../job-abort.js';
 import { settleDeparted, type DepartedStepOptions, type DepartedStore, type DepartedSummary } from '../departed/settle-departed.js';
 import { estimateRealRun, type WithheldCalls } from '../real-run-estimate.js';
-import type { KeySighting } from '../key-sighting.js';
+import type { KeySighting } from './key-sighting.js';
 import type { JobSummary } from '../report/job-summary.js';
 import { ReportWriteError, type ReportWriter } from '../report/report.js';
-import { callsByOperation, rowsNeedLook } from '../run-tally.js';
+import { callsByOperation } from '../report/summary-figures.js';
+import { rowsNeedLook } from './file-run-tally.js';
 import type { RunKind } from '../run/run-engine.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import { lineEndName, type InputLayout } from '../source/input-layout.js';
 import type { SourceRecord } from '../types.js';
-import { rowCallsAtMost, unreadRowCallsAtLeast } from '../deadline.js';
+import { rowCallsAtMost, unreadRowCallsAtLeast } from '../row/row-calls.js';
 import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';
 import { verifyTrusted, type VerifyStore, type VerifySummary } from '../verify/verify-step.js';
 
-/** A row reads its key and writes: the surface's numbers say how many calls that is (`deadline.ts`). */
+/** A row reads its key and writes: the surface's numbers say how many calls that is (`row/row-calls.ts`). */
 export const SYNC_ROW_CALLS: RowCalls = { atMost: rowCallsAtMost, unreadAtLeast: unreadRowCallsAtLeast };
 
 export interface SyncKindOptions {

@@ -21,7 +21,7 @@ import { abortReason } from '../abort-reason.js';
 import { knownKeysNow } from '../departed/settle-departed.js';
 import type { JobAbortError } from '../job-abort.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
-import { RowDispatcher } from '../row-dispatcher.js';
+import { RowDispatcher } from '../run/row-dispatcher.js';
 import { CountedApi } from '../row/counted-api.js';
 import { writeKnownContact, type ChangeJournal } from '../row/write.js';
 import { runEngine, type RunKind } from '../run/run-engine.js';
