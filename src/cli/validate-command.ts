@@ -23,7 +23,7 @@ import { rowWarnings } from '../pipeline/report/report.js';
 import { V2_SURFACE } from '../api/platform-surface.js';
 import { v2CreateBy } from '../api/v2/v2-contact-shape.js';
 import { planCreate } from '../pipeline/row/plan.js';
-import type { ContactDraft } from '../pipeline/types.js';
+import type { ContactDraft } from '../pipeline/map/contact-draft.js';
 
 /** Row problems printed per job; the rest are counted. */
 const SHOWN_PROBLEMS = 50;

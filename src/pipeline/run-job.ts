@@ -51,7 +51,8 @@ import { fileRecords, openFileInput } from './kinds/file-rows.js';
 import type { FileRunFacts } from './kinds/file-run-summary.js';
 import { RECONCILE_ROW_CALLS, reconcileKind } from './kinds/reconcile-kind.js';
 import { SYNC_ROW_CALLS, syncKind } from './kinds/sync-kind.js';
-import type { ContactDraft, RowResult } from './types.js';
+import type { ContactDraft } from './map/contact-draft.js';
+import type { RowResult } from './report/row-outcome.js';
 
 
 /** What a run of one job is given. Every I/O dependency is here, so tests pass their own. */

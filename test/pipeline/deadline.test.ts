@@ -2,7 +2,7 @@
 import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../src/api/platform-surface.js';
 import { pastTakingTime, timeToFinishMs, type FinishEstimate } from '../../src/pipeline/run/deadline.js';
 import { rowCallsAtMost, unreadRowCallsAtLeast } from '../../src/pipeline/row/row-calls.js';
-import type { ContactDraft } from '../../src/pipeline/types.js';
+import type { ContactDraft } from '../../src/pipeline/map/contact-draft.js';
 
 describe('the deadline', () => {
   // 100 calls a minute: 600 ms between calls.

@@ -16,7 +16,7 @@ import { RowIntake, type IntakeDecision } from '../../src/pipeline/kinds/row-int
 import type { KeyState } from '../../src/pipeline/row/decide.js';
 import { RowLookahead } from '../../src/pipeline/row/row-lookahead.js';
 import { settleWithoutCalls } from '../../src/pipeline/row/sync-row.js';
-import type { ContactDraft } from '../../src/pipeline/types.js';
+import type { ContactDraft } from '../../src/pipeline/map/contact-draft.js';
 import { openCheckedSource } from '../../src/pipeline/source/checked-source.js';
 import { draftHash } from '../../src/state/draft-hash.js';
 import { StateStore } from '../../src/state/state-store.js';

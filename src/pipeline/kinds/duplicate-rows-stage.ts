@@ -10,7 +10,8 @@ import type { Job, OnDuplicateRows } from '../../config/job-types.js';
 import { foldDraft, verdict } from '../map/duplicate-rows.js';
 import { failedResult, skippedResult } from '../row/row-result.js';
 import { scanRepeatedKeys, type RepeatedKeys } from '../source/repeated-keys.js';
-import type { ContactDraft, RowResult } from '../types.js';
+import type { ContactDraft } from '../map/contact-draft.js';
+import type { RowResult } from '../report/row-outcome.js';
 
 export type DuplicateRowsOutput = { readonly kind: 'sync'; readonly draft: ContactDraft } | { readonly kind: 'done'; readonly result: RowResult };
 

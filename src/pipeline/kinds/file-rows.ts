@@ -22,7 +22,9 @@ import { openCheckedSource } from '../source/checked-source.js';
 import { HeaderMismatchError, nameRenamedColumns } from '../source/header-check.js';
 import { DuplicateRowsStage } from './duplicate-rows-stage.js';
 import { SourceError } from '../source/source-error.js';
-import type { ContactDraft, RowResult, SourceRecord } from '../types.js';
+import type { ContactDraft } from '../map/contact-draft.js';
+import type { RowResult } from '../report/row-outcome.js';
+import type { SourceRecord } from '../source/source-record.js';
 import { ReportWriteError, reportWriteAbort } from '../report/report.js';
 
 /** The calls of a kind's row on the platform's surface: at most (a row taken), and at least (a row not read yet). */

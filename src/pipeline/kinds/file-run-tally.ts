@@ -8,7 +8,7 @@ import type { MaxErrors } from '../../config/max-errors.js';
 import type { JobAbortError } from '../job-abort.js';
 import { crossed, maxErrorsAbort, thresholdCount } from '../run/error-threshold.js';
 import { failureCause } from '../report/failure-cause.js';
-import type { RowOutcome, RowResult } from '../types.js';
+import type { RowOutcome, RowResult } from '../report/row-outcome.js';
 
 export type RowTally = Record<'total' | RowOutcome, number>;
 export type MessageTally = Record<'sent' | 'skipped' | 'failed' | 'unknown', number>;

@@ -16,7 +16,7 @@ import type { KeySighting } from './key-sighting.js';
 import { rowsNeedLook } from './file-run-tally.js';
 import type { RowReconcile } from '../row/reconcile-row.js';
 import type { RunKind } from '../run/run-engine.js';
-import type { SourceRecord } from '../types.js';
+import type { SourceRecord } from '../source/source-record.js';
 import { KEY_READ_CALLS } from '../row/row-calls.js';
 import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';

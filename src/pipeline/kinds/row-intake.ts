@@ -16,7 +16,9 @@ import type { RowLookahead } from '../row/row-lookahead.js';
 import type { KeyState } from '../row/decide.js';
 import { failedResult, unchangedResult, uncreatableResult } from '../row/row-result.js';
 import type { RowSync } from '../row/sync-row.js';
-import type { ContactDraft, RowResult, SourceRecord, SourceRow } from '../types.js';
+import type { ContactDraft } from '../map/contact-draft.js';
+import type { RowResult } from '../report/row-outcome.js';
+import type { SourceRecord, SourceRow } from '../source/source-record.js';
 
 /** What becomes of a record. */
 export type IntakeDecision =

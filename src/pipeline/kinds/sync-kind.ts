@@ -17,7 +17,7 @@ import { rowsNeedLook } from './file-run-tally.js';
 import type { RunKind } from '../run/run-engine.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import { lineEndName, type InputLayout } from '../source/input-layout.js';
-import type { SourceRecord } from '../types.js';
+import type { SourceRecord } from '../source/source-record.js';
 import { rowCallsAtMost, unreadRowCallsAtLeast } from '../row/row-calls.js';
 import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';

@@ -10,7 +10,7 @@ import { failureCause } from './failure-cause.js';
 import { CHANGES_CSV, inputCsvFormat, REPORT_CSV, type CsvFormat } from './input-csv-format.js';
 import type { CsvCell } from './csv-line.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
-import type { ChangeLine, RowResult } from '../types.js';
+import type { ChangeLine, RowResult } from './row-outcome.js';
 import { renderHtmlReport } from './html-report.js';
 import { RunDigest } from './run-digest.js';
 import type { CallLimits, Operation } from '../row/plan.js';

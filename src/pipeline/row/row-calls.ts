@@ -5,7 +5,7 @@
  */
 import type { PlatformSurface } from '../../api/platform-surface.js';
 import { MAX_FIELDS_PER_CALL } from '../../limits.js';
-import type { ContactDraft } from '../types.js';
+import type { ContactDraft } from '../map/contact-draft.js';
 import { chunk, planCreate } from './plan.js';
 
 /**

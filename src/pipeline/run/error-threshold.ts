@@ -14,7 +14,7 @@
 import { describeMaxErrors, type MaxErrors } from '../../config/max-errors.js';
 import { JobAbortError } from '../job-abort.js';
 import { failureCause } from '../report/failure-cause.js';
-import type { RowResult } from '../types.js';
+import type { RowResult } from '../report/row-outcome.js';
 import { counted } from '../report/counted.js';
 
 /** Rows sent to the platform a share waits for before it may stop a run: 1 failure in 3 rows is no trend. */

@@ -27,7 +27,7 @@ import { writeKnownContact, type ChangeJournal } from '../row/write.js';
 import { runEngine, type RunKind } from '../run/run-engine.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import type { UnitIntake } from '../run/unit-loop.js';
-import type { ChangeLine } from '../types.js';
+import type { ChangeLine } from '../report/row-outcome.js';
 import type { Operation } from '../row/plan.js';
 import { chooseVerifyReads, nextPageAfter, verifyBudget, verifyContact, type VerifyReads } from './verify-plan.js';
 
