@@ -19,7 +19,8 @@ import type { StopPolicy } from '../run/stop-policy.js';
 import { lineEndName, type InputLayout } from '../source/input-layout.js';
 import type { SourceRecord } from '../source/source-record.js';
 import { rowCallsAtMost, unreadRowCallsAtLeast } from '../row/row-calls.js';
-import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
+import { closedUnitReport } from '../run/unit-report.js';
+import { fileRowWork, reportWriteFailed, ROWS_LEFT, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';
 import { verifyTrusted, type VerifyStore, type VerifySummary } from '../verify/verify-step.js';
 
@@ -80,10 +81,7 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
       if (abort !== undefined || !options.rows.policy.taking) return abort;
       return verifyStep();
     },
-    closeUnits: () => {
-      const failure = report.closeRows();
-      return failure === undefined ? undefined : reportWriteFailed(failure);
-    },
+    closeUnits: () => closedUnitReport(report.closeRows(), ROWS_LEFT),
     journalRows: () => tally.rows,
     needsLook: () => rowsNeedLook(tally.rows, tally.messages, departed) || (verification !== undefined && verification.failed > 0),
     summarize: (end) => {
