@@ -1,6 +1,6 @@
 /**
  * One job of `run` or `reconcile` in its run session: the job's state store and progress display,
- * taken on the job's cleanup stack, and the pipeline's `runJob` over the job's rows. The command
+ * taken on the job's cleanup stack, and the command's kind of file run (`runSync`, `runReconcile`) over the job's rows. The command
  * says what is printed and logged around it (`run-command.ts`, `reconcile-command.ts`).
  */
 import { existsSync } from 'node:fs';
