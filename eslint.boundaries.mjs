@@ -60,7 +60,7 @@ export const boundaries = [
     ['src/watch/**/*.ts'],
     [
       [
-        '^\\.\\./(cli|emulator|config)/|^\\.\\./api/|^\\.\\./pipeline/(?!report/job-summary\\.js$|types\\.js$)',
+        '^\\.\\./(cli|emulator|config)/|^\\.\\./api/|^\\.\\./pipeline/(?!report/(job-summary|row-outcome)\\.js$)',
         `the watchers tell the outside how a job ended, from its summary: they know no job's config, make no platform call and run nothing${SEE}`,
       ],
     ],

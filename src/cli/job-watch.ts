@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { stripUrlAuth } from '../api/strip-url-auth.js';
 import type { Job } from '../config/job-types.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
-import { reportName, type Shard } from '../pipeline/shard.js';
+import { reportName, type Shard } from '../pipeline/kinds/shard.js';
 import { SINK_DEADLINE_MS, type SinkBounds } from '../watch/bounded-attempts.js';
 import { endPing, endPingNote, type HeartbeatPing } from '../watch/heartbeat.js';
 import { notifyText, shouldNotify } from '../watch/notify-text.js';

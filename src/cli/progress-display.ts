@@ -8,8 +8,8 @@
 import cliProgress from 'cli-progress';
 import type { CallStats } from '../api/contacts-api.js';
 import type { Rate } from '../limits.js';
-import type { RowTally } from '../pipeline/run-tally.js';
-import type { RowResult } from '../pipeline/types.js';
+import type { RowTally } from '../pipeline/kinds/file-run-tally.js';
+import type { RowResult } from '../pipeline/report/row-outcome.js';
 import { formatDuration } from '../pipeline/report/duration.js';
 import { estimateRemainingMs } from './eta.js';
 import { TerminalOutput } from './terminal-output.js';

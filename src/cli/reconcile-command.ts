@@ -9,6 +9,7 @@ import { formatDuration } from '../pipeline/report/duration.js';
 import type { CliIo } from './cli-io.js';
 import type { LogFormat } from './logger.js';
 import { logRowsEnd, runRowsJob, type RowFlags } from './rows-job.js';
+import { runReconcile } from '../pipeline/run-job.js';
 import { describeRun } from './run-flags.js';
 import { runSession, type SessionFlags } from './run-session.js';
 import { formatReconcile } from './summary-table.js';
@@ -29,14 +30,15 @@ export async function reconcileCommand(flags: ReconcileFlags, io: CliIo, logger:
   const refuse = (jobs: readonly Job[]): void => refuseSenders(jobs, flags.jobsFile);
   return runSession({ ...flags, argv, readsInput: true, refuse }, io, logger, async (scope) => {
     const { job } = scope;
-    const run = await runRowsJob(scope, {
-      ...flags,
-      work: 'reconcile',
-      announce: () => logger.info({ job: job.name, input: job.input.label ?? job.input.path, dryRun: false, reconcile: true }, 'reconcile started'),
-    });
+    const run = await runRowsJob(
+      scope,
+      {
+        ...flags,
+        announce: () => logger.info({ job: job.name, input: job.input.label ?? job.input.path, dryRun: false, reconcile: true }, 'reconcile started'),
+      },
+      runReconcile,
+    );
     const { reconcile } = run;
-    // The pipeline's reconcile work always sums up its comparison; a run without one is a bug.
-    if (reconcile === undefined) throw new Error(`reconcile of job "${job.name}": the pipeline returned no reconcile summary`);
     io.stdout.write(formatReconcile(reconcile, run.reportFiles));
     logRowsEnd(scope, run);
     logger.info({ job: job.name, keys: reconcile.keys, apiCalls: reconcile.apiCalls.total, exitCode: run.exitCode }, 'reconcile finished');

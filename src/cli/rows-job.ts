@@ -1,6 +1,6 @@
 /**
  * One job of `run` or `reconcile` in its run session: the job's state store and progress display,
- * taken on the job's cleanup stack, and the pipeline's `runJob` over the job's rows. The command
+ * taken on the job's cleanup stack, and the command's kind of file run (`runSync`, `runReconcile`) over the job's rows. The command
  * says what is printed and logged around it (`run-command.ts`, `reconcile-command.ts`).
  */
 import { existsSync } from 'node:fs';
@@ -9,11 +9,12 @@ import type { MaxErrors } from '../config/max-errors.js';
 import type { GuardName } from '../pipeline/guards/guard-verdict.js';
 import { isSqliteError } from '../pipeline/job-abort.js';
 import { formatDuration } from '../pipeline/report/duration.js';
-import { runJob, type JobRun } from '../pipeline/run-job.js';
+import type { FileRunEnd, RunJobOptions } from '../pipeline/run-job.js';
+import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { mixRate } from '../pipeline/real-run-estimate.js';
-import { callsByOperation } from '../pipeline/run-tally.js';
+import { callsByOperation } from '../pipeline/report/summary-figures.js';
 import type { CallBudget } from '../api/contacts-api.js';
-import type { Shard } from '../pipeline/shard.js';
+import type { Shard } from '../pipeline/kinds/shard.js';
 import { isBusyStore, StateStoreError, stateStoreFix } from '../state/state-store-error.js';
 import { StateStore } from '../state/state-store.js';
 import type { RunWiringStore, StateAdmin } from '../state/state-port.js';
@@ -33,8 +34,6 @@ export interface RowFlags {
 }
 
 export interface RowsJobOptions extends RowFlags {
-  /** `sync` for `run`, `reconcile` for `reconcile` (the pipeline's `work`). */
-  readonly work: 'sync' | 'reconcile';
   /** `--dry-run`: search and plan, write nothing. @default false */
   readonly dryRun?: boolean;
   /** `--full`. @default false */
@@ -52,7 +51,8 @@ export interface RowsJobOptions extends RowFlags {
   readonly announce: () => void;
 }
 
-export async function runRowsJob(scope: JobScope, options: RowsJobOptions): Promise<JobRun> {
+/** One job of `run` or `reconcile`: `kind` is the pipeline's run of the command's kind (`runSync`, `runReconcile`), whose own result it returns. */
+export async function runRowsJob<Run extends FileRunEnd>(scope: JobScope, options: RowsJobOptions, kind: (options: RunJobOptions) => Promise<Run>): Promise<Run> {
   const { job, io, logger } = scope;
   // Progress is info: --quiet and --log-level warn or above leave it out; JSON logs carry it as events.
   // Jobs side by side print labelled lines: two bars cannot share a terminal.
@@ -82,7 +82,7 @@ export async function runRowsJob(scope: JobScope, options: RowsJobOptions): Prom
   });
   scope.defer(() => progress.stop());
   options.announce();
-  const run = await runJob({
+  const run = await kind({
     job,
     api: scope.api,
     reportDir: scope.reportDir,
@@ -97,7 +97,6 @@ export async function runRowsJob(scope: JobScope, options: RowsJobOptions): Prom
     onPrefetch: ({ use, reason }) => logger.info({ job: job.name, prefetch: use }, use ? `match.prefetch: paging through the marked contacts (${reason})` : `match.prefetch: not paging (${reason})`),
     onRow: (tally, result) => progress.update(tally, result),
     full: options.full === true,
-    work: options.work,
     productVersion: packageVersion(),
     argv: scope.argv,
     ...(options.shard === undefined ? {} : { shard: options.shard }),
@@ -130,7 +129,7 @@ function keepLearntLimits(state: RunWiringStore & Pick<StateAdmin, 'path'>, budg
 }
 
 /** What both commands log of a job's rows once its summary is printed: the input's hint, the abort. */
-export function logRowsEnd(scope: JobScope, run: JobRun): void {
+export function logRowsEnd(scope: JobScope, run: FileRunEnd & { readonly summary: JobSummary }): void {
   const { job, logger } = scope;
   if (run.inputHint !== undefined) logger.warn({ job: job.name }, run.inputHint);
   if (run.summary.aborted !== undefined) logger.error({ job: job.name, code: run.summary.aborted.code }, `job aborted: ${run.summary.aborted.message}`);

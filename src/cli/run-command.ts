@@ -6,11 +6,12 @@
 import type { Logger } from 'pino';
 import type { AllowedGuard, AllowFlag } from '../pipeline/guards/guard-verdict.js';
 import { formatDuration } from '../pipeline/report/duration.js';
-import type { Shard } from '../pipeline/shard.js';
+import type { Shard } from '../pipeline/kinds/shard.js';
 import type { CliIo } from './cli-io.js';
 import { JobWatch, type WatchFlags } from './job-watch.js';
 import type { LogFormat } from './logger.js';
 import { logRowsEnd, runRowsJob, type RowFlags } from './rows-job.js';
+import { runSync } from '../pipeline/run-job.js';
 import { allowedFor, describeAllow, describeRun, refuseAllowOfOtherJobs } from './run-flags.js';
 import { runSession, type SessionFlags } from './run-session.js';
 import { formatSummary, whatNext } from './summary-table.js';
@@ -52,12 +53,15 @@ export async function runCommand(flags: RunFlags, io: CliIo, logger: Logger): Pr
   return runSession({ ...flags, argv, readsInput: true, watch, refuse }, io, logger, async (scope) => {
     const { job } = scope;
     const allow = allowedFor(flags.allow, job.name);
-    const run = await runRowsJob(scope, {
-      ...flags,
-      allow,
-      work: 'sync',
-      announce: () => logger.info({ job: job.name, input: job.input.label ?? job.input.path, dryRun: flags.dryRun }, 'job started'),
-    });
+    const run = await runRowsJob(
+      scope,
+      {
+        ...flags,
+        allow,
+        announce: () => logger.info({ job: job.name, input: job.input.label ?? job.input.path, dryRun: flags.dryRun }, 'job started'),
+      },
+      runSync,
+    );
     io.stdout.write(formatSummary(run.summary, run.reportFiles, { limit: flags.limit }));
     for (const allowed of run.summary.guardsAllowed ?? []) logger.warn({ job: job.name, guard: allowed.guard, refusals: allowed.refusals }, allowedSentence(allowed, flags.allow ?? []));
     logRowsEnd(scope, run);

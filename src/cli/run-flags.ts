@@ -11,7 +11,7 @@ import { parseMissingShare } from '../config/missing-share.js';
 import { urlProblem } from '../config/schema.js';
 import { parseAllow, type AllowFlag, type GuardName } from '../pipeline/guards/guard-verdict.js';
 import { didYouMean } from '../config/did-you-mean.js';
-import { parseShard, type Shard } from '../pipeline/shard.js';
+import { parseShard, type Shard } from '../pipeline/kinds/shard.js';
 import type { RowCommandArgs } from './commands/run-options.js';
 import type { RowFlags } from './rows-job.js';
 import type { SessionFlags } from './run-session.js';

@@ -17,7 +17,7 @@ import { LimiterRegistry } from '../api/limiter.js';
 import type { Job } from '../config/job-types.js';
 import { EXIT, worstExit } from '../exit-codes.js';
 import { hostLockDir } from '../lock/lock-target.js';
-import type { Shard } from '../pipeline/shard.js';
+import type { Shard } from '../pipeline/kinds/shard.js';
 import { CleanupStack, type Release } from './cleanup-stack.js';
 import type { CliIo } from './cli-io.js';
 import { connectionClient, prepareLimits } from './connection.js';

@@ -11,7 +11,7 @@ import { openCheckedSource } from '../pipeline/source/checked-source.js';
 import { keyCellOf, mapRow } from '../pipeline/map/map.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, worstExit } from '../exit-codes.js';
-import { KeySighting } from '../pipeline/key-sighting.js';
+import { KeySighting } from '../pipeline/kinds/key-sighting.js';
 import type { Job, OnDuplicateRows } from '../config/job-types.js';
 import { describePolicy } from '../pipeline/map/duplicate-rows.js';
 import { overrideInput } from './input-override.js';
@@ -23,7 +23,7 @@ import { rowWarnings } from '../pipeline/report/report.js';
 import { V2_SURFACE } from '../api/platform-surface.js';
 import { v2CreateBy } from '../api/v2/v2-contact-shape.js';
 import { planCreate } from '../pipeline/row/plan.js';
-import type { ContactDraft } from '../pipeline/types.js';
+import type { ContactDraft } from '../pipeline/map/contact-draft.js';
 
 /** Row problems printed per job; the rest are counted. */
 const SHOWN_PROBLEMS = 50;

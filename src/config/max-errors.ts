@@ -1,7 +1,7 @@
 /**
  * `maxErrors` (jobs.yaml) and `--max-errors` (the command line): one parser for both. A count of
  * rows the platform failed (`50`) or a share of the rows sent to it (`"5%"`, from 0% to 100%: a
- * larger share could never be crossed); what counts is pipeline/error-threshold.ts's. See
+ * larger share could never be crossed); what counts is pipeline/run/error-threshold.ts's. See
  * docs/configuration.md.
  */
 export type MaxErrors = { readonly count: number } | { readonly percent: number };

@@ -5,7 +5,7 @@
  * person from it, and the `cause` kept. Each room keeps its own subclass and its own list of codes
  * (the API's, the config's, the input's...); the closed union of every code, and the exit code
  * each one means, are in `src/cli/failure.ts`, the top that sees every room. Row failures are not
- * exceptions but report lines (`pipeline/types.ts`).
+ * exceptions but report lines (`pipeline/report/row-outcome.ts`).
  */
 export abstract class ContactSyncError<Code extends string = string> extends Error {
   /** What went wrong, stable across versions: what scripts, JSON logs and the exit code go by. */

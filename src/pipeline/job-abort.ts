@@ -8,7 +8,7 @@ import { isBusyStore, isDamagedStore, stateStoreFix } from '../state/state-store
 export const JOB_ABORT_CODES = [
   /** The platform refused the channel token (401). */
   'INVALID_TOKEN',
-  /** Rows the platform failed crossed `--max-errors` / `maxErrors` (pipeline/error-threshold.ts). */
+  /** Rows the platform failed crossed `--max-errors` / `maxErrors` (pipeline/run/error-threshold.ts). */
   'MAX_ERRORS',
   /** The shared rate limit's Redis was lost mid-run. */
   'RATE_LIMITER_LOST',

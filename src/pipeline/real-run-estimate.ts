@@ -108,7 +108,7 @@ export function mixRate(calls: Readonly<Record<string, number>>, budgets: readon
 
 /**
  * The milliseconds between two contact calls at the slowest budget of the contact calls: what
- * `--max-duration` reckons a row's calls at (`deadline.ts`), on the side of stopping early. 0 with
+ * `--max-duration` reckons a row's calls at (`row/row-calls.ts`), on the side of stopping early. 0 with
  * no budget (nothing paces the calls).
  */
 export function contactSpacingMs(budgets: readonly CallBudget[]): number {

@@ -1,295 +1,89 @@
 /**
- * One job that reads a file, wired: `run` (the file made true on the platform) or `reconcile`
- * (the file compared with it, docs/reconcile.md), each a kind of the one run engine
- * (`run/run-engine.ts`). This file only wires what they share and picks the kind:
- * - before any call: the input's first read (onDuplicateRows, and the unknown keys
- *   match.prefetch's choice counts), the guards, the reports opened, the run journalled, the pages;
- * - the units: the input's records, read ahead and classified by the intake (`row-intake.ts`),
- *   the rows that need the API run by the kind's row work (`kinds/file-rows.ts`);
- * - the engine: the stop policy (`run/stop-policy.ts`), the dispatcher, the tally, the journal's
- *   end and the reports' life;
- * - the kind (`kinds/sync-kind.ts`, `kinds/reconcile-kind.ts`): its reports, its step after the
- *   rows (the departed step; the marked contacts the file lacks) and its summary.
- * Where the two differ before their rows is `SHAPES`, below.
+ * The two kinds of run that read a file, each wired by its own function and returning its own
+ * result: `runSync` (`run`: the file made true on the platform) and `runReconcile` (the file
+ * compared with it, docs/reconcile.md), each a kind of the one run engine (`run/run-engine.ts`).
+ * Both open their run one way (`kinds/file-run.ts`, `openFileRun`), saying what they are before
+ * their rows (`FileRunShape`), then bring their `RunKind` (`kinds/sync-kind.ts`,
+ * `kinds/reconcile-kind.ts`): reports, step after the rows, summary.
  */
-import type { ContactsApi } from '../api/contacts-api.js';
-import type { Job } from '../config/job-types.js';
-import type { MaxErrors } from '../config/max-errors.js';
-import type { StatePort } from '../state/state-port.js';
-import { PrefetchStep } from './prefetch-step.js';
 import type { PrefetchChoice } from './row/prefetch-choice.js';
-import { checkGuards, type GuardPassage } from './guards/run-guards.js';
 import { snapshotInput } from './source/input-snapshot.js';
-import { allowedGuards, type GuardName } from './guards/guard-verdict.js';
-import { KeySighting } from './key-sighting.js';
 import { knownKeysNow } from './departed/settle-departed.js';
-import { partialInputReason } from './departed/partial-input.js';
-import { isFedBackFile } from './source/error-columns.js';
 import { departedPath } from './report/departed-report.js';
-import type { KnownContact } from '../state/known-contact.js';
 import { ReportWriter } from './report/report.js';
-import type { JobSummary } from './report/job-summary.js';
-import type { ReconcileSummary } from './report/reconcile-summary.js';
-import { reportName as shardReportName, shardOf, type Shard } from './shard.js';
-import { RowLookahead, rowHashSettling } from './row/row-lookahead.js';
-import { mappingFingerprint } from './map/row-hash.js';
-import { settleWithoutCalls, syncRow, type FirstReads, type RowSyncContext } from './row/sync-row.js';
-import type { ContactIndex } from './row/contact-index.js';
-import type { KeyState } from './row/decide.js';
+import { syncRow } from './row/sync-row.js';
 import { reconcileRow } from './row/reconcile-row.js';
-import { freshReadsAfter, priorReadsAfter } from './row/fresh-read.js';
 import { ReconcileReport } from './report/reconcile-report.js';
-import { RowDispatcher } from './row-dispatcher.js';
-import { RowIntake } from './row-intake.js';
-import { contactSpacingMs, WithheldCalls } from './real-run-estimate.js';
-import { RunTally, type RowTally, type RunExitCode } from './run-tally.js';
 import { runEngine } from './run/run-engine.js';
-import { startJournal } from './run/run-journal-lines.js';
-import { StopPolicy } from './run/stop-policy.js';
-import { fileRecords, openFileInput } from './kinds/file-rows.js';
-import type { FileRunFacts } from './kinds/file-run-summary.js';
-import { RECONCILE_ROW_CALLS, reconcileKind } from './kinds/reconcile-kind.js';
-import { SYNC_ROW_CALLS, syncKind } from './kinds/sync-kind.js';
-import type { ContactDraft, RowResult } from './types.js';
+import { RECONCILE_ROW_CALLS, reconcileKind, type ReconcileEnding } from './kinds/reconcile-kind.js';
+import { SYNC_ROW_CALLS, syncKind, type SyncEnding } from './kinds/sync-kind.js';
+import type { ContactDraft } from './map/contact-draft.js';
+import { openFileRun, type FileRunEnd, type RunJobOptions } from './kinds/file-run.js';
+export type { FileRunEnd, RunJobOptions } from './kinds/file-run.js';
 
-
-/** What a run of one job is given. Every I/O dependency is here, so tests pass their own. */
-export interface RunJobOptions extends Pick<FileRunFacts, 'earlierLimits'> {
-  readonly job: Job;
-  /** The platform, through the ContactsApi port (the API client, or a test's). */
-  readonly api: ContactsApi;
-  /** Folder of `<job>.results.csv`, `<job>.rejected.csv`, `<job>.summary.json`, `<job>.report.html`. */
-  readonly reportDir: string;
-  /** Search and plan, write nothing: outcomes say what would happen. */
-  readonly dryRun: boolean;
-  /** Take at most this many data rows (`--limit`). @default every row */
-  readonly limit?: number;
-  /** Overrides `job.maxErrors` (`--max-errors`). @default job.maxErrors */
-  readonly maxErrors?: MaxErrors;
-  /** Aborting it stops taking rows; rows in flight finish and the reports are written. @default none */
-  readonly signal?: AbortSignal;
-  /**
-   * `--max-duration`: the time (ms since the epoch, on `now`'s clock) by which the run must be
-   * done. It stops taking rows early enough for the rows in flight to finish by then. @default none
-   */
-  readonly deadline?: number;
-  /** Told once when the run stops taking rows early (a signal or the deadline): rows in flight and about how long they need. */
-  readonly onStopping?: (info: { reason: 'signal' | 'deadline'; inFlight: number; finishMs: number }) => void;
-  /** The job's state store; the caller opens and closes it. @default none (`state: false`, or a dry run before any) */
-  readonly state?: StatePort;
-  /** `--full`: ignore the state's hashes and compare every row with the platform. @default false */
-  readonly full?: boolean;
-  /** The command line without secrets, for the state store's journal of runs. @default '' */
-  readonly argv?: string;
-  /** Handle only the rows whose key belongs to this shard (`--shard I/N`). @default every row */
-  readonly shard?: Shard;
-  /** `--max-missing`: `onMissing.maxShare` for this run, percent. @default job.onMissing.maxShare */
-  readonly maxMissingPercent?: number;
-  /** `--partial`: the input is a part of the export; the departed step does not run. @default false */
-  readonly partial?: boolean;
-  /**
-   * The version of contact-sync, part of the row hashes' mapping fingerprint: another version may
-   * map a row otherwise, so its first run maps every row again (`map/row-hash.ts`). @default ''
-   */
-  readonly productVersion?: string;
-  /** Told once, before the rows, whether `match.prefetch` pages and why. */
-  readonly onPrefetch?: (choice: PrefetchChoice) => void;
-  /** Called after each row with the running tally (progress display). */
-  readonly onRow?: (tally: Readonly<RowTally>, result: RowResult) => void;
-  /** The clock. @default () => new Date() */
-  readonly now?: () => Date;
-  /** `--allow NAME`: the guards (`job.guards`) this run may go past. @default none */
-  readonly allow?: ReadonlySet<GuardName>;
-  /**
-   * `sync` makes the platform match the file (`run`); `reconcile` compares them and writes only
-   * its reports and the state store (`reconcile`, docs/reconcile.md). @default 'sync'
-   */
-  readonly work?: 'sync' | 'reconcile';
-}
-
-export interface JobRun {
-  /** summary.json's content (a reconcile writes none: its counts are `reconcile`). */
-  summary: JobSummary;
-  /** The files the run wrote, for the console. */
-  reportFiles: string[];
-  /** `work: 'reconcile'`: reconcile.json's content. */
-  reconcile?: ReconcileSummary;
-  /** Every row ended well, some rows failed, aborted mid-run, stopped at the deadline, or interrupted (SIGINT / SIGTERM). */
-  exitCode: RunExitCode;
-  /** File-level advice about the input (it looks like windows-1252), said once, not per row. */
-  inputHint?: string;
-  /** `<job>.departed.csv`, when the departed step ran. */
-  departedReport?: string;
-  /** Rows settled as unchanged by their row hash, without being mapped (not in summary.json). */
-  rowsByRowHash: number;
-}
-
-/** Where the two kinds of a file's run differ before their rows, and the calls a row of each makes on the surface. */
-const SHAPES = {
-  sync: { readsEveryKey: false, writes: true, pagesWhenMarked: false, calls: SYNC_ROW_CALLS },
-  // A reconcile reads the platform for every key, whatever the state store believes (no row is
-  // settled without it, no earlier reconcile's read stands for a search), changes nothing but its
-  // reports and the state (no guard, no header kept, no departed step), and pages whenever the
-  // job has a marker: only the pages list the contacts the file lacks.
-  reconcile: { readsEveryKey: true, writes: false, pagesWhenMarked: true, calls: RECONCILE_ROW_CALLS },
-} as const;
-
-type Prefetched = Awaited<ReturnType<PrefetchStep['run']>>;
+/** A `run`'s result: summary.json's content, its files, the departed report. */
+export type SyncRun = SyncEnding & FileRunEnd;
+/** A `reconcile`'s result: its figures, reconcile.json's content, its files. */
+export type ReconcileRun = ReconcileEnding & FileRunEnd;
 
 const RECONCILE_PAGES: PrefetchChoice = { use: true, reason: 'reconcile: only the pages list the marked contacts the file lacks' };
 
-export async function runJob(options: RunJobOptions): Promise<JobRun> {
-  // A guarded run judges and writes from one copy of its input (source/input-snapshot.ts).
-  if (options.job.guards === undefined || !SHAPES[options.work ?? 'sync'].writes) return runJobOnInput(options);
+/** `run`: the file made true on the platform; a guarded run judges and writes from one copy of its input (source/input-snapshot.ts). */
+export async function runSync(options: RunJobOptions): Promise<SyncRun> {
+  if (options.job.guards === undefined) return syncOnInput(options);
   const snapshot = await snapshotInput(options.job.input);
   try {
-    return await runJobOnInput({ ...options, job: { ...options.job, input: snapshot.input } });
+    return await syncOnInput({ ...options, job: { ...options.job, input: snapshot.input } });
   } finally {
     await snapshot.release();
   }
 }
 
-async function runJobOnInput(options: RunJobOptions): Promise<JobRun> {
-  const { job, api, shard } = options;
-  const shape = SHAPES[options.work ?? 'sync'];
-  const now = options.now ?? (() => new Date());
-  const startedAt = now();
-  const mine = (key: string): boolean => shard === undefined || shardOf(key, shard.count) === shard.index;
-  const full = options.full === true || shape.readsEveryKey;
-  // What the reconcile right before this run read stands for searches, and what it or an undo read for a before (row/fresh-read.ts).
-  const [freshReads, priorReads] = shape.readsEveryKey || options.state === undefined ? [] : [freshReadsAfter(options.state.lastRun(), startedAt.getTime()), priorReadsAfter(options.state.lastRun(), startedAt.getTime())];
-  // Before any call: match.prefetch's choice counts the unknown keys in onDuplicateRows' first
-  // read of the input, which finds the keys on several rows.
-  const prefetch = PrefetchStep.of(job, { ...(options.state ? { state: options.state } : {}), full, mine, ...(freshReads ? { freshReads } : {}), surface: api.surface });
-  // Pages when the choice says so (a reconcile whenever the job has a marker), told once.
-  const runPrefetch = async (): Promise<Prefetched | undefined> => {
-    const choice = shape.pagesWhenMarked && prefetch !== undefined ? RECONCILE_PAGES : prefetch?.choice();
-    if (choice !== undefined) options.onPrefetch?.(choice);
-    return prefetch === undefined || choice === undefined ? undefined : await prefetch.run(api, choice, job);
-  };
-  const { duplicates, source } = await openFileInput(job, prefetch?.see, options.state?.lastHeader());
-  // A dry run counts the writes and sends it withholds: with its own reads, the real run's calls.
-  const withheld = options.dryRun ? new WithheldCalls() : undefined;
-  // What a row reads and records; a dry run's contacts are what its rows would have left.
-  const dryRunContacts = new Map<string, KnownContact>();
-  const rowContext = (index: ContactIndex | undefined, firstReads: FirstReads | undefined): RowSyncContext => ({
-    api,
-    job,
-    dryRun: options.dryRun,
-    dryRunContacts,
-    full,
-    ...(options.state ? { state: options.state } : {}),
-    ...(index ? { index } : {}),
-    ...(withheld ? { withheld } : {}),
-    ...(freshReads ? { freshReads } : {}),
-    ...(priorReads ? { priorReads } : {}),
-    ...(firstReads ? { firstReads } : {}),
+async function syncOnInput(options: RunJobOptions): Promise<SyncRun> {
+  const run = await openFileRun(options, {
+    readsEveryKey: false,
+    writes: true,
+    calls: SYNC_ROW_CALLS,
+    openReport: (reportName, source) => new ReportWriter(options.reportDir, reportName, { header: source.header, layout: source.layout }, options.api.surface),
+    thresholdFile: (report) => report.paths.results,
   });
-  // maxChange judges the keys the state does not know by what their rows read before the first
-  // write (guards/first-read.ts): the prefetch's pages, when the run pages, come first.
-  const readsBeforeGuards = shape.writes && job.guards?.maxChangePercent !== undefined;
-  let prefetched: Prefetched | undefined;
-  // Before the reports are opened or the run journalled: a night a guard refuses does nothing.
-  // Shards of one job often share a report folder: each writes its own files. The reports are
-  // opened before the run is journalled or any call made (but the guards' reads): a folder that
-  // cannot take them stops the job before it did anything.
-  const reportName = shardReportName(job.name, shard);
-  let report: ReportWriter | ReconcileReport;
-  let guarded: GuardPassage = { allowed: [] };
-  try {
-    if (readsBeforeGuards) prefetched = await runPrefetch();
-    if (job.guards !== undefined && shape.writes) {
-      guarded = await checkGuards(job, {
-        ...(options.state ? { state: options.state, knownKeys: knownKeysNow(options.state, mine) } : { knownKeys: 0 }),
-        mine,
-        allow: options.allow ?? new Set(),
-        // A read made ahead is one the row makes: its key alone on its row, the row within --limit.
-        takesRow: (key, dataRow) => duplicates.alone(key) && (options.limit === undefined || dataRow <= options.limit),
-        partOfExport: options.partial === true || isFedBackFile(source.header),
-        // A listing that could not finish takes no row: nothing to read ahead for.
-        ...(readsBeforeGuards && prefetched?.abort === undefined ? { rows: { context: rowContext(prefetched?.index, undefined), concurrency: job.concurrency } } : {}),
-      });
-    }
-    report = shape.writes ? new ReportWriter(options.reportDir, reportName, { header: source.header, layout: source.layout }, api.surface) : new ReconcileReport(options.reportDir, reportName);
-  } catch (error) {
-    await source.close();
-    throw error;
-  }
-  const maxErrors = options.maxErrors ?? job.maxErrors;
-  // The error threshold counts rows the platform failed, which are in results.csv (not rejected.csv: nothing to fix in them).
-  const thresholdReportFile = report instanceof ReportWriter ? report.paths.results : report.paths.diff;
-  const tally = new RunTally();
-  const policy = new StopPolicy({
-    signal: options.signal,
-    limit: options.limit,
-    deadline: options.deadline,
-    onStopping: options.onStopping,
-    now,
-    // The port's pace (v2: the limits learnt, an earlier run's, or the first guess), not v1's rates.
-    spacingMs: contactSpacingMs(api.pace(options.earlierLimits)),
-    unreadUnitCalls: shape.calls.unreadAtLeast(api.surface, job.key.field),
-    errorThreshold: (inputDone) => tally.thresholdAbort(maxErrors, inputDone, thresholdReportFile),
-  });
-  // A dry run journals nothing. A reconcile reads every key, but is no `--full` run: `state show` names it by its command.
-  const state = options.dryRun ? undefined : options.state;
-  const started = state === undefined ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? '', full: options.full === true, surface: api.surface.name }, job, shape.writes ? source.header : undefined);
-  const runId = started?.runId;
-  // Nothing done yet: no row is taken, the reports say why.
-  policy.abortWith(started?.abort);
-  // The guards' first read met a failure that stops the job: no row is taken, the reports say why.
-  policy.abortWith(guarded.abort);
-  if (!readsBeforeGuards && policy.abort === undefined) prefetched = await runPrefetch();
-  // A listing that could not finish takes no row: the loop counts them not reached, the reports say why.
-  policy.abortWith(prefetched?.abort);
-  const index = prefetched?.index;
-  const context = rowContext(index, guarded.firstReads);
+  const { report, seen, context, facts, rows, input, engine, source, reportName, partial, policy } = run;
+  const { state, job } = options;
+  const ended = await runEngine(
+    syncKind({
+      facts,
+      input,
+      report,
+      layout: source.layout,
+      withheld: context.withheld,
+      rows: { ...rows, work: (draft, cells) => syncRow(draft, cells, context) },
+      departed: seen === undefined || state === undefined ? undefined : { state, seen, reportPath: departedPath(options.reportDir, reportName), maxSharePercent: options.maxMissingPercent, knownBefore: knownKeysNow(state, rows.mine) },
+      departedWhyNot: partial ?? (state === undefined ? 'there is no state store yet (a first run, or a dry run before one): no key is known to have left' : undefined),
+      verify: job.verify === undefined || state === undefined ? undefined : { state, policy: policy.afterUnits() },
+    }),
+    engine,
+  );
+  return run.end(ended);
+}
 
-  // A part of the export (a fed-back rejected file, --limit, --partial) says nothing of the keys
-  // that left: the departed step does not run on it.
-  const departs = job.onMissing !== undefined && shape.writes;
-  const partial = departs ? partialInputReason({ markedPartial: options.partial === true, limit: options.limit, header: source.header }) : undefined;
-  // The keys of this input, 8 bytes each: for the departed step after the rows, or for the
-  // marked contacts the file lacks.
-  const seen = (departs && options.state !== undefined && partial === undefined) || (!shape.writes && index !== undefined) ? new KeySighting() : undefined;
-  const dispatcher = new RowDispatcher(job.concurrency);
-  const ahead = new RowLookahead({
-    job,
-    state: options.state,
-    surface: api.surface.name,
-    ...(priorReads ? { priorReads } : {}),
-    mine,
-    busy: (key) => dispatcher.busy(key),
-    ...(options.dryRun ? {} : { fingerprint: mappingFingerprint(job, source.header, options.productVersion ?? '') }),
-    ...rowHashSettling(job, { dryRun: options.dryRun, full }),
-    alone: (key) => duplicates.alone(key),
+/**
+ * `reconcile`: reads the platform for every key, whatever the state store believes (no row is
+ * settled without it, no earlier reconcile's read stands for a search), changes nothing but its
+ * reports and the state (no guard, no header kept, no departed step), and pages whenever the job
+ * has a marker: only the pages list the contacts the file lacks.
+ */
+export async function runReconcile(options: RunJobOptions): Promise<ReconcileRun> {
+  const run = await openFileRun(options, {
+    readsEveryKey: true,
+    writes: false,
+    pagesWhenMarked: RECONCILE_PAGES,
+    calls: RECONCILE_ROW_CALLS,
+    openReport: (reportName) => new ReconcileReport(options.reportDir, reportName),
+    thresholdFile: (report) => report.paths.diff,
   });
-  // A row that needs no call ends at the intake on a run; a reconcile reads every row's key.
-  const settle = shape.readsEveryKey ? undefined : (draft: ContactDraft, cells: string[], known: KeyState | undefined) => settleWithoutCalls(draft, cells, context, known);
-  const intake = new RowIntake({ job, ahead, duplicates, mine, seen, header: source.header, settle });
-  const rows = { job, intake, tally, policy, mine, onRow: options.onRow, callsAtMost: (draft: ContactDraft) => shape.calls.atMost(draft, api.surface) };
-  const input = fileRecords(source, ahead);
-  const allow = options.allow ?? new Set();
-  const guardsAllowed = shape.writes && allow.size > 0 ? allowedGuards(job.guards, allow, guarded.allowed) : undefined;
-  const facts = { ...options, runId, startedAt, now, tally, prefetch: () => prefetched?.summarize(), ...(guardsAllowed === undefined ? {} : { guardsAllowed }) };
-  const engine = { policy, dispatcher, signal: options.signal, journal: state === undefined || runId === undefined ? undefined : { state, runId, job } };
-
-  const ended =
-    report instanceof ReportWriter
-      ? await runEngine(
-          syncKind({
-            facts,
-            input,
-            report,
-            layout: source.layout,
-            withheld,
-            rows: { ...rows, work: (draft, cells) => syncRow(draft, cells, context) },
-            departed: seen === undefined || options.state === undefined ? undefined : { state: options.state, seen, reportPath: departedPath(options.reportDir, reportName), maxSharePercent: options.maxMissingPercent, knownBefore: knownKeysNow(options.state, mine) },
-            departedWhyNot: partial ?? (options.state === undefined ? 'there is no state store yet (a first run, or a dry run before one): no key is known to have left' : undefined),
-            verify: job.verify === undefined || options.state === undefined ? undefined : { state: options.state, policy: policy.afterUnits() },
-          }),
-          engine,
-        )
-      : await runEngine(reconcileKind({ facts, input, report, extra: index !== undefined && seen !== undefined ? { index, seen } : undefined, prefetched: prefetch !== undefined, rows: { ...rows, work: (draft, cells) => reconcileRow(draft, cells, { api, job, ...(options.state ? { state: options.state } : {}), ...(index ? { index } : {}) }) } }), engine);
-  const inputHint = tally.rows.failed > 0 ? source.encodingHint() : undefined;
-  return { ...ended.summary, exitCode: ended.exitCode, ...(inputHint === undefined ? {} : { inputHint }), rowsByRowHash: ahead.quickRows };
+  const { report, seen, index, facts, rows, input, engine, prefetched } = run;
+  const { api, job, state } = options;
+  const extra = index !== undefined && seen !== undefined ? { index, seen } : undefined;
+  const work = (draft: ContactDraft, cells: string[]): ReturnType<typeof reconcileRow> => reconcileRow(draft, cells, { api, job, ...(state ? { state } : {}), ...(index ? { index } : {}) });
+  return run.end(await runEngine(reconcileKind({ facts, input, report, extra, prefetched, rows: { ...rows, work } }), engine));
 }

@@ -8,7 +8,7 @@
  * Nothing of a contact and never the token: only counts, times and the exit code.
  */
 import type { JobSummary } from '../pipeline/report/job-summary.js';
-import type { RowOutcome } from '../pipeline/types.js';
+import type { RowOutcome } from '../pipeline/report/row-outcome.js';
 
 export const METRICS = {
   contact_sync_rows: { help: 'Rows of the last run by outcome (not_reached: rows of the input the run did not take).', labels: ['sync_job', 'outcome'] },

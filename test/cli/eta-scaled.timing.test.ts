@@ -10,7 +10,7 @@ import { LimiterRegistry } from '../../src/api/limiter.js';
 import { connectionClient } from '../../src/cli/connection.js';
 import { createProgressDisplay } from '../../src/cli/progress-display.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { runJob } from '../../src/pipeline/run-job.js';
+import { runSync } from '../../src/pipeline/run-job.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { customersCsv, fastEmulator, TOKEN, workspace } from '../helpers/cli-harness.js';
 import { columnField, makeJob } from '../helpers/job-factory.js';
@@ -64,7 +64,7 @@ describe('the ETA at the bench\'s scaled limit', () => {
     let at5: number | undefined;
     const started = Date.now();
     try {
-      const run = await runJob({
+      const run = await runSync({
         job,
         api: connectionClient(job, limiters, { stats }),
         reportDir: join(ws.dir, 'reports'),

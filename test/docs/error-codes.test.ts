@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { API_ERROR_CODES } from '../../src/api/errors.js';
 import { JOB_ABORT_CODES } from '../../src/pipeline/job-abort.js';
-import { ROW_ERROR_CODES } from '../../src/pipeline/types.js';
+import { ROW_ERROR_CODES } from '../../src/pipeline/report/error-codes.js';
 import { CODE_HELP } from '../../src/pipeline/report/code-help.js';
 
 const reports = readFileSync(new URL('../../docs/reports.md', import.meta.url), 'utf8');

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { runJob } from '../../src/pipeline/run-job.js';
+import { runSync } from '../../src/pipeline/run-job.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { testClient } from '../api/support/test-client.js';
 import { customersCsv, fastEmulator, TOKEN, workspace } from '../helpers/cli-harness.js';
@@ -70,7 +70,7 @@ describe('an exception that is not the row’s own failure aborts the job', () =
     });
     const store = StateStore.open(statePath, { job: 'import', keyField: 'customerid' });
     try {
-      const run = await runJob({
+      const run = await runSync({
         job,
         api: testClient({ baseUrl: emulator.url, token: TOKEN }),
         reportDir: join(ws.dir, 'reports'),

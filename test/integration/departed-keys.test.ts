@@ -9,7 +9,7 @@ import { parse } from 'csv-parse/sync';
 import { TOKEN, customersCsv, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { callsByOperation, contactWithKey, emulatorPerTest, sortedTags } from '../helpers/integration-fixtures.js';
 import { customerKey } from '../helpers/state-fixtures.js';
-import { shardOf } from '../../src/pipeline/shard.js';
+import { shardOf } from '../../src/pipeline/kinds/shard.js';
 
 const emulator = emulatorPerTest();
 const ROWS = 50;

@@ -6,7 +6,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { runJob } from '../../src/pipeline/run-job.js';
+import { runSync } from '../../src/pipeline/run-job.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { testClient } from '../api/support/test-client.js';
 import { customersCsv, fastEmulator, TOKEN, workspace } from '../helpers/cli-harness.js';
@@ -48,13 +48,13 @@ describe('a guarded run reads its input once for the guards and the rows', () =>
     const store = StateStore.open(statePath, { job: 'import', keyField: 'customerid' });
     const before = new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('contact-sync-input-')));
     try {
-      const first = await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'first'), dryRun: false, state: store });
+      const first = await runSync({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'first'), dryRun: false, state: store });
       expect(first.exitCode).toBe(0);
       expect(first.summary.rows.created).toBe(ROWS);
       // The second night's file is the same; once its first row is done, the export is rewritten in
       // place with every name swapped (same length: the same offsets), past maxChange 10%.
       let rewritten = false;
-      const second = await runJob({
+      const second = await runSync({
         job,
         api: testClient({ baseUrl: emulator.url, token: TOKEN }),
         reportDir: join(ws.dir, 'second'),

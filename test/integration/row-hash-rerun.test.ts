@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { Job } from '../../src/config/job-types.js';
-import { runJob, type JobRun, type RunJobOptions } from '../../src/pipeline/run-job.js';
+import { runSync, type SyncRun, type RunJobOptions } from '../../src/pipeline/run-job.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { testClient } from '../api/support/test-client.js';
 import { customersCsv, fastEmulator, TOKEN, workspace, type Workspace } from '../helpers/cli-harness.js';
@@ -42,12 +42,12 @@ describe('unchanged rows settled by their row hash', () => {
   }
 
   /** One run of `job` (its own report folder), with the calls it made. */
-  async function run(job: Job, options: Partial<RunJobOptions> = {}): Promise<{ run: JobRun; calls: number; results: Record<string, string>[]; resultsText: string }> {
+  async function run(job: Job, options: Partial<RunJobOptions> = {}): Promise<{ run: SyncRun; calls: number; results: Record<string, string>[]; resultsText: string }> {
     emulator.resetCounters(TOKEN);
     const reportDir = `reports-${++runs}`;
     const store = job.state === false ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
     try {
-      const done = await runJob({
+      const done = await runSync({
         job,
         api: testClient({ baseUrl: emulator.url, token: TOKEN }),
         reportDir: join(ws.dir, reportDir),

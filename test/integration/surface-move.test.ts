@@ -13,7 +13,7 @@ import type { ContactsApi } from '../../src/api/contacts-api.js';
 import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../src/api/platform-surface.js';
 import type { Job } from '../../src/config/job-types.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { runJob, type JobRun } from '../../src/pipeline/run-job.js';
+import { runSync, type SyncRun } from '../../src/pipeline/run-job.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { testClient } from '../api/support/test-client.js';
 import { customersCsv, fastEmulator, TOKEN, workspace, type Workspace } from '../helpers/cli-harness.js';
@@ -59,12 +59,12 @@ describe('a connection moved from API v1 to v2', () => {
   }
 
   /** One run of `job` through an api on `surface`, with the calls the emulator received by operation. */
-  async function run(job: Job, surface: PlatformSurface): Promise<{ run: JobRun; calls: ReturnType<typeof callsByOperation>; results: Record<string, string>[] }> {
+  async function run(job: Job, surface: PlatformSurface): Promise<{ run: SyncRun; calls: ReturnType<typeof callsByOperation>; results: Record<string, string>[] }> {
     emulator.resetCounters(TOKEN);
     const reportDir = `reports-${++runs}`;
     const store = StateStore.open(String(job.state), { job: job.name, keyField: job.key.field });
     try {
-      const done = await runJob({ job, api: onSurface(testClient({ baseUrl: emulator.url, token: TOKEN }), surface), reportDir: join(ws.dir, reportDir), dryRun: false, productVersion: '1.0.0', state: store });
+      const done = await runSync({ job, api: onSurface(testClient({ baseUrl: emulator.url, token: TOKEN }), surface), reportDir: join(ws.dir, reportDir), dryRun: false, productVersion: '1.0.0', state: store });
       return { run: done, calls: callsByOperation(emulator), results: ws.results(job.name, reportDir) };
     } finally {
       store.close();

@@ -1,7 +1,8 @@
 /** `--max-duration`: when to stop taking rows so those in flight finish by the deadline. */
 import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../src/api/platform-surface.js';
-import { pastTakingTime, rowCallsAtMost, timeToFinishMs, unreadRowCallsAtLeast, type FinishEstimate } from '../../src/pipeline/deadline.js';
-import type { ContactDraft } from '../../src/pipeline/types.js';
+import { pastTakingTime, timeToFinishMs, type FinishEstimate } from '../../src/pipeline/run/deadline.js';
+import { rowCallsAtMost, unreadRowCallsAtLeast } from '../../src/pipeline/row/row-calls.js';
+import type { ContactDraft } from '../../src/pipeline/map/contact-draft.js';
 
 describe('the deadline', () => {
   // 100 calls a minute: 600 ms between calls.

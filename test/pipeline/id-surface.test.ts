@@ -10,7 +10,7 @@ import { departedContact } from '../../src/pipeline/departed/departure-plan.js';
 import { decideRow, type KeyState } from '../../src/pipeline/row/decide.js';
 import { keyStateOf } from '../../src/pipeline/row/key-facts.js';
 import { undoSurfaceRefusal } from '../../src/pipeline/undo/undo-plan.js';
-import type { ContactDraft } from '../../src/pipeline/types.js';
+import type { ContactDraft } from '../../src/pipeline/map/contact-draft.js';
 import { draftHash } from '../../src/state/draft-hash.js';
 import type { IdSurface, KnownContact, StoredContact } from '../../src/state/known-contact.js';
 import type { ContactsApi } from '../../src/api/contacts-api.js';

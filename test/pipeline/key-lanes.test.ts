@@ -1,4 +1,4 @@
-import { KeyLanes } from '../../src/pipeline/key-lanes.js';
+import { KeyLanes } from '../../src/pipeline/run/key-lanes.js';
 
 function deferred() {
   let resolve!: () => void;

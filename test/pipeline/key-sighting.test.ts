@@ -1,4 +1,4 @@
-import { KeySighting } from '../../src/pipeline/key-sighting.js';
+import { KeySighting } from '../../src/pipeline/kinds/key-sighting.js';
 
 describe('KeySighting', () => {
   it('tells a repeated key from a new one, across 100,000 distinct keys without a false repeat', () => {

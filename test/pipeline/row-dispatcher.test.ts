@@ -4,7 +4,7 @@
  * reader held back while twice that many wait, and a drain that waits for the last row. The rows
  * are promises the test settles itself: no clock.
  */
-import { RowDispatcher } from '../../src/pipeline/row-dispatcher.js';
+import { RowDispatcher } from '../../src/pipeline/run/row-dispatcher.js';
 
 /** A row's work that ends when the test says so. */
 function gate(): { promise: Promise<string>; open: (value: string) => void } {

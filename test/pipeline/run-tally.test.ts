@@ -5,10 +5,11 @@
 import type { MaxErrors } from '../../src/config/max-errors.js';
 import type { DepartedSummary } from '../../src/pipeline/departed/settle-departed.js';
 import { JobAbortError } from '../../src/pipeline/job-abort.js';
-import { crossed, MAX_ERRORS_PERCENT_MIN_ROWS, thresholdCount, type ThresholdCounts } from '../../src/pipeline/error-threshold.js';
-import { exitCodeOf, rowsNeedLook, RunTally, type RowTally } from '../../src/pipeline/run-tally.js';
+import { crossed, MAX_ERRORS_PERCENT_MIN_ROWS, thresholdCount, type ThresholdCounts } from '../../src/pipeline/run/error-threshold.js';
+import { exitCodeOf } from '../../src/pipeline/run/exit-code.js';
+import { rowsNeedLook, RunTally, type RowTally } from '../../src/pipeline/kinds/file-run-tally.js';
 import { statusOf } from '../../src/pipeline/run/stop-policy.js';
-import type { RowResult } from '../../src/pipeline/types.js';
+import type { RowResult } from '../../src/pipeline/report/row-outcome.js';
 
 const rows = (total: number, failed: number): RowTally => ({ total, created: total - failed, updated: 0, unchanged: 0, skipped: 0, failed });
 

@@ -1,4 +1,4 @@
-import { parseShard, shardOf } from '../../src/pipeline/shard.js';
+import { parseShard, shardOf } from '../../src/pipeline/kinds/shard.js';
 
 describe('shards', () => {
   it('parses I/N and refuses anything else with the fix', () => {

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { CallCounters, FaultOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { RESULT_COLUMNS } from '../../src/pipeline/report/report.js';
 import { failureCause } from '../../src/pipeline/report/failure-cause.js';
-import type { ReportErrorCode } from '../../src/pipeline/types.js';
+import type { ReportErrorCode } from '../../src/pipeline/report/error-codes.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { type CliProcess, startCli, useCliChildren, waitUntil } from '../helpers/cli-process.js';
 import { STATE_FILE, STATE_JOB } from '../helpers/state-fixtures.js';

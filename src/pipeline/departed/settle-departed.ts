@@ -16,12 +16,13 @@ import type { DepartedAction } from '../../state/departed-keys.js';
 import type { DepartedStore, KeyScan } from '../../state/state-port.js';
 import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
-import { reportWriteFailed } from '../kinds/file-rows.js';
-import { RowDispatcher } from '../row-dispatcher.js';
+import { ROWS_LEFT } from '../kinds/file-rows.js';
+import { closedUnitReport, writeUnitReport } from '../run/unit-report.js';
+import { RowDispatcher } from '../run/row-dispatcher.js';
 import { runEngine, type RunKind } from '../run/run-engine.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import type { UnitIntake } from '../run/unit-loop.js';
-import type { KeySighting } from '../key-sighting.js';
+import type { KeySighting } from '../kinds/key-sighting.js';
 import { DepartedReport, type DepartedOutcome, type DepartedRow } from '../report/departed-report.js';
 import { ReportWriteError } from '../report/report.js';
 import { CountedApi } from '../row/counted-api.js';
@@ -149,19 +150,11 @@ export async function settleDeparted(options: DepartedStepOptions): Promise<Depa
         if (row.writes !== undefined) writes.push(...row.writes);
         summary[row.outcome]++;
         summary.apiCalls += row.apiCalls;
-        try {
-          report.add(row);
-        } catch (error) {
-          if (!(error instanceof ReportWriteError)) throw error;
-          policy.abortWith(reportWriteFailed(error));
-        }
+        policy.abortWith(writeUnitReport(() => report.add(row), ROWS_LEFT));
       },
     },
     // The file cut back to its last whole row when it could not take one.
-    closeUnits: () => {
-      const failure = report.close();
-      return failure === undefined ? undefined : reportWriteFailed(failure);
-    },
+    closeUnits: () => closedUnitReport(report.close(), ROWS_LEFT),
     journalRows: () => ({}),
     needsLook: () => summary.refused || summary.failed > 0,
     summarize: ({ notReached }) => {

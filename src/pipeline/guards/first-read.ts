@@ -12,7 +12,7 @@ import type { JobAbortError } from '../job-abort.js';
 import type { RowPlan } from '../row/decide.js';
 import { planBeforeWrites, type FirstRead, type FirstReads, type RowSyncContext } from '../row/sync-row.js';
 import { UNDONE_TAG } from '../row/undone-tag.js';
-import type { ContactDraft } from '../types.js';
+import type { ContactDraft } from '../map/contact-draft.js';
 import { countTagRemoval } from './guard-facts.js';
 import { GUARD_SAMPLES, type ChangeSample, type GuardFacts } from './guard-verdict.js';
 

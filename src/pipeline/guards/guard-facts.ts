@@ -13,13 +13,13 @@
  */
 import type { Job } from '../../config/job-types.js';
 import type { StoredContact } from '../../state/known-contact.js';
-import { KeySighting } from '../key-sighting.js';
+import { KeySighting } from '../kinds/key-sighting.js';
 import { mapRow } from '../map/map.js';
 import { droppedTags } from '../row/decide.js';
 import { pruneFacts } from '../row/key-facts.js';
 import { UNDONE_TAG } from '../row/undone-tag.js';
 import { openCheckedSource } from '../source/checked-source.js';
-import type { ContactDraft } from '../types.js';
+import type { ContactDraft } from '../map/contact-draft.js';
 import { FIRST_READ_KEYS, GUARD_SAMPLES, type ChangeSample, type FieldChanges, type GuardFacts } from './guard-verdict.js';
 
 /** The part of the state store the guards read: the fields and the job's tags last written for a key, and whether it departed. */

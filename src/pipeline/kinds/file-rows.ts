@@ -10,20 +10,23 @@ import type { PlatformSurface } from '../../api/platform-surface.js';
 import type { Job } from '../../config/job-types.js';
 import { JobAbortError } from '../job-abort.js';
 import { mapRow } from '../map/map.js';
-import type { RowIntake } from '../row-intake.js';
+import type { RowIntake } from './row-intake.js';
 import type { RowLookahead } from '../row/row-lookahead.js';
 import { notSentResult } from '../row/row-result.js';
 import type { RowSync } from '../row/sync-row.js';
-import type { RunTally, RowTally } from '../run-tally.js';
+import type { RunTally, RowTally } from './file-run-tally.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import type { UnitWork } from '../run/unit-loop.js';
 import type { Source } from '../source/source.js';
 import { openCheckedSource } from '../source/checked-source.js';
 import { HeaderMismatchError, nameRenamedColumns } from '../source/header-check.js';
-import { DuplicateRowsStage } from '../duplicate-rows-stage.js';
+import { DuplicateRowsStage } from './duplicate-rows-stage.js';
 import { SourceError } from '../source/source-error.js';
-import type { ContactDraft, RowResult, SourceRecord } from '../types.js';
-import { ReportWriteError, reportWriteAbort } from '../report/report.js';
+import type { ContactDraft } from '../map/contact-draft.js';
+import type { RowResult } from '../report/row-outcome.js';
+import type { SourceRecord } from '../source/source-record.js';
+import type { ReportWriteError } from '../report/report.js';
+import { reportWriteAbort, writeUnitReport } from '../run/unit-report.js';
 
 /** The calls of a kind's row on the platform's surface: at most (a row taken), and at least (a row not read yet). */
 export interface RowCalls {
@@ -71,13 +74,8 @@ export function fileRowWork<Row extends RowSync>(options: FileRowsOptions<Row>):
     },
     finish: (row) => {
       tally.add(row.result);
-      try {
-        options.report(row);
-      } catch (error) {
-        if (!(error instanceof ReportWriteError)) throw error;
-        // Stop taking rows at once: every further row would be lost from the reports.
-        policy.abortWith(reportWriteFailed(error));
-      }
+      // A failed write stops taking rows at once: every further row would be lost from the reports.
+      policy.abortWith(writeUnitReport(() => options.report(row), ROWS_LEFT));
       options.onRow?.(tally.rows, row.result);
       policy.judgeErrors(false);
     },
@@ -97,9 +95,12 @@ export function fileRecords(source: Source, ahead: RowLookahead): { readonly rec
   };
 }
 
+/** What the reports of a run of rows keep when a write fails (`run/unit-report.ts`, the one rule). */
+export const ROWS_LEFT = 'no row was left half written, and the rows after it were not taken';
+
 /** A report could not be written: the job stops, naming the file and the error. */
 export function reportWriteFailed(error: ReportWriteError): JobAbortError {
-  return reportWriteAbort(error, 'no row was left half written, and the rows after it were not taken');
+  return reportWriteAbort(error, ROWS_LEFT);
 }
 
 function done<Row extends RowSync>(row: Row): RowDone<Row> {

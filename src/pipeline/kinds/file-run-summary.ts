@@ -9,7 +9,8 @@ import { paceLimits } from '../real-run-estimate.js';
 import type { Job } from '../../config/job-types.js';
 import type { DepartedSummary } from '../departed/settle-departed.js';
 import type { JobSummary } from '../report/job-summary.js';
-import { summarize, type RunTally } from '../run-tally.js';
+import { summarize } from '../report/summary-figures.js';
+import { type RunTally } from './file-run-tally.js';
 import type { RunEnd } from '../run/run-engine.js';
 import type { VerifySummary } from '../verify/verify-step.js';
 

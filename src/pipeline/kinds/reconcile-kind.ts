@@ -8,17 +8,17 @@
  */
 import type { JobAbortError } from '../job-abort.js';
 import type { JobSummary } from '../report/job-summary.js';
-import { ReportWriteError } from '../report/report.js';
 import type { ReconcileReport } from '../report/reconcile-report.js';
 import type { ReconcileSummary } from '../report/reconcile-summary.js';
 import type { ContactIndex } from '../row/contact-index.js';
-import type { KeySighting } from '../key-sighting.js';
-import { rowsNeedLook } from '../run-tally.js';
+import type { KeySighting } from './key-sighting.js';
+import { rowsNeedLook } from './file-run-tally.js';
 import type { RowReconcile } from '../row/reconcile-row.js';
 import type { RunKind } from '../run/run-engine.js';
-import type { SourceRecord } from '../types.js';
-import { KEY_READ_CALLS } from '../deadline.js';
-import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
+import type { SourceRecord } from '../source/source-record.js';
+import { KEY_READ_CALLS } from '../row/row-calls.js';
+import { closedUnitReport, reportWriteAbort, writeUnitReport } from '../run/unit-report.js';
+import { fileRowWork, ROWS_LEFT, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';
 
 /** Why a reconcile without `match.prefetch` cannot list the contacts the file lacks (reconcile.json, docs/reconcile.md). */
@@ -58,19 +58,11 @@ export function reconcileKind(options: ReconcileKindOptions): RunKind<SourceReco
     unitsEnded: () => options.input.failure(),
     afterUnits: () => {
       if (extra === undefined) return Promise.resolve(undefined);
-      try {
-        listExtra(extra.index, extra.seen, options.rows.mine, report);
-        extraListed = true;
-        return Promise.resolve(undefined);
-      } catch (error) {
-        if (!(error instanceof ReportWriteError)) throw error;
-        return Promise.resolve(reportWriteFailed(error));
-      }
+      const abort = writeUnitReport(() => listExtra(extra.index, extra.seen, options.rows.mine, report), ROWS_LEFT);
+      extraListed = abort === undefined;
+      return Promise.resolve(abort);
     },
-    closeUnits: () => {
-      const failure = report.closeRows();
-      return failure === undefined ? undefined : reportWriteFailed(failure);
-    },
+    closeUnits: () => closedUnitReport(report.closeRows(), ROWS_LEFT),
     // Its rows are all `unchanged` (it writes nothing): its journal line keeps its keys' figures.
     journalRows: () => reconciledKeys(report),
     needsLook: () => rowsNeedLook(tally.rows, tally.messages, undefined) || report.differences > 0,
@@ -80,7 +72,7 @@ export function reconcileKind(options: ReconcileKindOptions): RunKind<SourceReco
       const reportFiles = [report.paths.diff, report.paths.summary, report.paths.html];
       const failure = report.writeSummary(reconcile);
       if (failure === undefined) return { summary: { summary, reconcile, reportFiles } };
-      const abort = reportWriteFailed(failure);
+      const abort = reportWriteAbort(failure, ROWS_LEFT);
       reconcile.status = 'aborted';
       reconcile.aborted ??= { code: abort.code, message: abort.message };
       return { summary: { summary, reconcile, reportFiles }, abort };

@@ -10,20 +10,22 @@ import { isSqliteError, stateWriteFailed, type JobAbortError } from '../job-abor
 import { settleDeparted, type DepartedStepOptions, type DepartedSummary } from '../departed/settle-departed.js';
 import type { DepartedStore, VerifyStore } from '../../state/state-port.js';
 import { estimateRealRun, type WithheldCalls } from '../real-run-estimate.js';
-import type { KeySighting } from '../key-sighting.js';
+import type { KeySighting } from './key-sighting.js';
 import type { JobSummary } from '../report/job-summary.js';
 import { ReportWriteError, type ReportWriter } from '../report/report.js';
-import { callsByOperation, rowsNeedLook } from '../run-tally.js';
+import { callsByOperation } from '../report/summary-figures.js';
+import { rowsNeedLook } from './file-run-tally.js';
 import type { RunKind } from '../run/run-engine.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import { lineEndName, type InputLayout } from '../source/input-layout.js';
-import type { SourceRecord } from '../types.js';
-import { rowCallsAtMost, unreadRowCallsAtLeast } from '../deadline.js';
-import { fileRowWork, reportWriteFailed, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
+import type { SourceRecord } from '../source/source-record.js';
+import { rowCallsAtMost, unreadRowCallsAtLeast } from '../row/row-calls.js';
+import { closedUnitReport } from '../run/unit-report.js';
+import { fileRowWork, reportWriteFailed, ROWS_LEFT, type FileRowsOptions, type RowCalls, type RowDone } from './file-rows.js';
 import { fileRunSummary, type FileRunFacts } from './file-run-summary.js';
 import { verifyTrusted, type VerifySummary } from '../verify/verify-step.js';
 
-/** A row reads its key and writes: the surface's numbers say how many calls that is (`deadline.ts`). */
+/** A row reads its key and writes: the surface's numbers say how many calls that is (`row/row-calls.ts`). */
 export const SYNC_ROW_CALLS: RowCalls = { atMost: rowCallsAtMost, unreadAtLeast: unreadRowCallsAtLeast };
 
 export interface SyncKindOptions {
@@ -80,10 +82,7 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
       if (abort !== undefined || !options.rows.policy.taking) return abort;
       return verifyStep();
     },
-    closeUnits: () => {
-      const failure = report.closeRows();
-      return failure === undefined ? undefined : reportWriteFailed(failure);
-    },
+    closeUnits: () => closedUnitReport(report.closeRows(), ROWS_LEFT),
     journalRows: () => tally.rows,
     needsLook: () => rowsNeedLook(tally.rows, tally.messages, departed) || (verification !== undefined && verification.failed > 0),
     summarize: (end) => {

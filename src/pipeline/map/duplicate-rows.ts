@@ -12,7 +12,7 @@
  * - `fail`: every row of the key fails with `DUPLICATE_ROWS`, naming its lines.
  */
 import type { OnDuplicateRows } from '../../config/job-types.js';
-import type { ContactDraft, PhoneExtension } from '../types.js';
+import type { ContactDraft, PhoneExtension } from './contact-draft.js';
 import { tagCaseVariants } from './map.js';
 
 /** The rows of one key that is on more than one row, as the first pass found them. */

@@ -7,7 +7,9 @@
  * neutralise such values for spreadsheets.
  */
 import type { FieldSpec, Job, WriteRule } from '../../config/job-types.js';
-import type { ContactDraft, FieldSkip, MapResult, PhoneExtension, RowErrorCode, SourceRecord, SourceRow } from '../types.js';
+import type { ContactDraft, FieldSkip, MapResult, PhoneExtension } from './contact-draft.js';
+import type { RowErrorCode } from '../report/error-codes.js';
+import type { SourceRecord, SourceRow } from '../source/source-record.js';
 import { applyTransforms, normaliseEmail, normalisePhone, type TransformResult } from './transforms.js';
 
 /** Between the problems of one row in its message (each problem's own text holds `;`). */

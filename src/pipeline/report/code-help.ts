@@ -3,7 +3,7 @@
  * shows it, and docs/reports.md lists the same words (a test keeps the two equal). Typed over the
  * union of codes, so a new code does not compile without its help.
  */
-import type { ReportErrorCode } from '../types.js';
+import type { ReportErrorCode } from './error-codes.js';
 
 export interface CodeHelp {
   readonly meaning: string;

@@ -10,7 +10,7 @@
  * Typed over every report code, so a new code does not compile without its place here
  * (test/pipeline/report/failure-cause.test.ts is the table).
  */
-import type { ReportErrorCode } from '../types.js';
+import type { ReportErrorCode } from './error-codes.js';
 
 /** `fix`: the row's data (rejected.csv); `run-again`: a cause outside the row (results.csv only). */
 export type FailureCause = 'fix' | 'run-again';

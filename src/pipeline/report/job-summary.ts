@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { AllowedGuard } from '../guards/guard-verdict.js';
 import type { PaceLimit, RealRunEstimate } from '../real-run-estimate.js';
-import type { RowOutcome } from '../types.js';
+import type { RowOutcome } from './row-outcome.js';
 
 /** The files of one job's run (a shard's are named `<job>.shard-I-of-N.*`). */
 export interface ReportPaths {

@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import type { KeyComparison } from '../row/compare.js';
 import type { KnownContact } from '../../state/known-contact.js';
-import type { RowResult } from '../types.js';
+import type { RowResult } from './row-outcome.js';
 import { CsvFile, reportWriteFailure, writeWhole, type ReportWriteError } from './report.js';
 import { renderReconcileHtml } from './reconcile-html.js';
 import { differingKeys, reconcilePaths, type DiffLine, type DiffStatus, type ReconcilePaths, type ReconcileSummary } from './reconcile-summary.js';

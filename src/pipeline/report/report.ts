@@ -10,14 +10,13 @@ import { failureCause } from './failure-cause.js';
 import { CHANGES_CSV, inputCsvFormat, REPORT_CSV, type CsvFormat } from './input-csv-format.js';
 import type { CsvCell } from './csv-line.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
-import type { ChangeLine, RowResult } from '../types.js';
+import type { ChangeLine, RowResult } from './row-outcome.js';
 import { renderHtmlReport } from './html-report.js';
 import { RunDigest } from './run-digest.js';
 import type { CallLimits, Operation } from '../row/plan.js';
 import { reportPaths, type JobSummary, type ReportPaths } from './job-summary.js';
 import type { PaceLimit } from '../real-run-estimate.js';
 import { ContactSyncError } from '../../failure/contact-sync-error.js';
-import { JobAbortError } from '../job-abort.js';
 import { createReplacingFile, NotRegularFileError, OWNER_ONLY, writeFileAtomically } from '../../safe-file.js';
 
 /** What the run report shows beyond the summary: the pace of the calls. */
@@ -105,14 +104,6 @@ export function reportWriteFailure(write: () => void): ReportWriteError | undefi
     if (error instanceof ReportWriteError) return error;
     throw error;
   }
-}
-
-/**
- * A report could not be written: the job stops, naming the file and the error; `left` says what
- * was kept whole and what was not taken (rows, an undo's contacts).
- */
-export function reportWriteAbort(error: ReportWriteError, left: string): JobAbortError {
-  return new JobAbortError('REPORT_WRITE_FAILED', `${error.message}; ${left}: ${error.fix}`, { cause: error });
 }
 
 function systemCodeOf(error: unknown): string {

@@ -6,7 +6,8 @@
  */
 import { MAX_FIELDS_PER_CALL } from '../../limits.js';
 import type { CallLimits, Operation } from '../row/plan.js';
-import type { ReportErrorCode, RowResult } from '../types.js';
+import type { ReportErrorCode } from './error-codes.js';
+import type { RowResult } from './row-outcome.js';
 
 /** Lines shown per failure code. */
 const FIRST_LINES = 5;

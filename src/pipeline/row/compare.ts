@@ -12,7 +12,7 @@ import type { RowFacts } from './decide.js';
 import { droppedTags } from './decide.js';
 import { oldestFirst } from './contact-order.js';
 import { planCreate, planUpdate } from './plan.js';
-import type { ReportErrorCode } from '../types.js';
+import type { ReportErrorCode } from '../report/error-codes.js';
 import type { KnownContact } from '../../state/known-contact.js';
 
 /** One field that differs: the file's value and the platform's, as they are. */

@@ -11,7 +11,8 @@
  */
 import type { JobMode, MessageSpec, OnDuplicate, TagOwnership } from '../../config/job-types.js';
 import { messageWanted } from '../message/message-render.js';
-import type { ContactDraft, RowOutcome } from '../types.js';
+import type { ContactDraft } from '../map/contact-draft.js';
+import type { RowOutcome } from '../report/row-outcome.js';
 import { oldestFirst } from './contact-order.js';
 import { applyPlan, fieldsToFill, planCreate, planUpdate, tagOperations, type CallLimits, type ContactPlan, type ContactTarget } from './plan.js';
 import type { KnownContact, StoredContact } from '../../state/known-contact.js';

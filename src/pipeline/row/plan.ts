@@ -6,7 +6,7 @@
  */
 import { MAX_FIELDS_PER_CALL } from '../../limits.js';
 import type { WriteRule } from '../../config/job-types.js';
-import type { ContactDraft } from '../types.js';
+import type { ContactDraft } from '../map/contact-draft.js';
 import type { KnownContact } from '../../state/known-contact.js';
 
 /** One write call. Calls on a contact created by the same plan target `'created'`. */

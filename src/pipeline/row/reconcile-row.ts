@@ -12,7 +12,7 @@ import type { Job } from '../../config/job-types.js';
 import { draftHash } from '../../state/draft-hash.js';
 import type { IdSurface } from '../../state/known-contact.js';
 import type { ReconcileStore } from '../../state/state-port.js';
-import type { ContactDraft } from '../types.js';
+import type { ContactDraft } from '../map/contact-draft.js';
 import type { ContactIndex } from './contact-index.js';
 import { decideReconcile, type KeyComparison, type ReconcileFacts, type ReconcileRecord } from './compare.js';
 import { CountedApi } from './counted-api.js';

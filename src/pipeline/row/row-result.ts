@@ -5,7 +5,8 @@
  */
 import type { ApiErrorCode } from '../../api/errors.js';
 import type { JobAbortError } from '../job-abort.js';
-import type { ChangeLine, ContactDraft, RowResult } from '../types.js';
+import type { ChangeLine, RowResult } from '../report/row-outcome.js';
+import type { ContactDraft } from '../map/contact-draft.js';
 import type { RowPlan } from './decide.js';
 import type { ContactPlan, Operation } from './plan.js';
 

@@ -15,8 +15,8 @@
 import type { Job } from '../../config/job-types.js';
 import type { RunRowCounts, RunStatus } from '../../state/run-journal.js';
 import type { JobAbortError } from '../job-abort.js';
-import type { RowDispatcher } from '../row-dispatcher.js';
-import { exitCodeOf, type RunExitCode } from '../run-tally.js';
+import type { RowDispatcher } from './row-dispatcher.js';
+import { exitCodeOf, type RunExitCode } from './exit-code.js';
 import { finishJournal } from './run-journal-lines.js';
 import type { RunJournalStore } from '../../state/state-port.js';
 import type { StopPolicy } from './stop-policy.js';

@@ -14,7 +14,7 @@
  */
 import type { RunStatus } from '../../state/run-journal.js';
 import type { JobAbortError } from '../job-abort.js';
-import { pastTakingTime, timeToFinishMs, type FinishEstimate } from '../deadline.js';
+import { pastTakingTime, timeToFinishMs, type FinishEstimate } from './deadline.js';
 
 /** Why a run stopped taking units before the end of its input. */
 export type StopReason = 'signal' | 'deadline' | 'limit';

@@ -10,7 +10,7 @@
  * stops the loop; the units in flight finish and the exception leaves once they have.
  */
 import type { JobAbortError } from '../job-abort.js';
-import type { RowDispatcher } from '../row-dispatcher.js';
+import type { RowDispatcher } from './row-dispatcher.js';
 import type { StopPolicy } from './stop-policy.js';
 
 /** What every finished unit tells the engine: its calls, and the reason the run must stop when it met one. */

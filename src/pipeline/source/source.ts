@@ -12,7 +12,7 @@
  * does not shift the numbering of the next rows. Blank lines are skipped but counted.
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import type { MalformedRow, SourceRecord, SourceRow } from '../types.js';
+import type { MalformedRow, SourceRecord, SourceRow } from './source-record.js';
 import { readCsvBatches, type CsvRecord } from './csv-records.js';
 import { inputBytes, isGzip, namedGzip } from './input-bytes.js';
 import { decodeInput, isKnownEncoding, type DecodedInput } from './decode.js';

@@ -16,10 +16,10 @@ import type { Job } from '../../config/job-types.js';
 import type { UndoStore } from '../../state/state-port.js';
 import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
-import { ReportWriteError, reportWriteAbort } from '../report/report.js';
+import { closedUnitReport, reportWriteAbort, writeUnitReport } from '../run/unit-report.js';
 import { UndoReport, type UndoContactResult, type UndoSummary } from '../report/undo-report.js';
-import { RowDispatcher } from '../row-dispatcher.js';
-import { callsByOperation } from '../run-tally.js';
+import { RowDispatcher } from '../run/row-dispatcher.js';
+import { callsByOperation } from '../report/summary-figures.js';
 import { contactSpacingMs } from '../real-run-estimate.js';
 import { runEngine, type RunKind } from '../run/run-engine.js';
 import { startJournal } from '../run/run-journal-lines.js';
@@ -92,18 +92,10 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
       callsAtMost: (change) => undoCallsAtMost(change, options.api.surface),
       intake: (change) => ({ kind: 'dispatch', key: change.key, callsAtMost: undoCallsAtMost(change, options.api.surface), run: () => undoContact(change, options, dryRun), notSent: (abort) => notSentContact(change, abort) }),
       finish: (done) => {
-        try {
-          report.add(done);
-        } catch (error) {
-          if (!(error instanceof ReportWriteError)) throw error;
-          policy.abortWith(reportFailed(error));
-        }
+        policy.abortWith(writeUnitReport(() => report.add(done), CONTACTS_LEFT));
       },
     },
-    closeUnits: () => {
-      const failure = report.closeLines();
-      return failure === undefined ? undefined : reportFailed(failure);
-    },
+    closeUnits: () => closedUnitReport(report.closeLines(), CONTACTS_LEFT),
     journalRows: (notReached) => ({ total: changes.length, ...report.lines, notReached }),
     // A conflict left, a value put back unverified or a failed contact needs a person's look.
     needsLook: () => report.lines.conflict + report.lines.unverified + report.lines.failed > 0,
@@ -128,7 +120,7 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
       const failure = report.writeSummary(summary);
       if (failure === undefined) return { summary };
       summaryWritten = false;
-      const failed = reportFailed(failure);
+      const failed = reportWriteAbort(failure, CONTACTS_LEFT);
       return { summary: { ...summary, status: 'aborted', aborted: summary.aborted ?? { code: failed.code, message: failed.message } }, abort: failed };
     },
   };
@@ -281,6 +273,5 @@ function recordRead(state: UndoStore, change: RunChange, current: KnownContact, 
   state.recordObserved(change.key, { contactId: change.contactId, surface, fields, tags: [...tags], tagsRemoved: removed, draftHash: null, rowHash: null });
 }
 
-function reportFailed(error: ReportWriteError): JobAbortError {
-  return reportWriteAbort(error, 'no line was left half written, and the contacts after it were not taken');
-}
+/** What undo's report keeps when a write fails (`run/unit-report.ts`, the one rule). */
+const CONTACTS_LEFT = 'no line was left half written, and the contacts after it were not taken';

@@ -12,7 +12,8 @@ import type { Job, WriteRule } from '../../config/job-types.js';
 import type { KnownContact, StoredContact } from '../../state/known-contact.js';
 import { changeLines } from '../row/row-result.js';
 import { planUpdate, type CallLimits, type ContactPlan } from '../row/plan.js';
-import type { ChangeLine, ContactDraft } from '../types.js';
+import type { ChangeLine } from '../report/row-outcome.js';
+import type { ContactDraft } from '../map/contact-draft.js';
 
 /** The most reads a run spends: floor(share x the keys the state trusts). */
 export function verifyBudget(sharePercent: number, trustedKeys: number): number {

@@ -21,13 +21,13 @@ import { abortReason } from '../abort-reason.js';
 import { knownKeysNow } from '../departed/settle-departed.js';
 import type { JobAbortError } from '../job-abort.js';
 import type { WithheldCalls } from '../real-run-estimate.js';
-import { RowDispatcher } from '../row-dispatcher.js';
+import { RowDispatcher } from '../run/row-dispatcher.js';
 import { CountedApi } from '../row/counted-api.js';
 import { writeKnownContact } from '../row/write.js';
 import { runEngine, type RunKind } from '../run/run-engine.js';
 import type { StopPolicy } from '../run/stop-policy.js';
 import type { UnitIntake } from '../run/unit-loop.js';
-import type { ChangeLine } from '../types.js';
+import type { ChangeLine } from '../report/row-outcome.js';
 import type { Operation } from '../row/plan.js';
 import { chooseVerifyReads, nextPageAfter, verifyBudget, verifyContact, type VerifyReads } from './verify-plan.js';
 

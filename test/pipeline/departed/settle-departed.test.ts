@@ -9,7 +9,7 @@ import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import type { ContactsApi } from '../../../src/api/contacts-api.js';
 import type { OnMissingSpec } from '../../../src/config/job-types.js';
 import { settleDeparted } from '../../../src/pipeline/departed/settle-departed.js';
-import { KeySighting } from '../../../src/pipeline/key-sighting.js';
+import { KeySighting } from '../../../src/pipeline/kinds/key-sighting.js';
 import { WithheldCalls } from '../../../src/pipeline/real-run-estimate.js';
 import { StopPolicy } from '../../../src/pipeline/run/stop-policy.js';
 import { StateStore } from '../../../src/state/state-store.js';

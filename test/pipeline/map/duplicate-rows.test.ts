@@ -2,7 +2,8 @@ import { describeLines, describePolicy, foldDraft, verdict, type KeyGroup } from
 import { keyOfMappableRow, mapRow } from '../../../src/pipeline/map/map.js';
 import { KeyTable } from '../../../src/pipeline/source/key-table.js';
 import { RepeatedKeys } from '../../../src/pipeline/source/repeated-keys.js';
-import type { ContactDraft, SourceRow } from '../../../src/pipeline/types.js';
+import type { ContactDraft } from '../../../src/pipeline/map/contact-draft.js';
+import type { SourceRow } from '../../../src/pipeline/source/source-record.js';
 import { columnField, makeJob } from '../../helpers/job-factory.js';
 
 const GROUP: KeyGroup = { first: 2, last: 9, count: 3, lines: [2, 5, 9] };

@@ -1,6 +1,7 @@
 import type { FieldSpec, Job } from '../../../src/config/job-types.js';
 import { keyOfMappableRow, mapRow } from '../../../src/pipeline/map/map.js';
-import type { ContactDraft, RowError, SourceRow } from '../../../src/pipeline/types.js';
+import type { ContactDraft, RowError } from '../../../src/pipeline/map/contact-draft.js';
+import type { SourceRow } from '../../../src/pipeline/source/source-record.js';
 import { columnField, makeJob, templateField, valueField } from '../../helpers/job-factory.js';
 
 function row(values: Record<string, string>, line = 7): SourceRow {

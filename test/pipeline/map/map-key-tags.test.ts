@@ -1,6 +1,7 @@
 import type { Job } from '../../../src/config/job-types.js';
 import { mapRow } from '../../../src/pipeline/map/map.js';
-import type { MapResult, SourceRow } from '../../../src/pipeline/types.js';
+import type { MapResult } from '../../../src/pipeline/map/contact-draft.js';
+import type { SourceRow } from '../../../src/pipeline/source/source-record.js';
 import { makeJob } from '../../helpers/job-factory.js';
 
 function row(values: Record<string, string>, line = 12): SourceRow {

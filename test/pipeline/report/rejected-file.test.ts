@@ -10,7 +10,7 @@ import iconv from 'iconv-lite';
 import { failedResult } from '../../../src/pipeline/row/row-result.js';
 import { ReportWriter } from '../../../src/pipeline/report/report.js';
 import { readSource, type SourceOptions } from '../../../src/pipeline/source/source.js';
-import type { RowResult } from '../../../src/pipeline/types.js';
+import type { RowResult } from '../../../src/pipeline/report/row-outcome.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const dir = tempDir('contact-sync-rejected-');

@@ -10,7 +10,7 @@ import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/p
 import { compareKey, decideReconcile, type KeyComparison, type ReconcileRecord } from '../../../src/pipeline/row/compare.js';
 import { decideRow, type KeyState, type RowFacts } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
-import type { ContactDraft } from '../../../src/pipeline/types.js';
+import type { ContactDraft } from '../../../src/pipeline/map/contact-draft.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 
 const draft: ContactDraft = {

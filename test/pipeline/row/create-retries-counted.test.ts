@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { runJob } from '../../../src/pipeline/run-job.js';
+import { runSync } from '../../../src/pipeline/run-job.js';
 import { testClient } from '../../api/support/test-client.js';
 import { customersCsv, fastEmulator, TOKEN, workspace, type Workspace } from '../../helpers/cli-harness.js';
 import { columnField, makeJob } from '../../helpers/job-factory.js';
@@ -36,7 +36,7 @@ describe('retries counted under injected faults', () => {
     ws.write('customers.csv', customersCsv(rows));
     const api = testClient({ baseUrl: emulator.url, token: TOKEN, retry: { limit: 4, baseDelayMs: 1, maxDelayMs: 5 } });
 
-    const { summary } = await runJob({ job, api, reportDir: join(ws.dir, 'out'), dryRun: false });
+    const { summary } = await runSync({ job, api, reportDir: join(ws.dir, 'out'), dryRun: false });
 
     const received = emulator.counters(TOKEN).byOperation;
     // Every row is new: one create each, and one search each before it (its key looked up), plus

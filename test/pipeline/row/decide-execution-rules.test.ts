@@ -7,7 +7,7 @@
 import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
-import type { ContactDraft } from '../../../src/pipeline/types.js';
+import type { ContactDraft } from '../../../src/pipeline/map/contact-draft.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 
 const draft: ContactDraft = { line: 2, key: 'C-1', keyField: 'customerid', fields: { firstName: 'Ada' }, tagsToAdd: ['crm'], tagsToRemove: [], templateValues: {} };

@@ -5,7 +5,7 @@
 import { V1_SURFACE } from '../../../src/api/platform-surface.js';
 import { decideRow, droppedTags, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
-import type { ContactDraft } from '../../../src/pipeline/types.js';
+import type { ContactDraft } from '../../../src/pipeline/map/contact-draft.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 
 /** Segments went from `Wholesale, EU;churn-risk;VIP` to `VIP`. */

@@ -8,7 +8,7 @@ import { V1_SURFACE, V2_SURFACE } from '../../../src/api/platform-surface.js';
 import type { JobMode } from '../../../src/config/job-types.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
-import type { ContactDraft } from '../../../src/pipeline/types.js';
+import type { ContactDraft } from '../../../src/pipeline/map/contact-draft.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 
 const draft: ContactDraft = {

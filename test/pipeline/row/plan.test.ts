@@ -2,7 +2,7 @@ import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/p
 import { decideMatch } from '../../../src/pipeline/row/decide.js';
 import { applyPlan, chunk, planCreate, planUpdate, tagOperations } from '../../../src/pipeline/row/plan.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
-import type { ContactDraft } from '../../../src/pipeline/types.js';
+import type { ContactDraft } from '../../../src/pipeline/map/contact-draft.js';
 
 function draft(overrides: Partial<ContactDraft> = {}): ContactDraft {
   return {

@@ -6,7 +6,7 @@
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { mapRow } from '../../../src/pipeline/map/map.js';
 import { reconcileRow } from '../../../src/pipeline/row/reconcile-row.js';
-import type { ContactDraft } from '../../../src/pipeline/types.js';
+import type { ContactDraft } from '../../../src/pipeline/map/contact-draft.js';
 import { draftHash } from '../../../src/state/draft-hash.js';
 import { StateStore } from '../../../src/state/state-store.js';
 import { testClient } from '../../api/support/test-client.js';

@@ -1,6 +1,6 @@
 import { mappingFingerprint, rowHash } from '../../../src/pipeline/map/row-hash.js';
 import { RowLookahead } from '../../../src/pipeline/row/row-lookahead.js';
-import type { SourceRecord, SourceRow } from '../../../src/pipeline/types.js';
+import type { SourceRecord, SourceRow } from '../../../src/pipeline/source/source-record.js';
 import { StateStore } from '../../../src/state/state-store.js';
 import { makeJob } from '../../helpers/job-factory.js';
 import { makeStateTestDir, type StateTestDir } from '../../state/state-test-dir.js';

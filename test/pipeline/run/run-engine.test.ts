@@ -5,7 +5,7 @@
  * kind's work is promises the test resolves: no server, no clock.
  */
 import { JobAbortError } from '../../../src/pipeline/job-abort.js';
-import { RowDispatcher } from '../../../src/pipeline/row-dispatcher.js';
+import { RowDispatcher } from '../../../src/pipeline/run/row-dispatcher.js';
 import { runEngine, type RunEnd, type RunKind } from '../../../src/pipeline/run/run-engine.js';
 import { StopPolicy, type StopPolicyOptions } from '../../../src/pipeline/run/stop-policy.js';
 import type { UnitDone } from '../../../src/pipeline/run/unit-loop.js';

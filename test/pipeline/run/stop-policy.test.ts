@@ -4,7 +4,7 @@
  * reckoning (issue 35).
  */
 import { V1_SURFACE, V2_SURFACE } from '../../../src/api/platform-surface.js';
-import { unreadRowCallsAtLeast } from '../../../src/pipeline/deadline.js';
+import { unreadRowCallsAtLeast } from '../../../src/pipeline/row/row-calls.js';
 import { JobAbortError } from '../../../src/pipeline/job-abort.js';
 import { StopPolicy, type StopPolicyOptions, type TakenUnit } from '../../../src/pipeline/run/stop-policy.js';
 

@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readSource } from '../../../src/pipeline/source/source.js';
-import type { SourceRecord } from '../../../src/pipeline/types.js';
+import type { SourceRecord } from '../../../src/pipeline/source/source-record.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 function file(content: string | Buffer): string {

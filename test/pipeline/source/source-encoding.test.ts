@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSource, type SourceOptions } from '../../../src/pipeline/source/source.js';
 import { SourceError } from '../../../src/pipeline/source/source-error.js';
-import type { SourceRecord } from '../../../src/pipeline/types.js';
+import type { SourceRecord } from '../../../src/pipeline/source/source-record.js';
 
 const fixture = (name: string): string => join(import.meta.dirname, '../../../fixtures/csv', name);
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { detectDelimiter, firstLine } from '../../../src/pipeline/source/delimiter-detect.js';
 import { readSource, type SourceOptions } from '../../../src/pipeline/source/source.js';
 import { SourceError } from '../../../src/pipeline/source/source-error.js';
-import type { SourceRecord } from '../../../src/pipeline/types.js';
+import type { SourceRecord } from '../../../src/pipeline/source/source-record.js';
 
 const fixture = (name: string): string => join(import.meta.dirname, '../../../fixtures/csv', name);
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSource, type SourceOptions } from '../../../src/pipeline/source/source.js';
-import type { SourceRecord } from '../../../src/pipeline/types.js';
+import type { SourceRecord } from '../../../src/pipeline/source/source-record.js';
 
 const fixture = (name: string): string => join(import.meta.dirname, '../../../fixtures/csv', name);
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { readSource, type SourceOptions } from '../../../src/pipeline/source/source.js';
 import { utf8MisreadCheck } from '../../../src/pipeline/source/utf8-misread.js';
-import type { SourceRecord } from '../../../src/pipeline/types.js';
+import type { SourceRecord } from '../../../src/pipeline/source/source-record.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const dir = tempDir('contact-sync-misread-');

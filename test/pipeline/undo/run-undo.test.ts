@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { runJob } from '../../../src/pipeline/run-job.js';
+import { runReconcile, runSync } from '../../../src/pipeline/run-job.js';
 import { runUndo } from '../../../src/pipeline/undo/run-undo.js';
 import { UNDONE_TAG } from '../../../src/pipeline/undo/undo-plan.js';
 import { StateStore } from '../../../src/state/state-store.js';
@@ -43,10 +43,10 @@ describe('runUndo', () => {
     });
     state = StateStore.open(job.state as string, { job: job.name, keyField: job.key.field });
     ws.write('customers.csv', customersCsv(3));
-    const first = await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'first'), dryRun: false, state });
+    const first = await runSync({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'first'), dryRun: false, state });
     ws.write('customers.csv', customersCsv(3, (_i, cells) => [cells[0]!, `New${cells[1]!}`, ...cells.slice(2)]));
     await beforeSecond?.(job);
-    const second = await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'second'), dryRun: false, state });
+    const second = await runSync({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'second'), dryRun: false, state });
     expect(second.summary.rows.updated).toBe(3);
     return { job, runId: Number(second.summary.runId), firstRunId: Number(first.summary.runId) };
   }
@@ -65,7 +65,7 @@ describe('runUndo', () => {
 
   it('a run right after a reconcile writes what the reconcile read: its undo puts everything back without --force (issue 41 item 11)', async () => {
     const reconcile = async (job: Job): Promise<void> => {
-      const read = await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'reconcile'), dryRun: false, state, work: 'reconcile', argv: 'reconcile jobs.yaml --job import' });
+      const read = await runReconcile({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'reconcile'), dryRun: false, state, argv: 'reconcile jobs.yaml --job import' });
       expect(read.reconcile?.keys).toMatchObject({ differs: 3 });
     };
     const { job, runId } = await twoRuns(reconcile);
@@ -78,7 +78,7 @@ describe('runUndo', () => {
   it('a re-run right after an undo writes what the undo read: its undo needs no --force either (issue 41 item 11)', async () => {
     const { job, runId } = await twoRuns();
     await runUndo({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), state, runId, reportDir: join(ws.dir, 'undo'), force: true });
-    const again = await runJob({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'again'), dryRun: false, state });
+    const again = await runSync({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'again'), dryRun: false, state });
     expect(again.summary.rows.updated).toBe(3);
     const undo = await runUndo({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), state, runId: Number(again.summary.runId), reportDir: join(ws.dir, 'undo-again') });
     expect([undo.summary.status, undo.exitCode, undo.summary.lines.restored, undo.summary.lines.unverified]).toEqual(['completed', 0, 3, 0]);

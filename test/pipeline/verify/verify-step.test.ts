@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { runJob } from '../../../src/pipeline/run-job.js';
+import { runSync } from '../../../src/pipeline/run-job.js';
 import { StateStore } from '../../../src/state/state-store.js';
 import { testClient } from '../../api/support/test-client.js';
 import { customersCsv, fastEmulator, TOKEN, workspace, type Workspace } from '../../helpers/cli-harness.js';
@@ -40,13 +40,13 @@ describe('verification and the deadline', () => {
     state = StateStore.open(job.state as string, { job: job.name, keyField: job.key.field, now: () => clock });
     ws.write('customers.csv', customersCsv(3));
     const api = () => testClient({ baseUrl: emulator.url, token: TOKEN });
-    await runJob({ job, api: api(), reportDir: join(ws.dir, 'first'), dryRun: false, state, now: () => new Date(clock) });
+    await runSync({ job, api: api(), reportDir: join(ws.dir, 'first'), dryRun: false, state, now: () => new Date(clock) });
     emulator.resetCounters(TOKEN);
 
     clock = 1000;
     const deadline = 60_000;
     let rows = 0;
-    const night = await runJob({
+    const night = await runSync({
       job,
       api: api(),
       reportDir: join(ws.dir, 'night'),
@@ -67,7 +67,7 @@ describe('verification and the deadline', () => {
 
     // The next night, with time: the three are re-read.
     clock = 100_000;
-    const next = await runJob({ job, api: api(), reportDir: join(ws.dir, 'next'), dryRun: false, state, now: () => new Date(clock) });
+    const next = await runSync({ job, api: api(), reportDir: join(ws.dir, 'next'), dryRun: false, state, now: () => new Date(clock) });
     expect(next.summary.verification).toMatchObject({ reads: 3, verified: 3, drift: 0, notReached: 0 });
     expect(next.exitCode).toBe(0);
   });
@@ -103,12 +103,12 @@ describe('verification under 429s', () => {
     ws.write('customers.csv', customersCsv(10));
     // 5 attempts a read; a breaker that never trips here, so only the budget bounds the reads.
     const api = () => testClient({ baseUrl: emulator.url, token: TOKEN, retry: { limit: 4, baseDelayMs: 1, maxDelayMs: 5 }, unavailableAfter: { attempts: 1_000 } });
-    await runJob({ job, api: api(), reportDir: join(ws.dir, 'first'), dryRun: false, state, now: () => new Date(clock) });
+    await runSync({ job, api: api(), reportDir: join(ws.dir, 'first'), dryRun: false, state, now: () => new Date(clock) });
     emulator.resetCounters(TOKEN);
     emulator.setFaults({ rateLimited: 1, retryAfterSeconds: 0, operations: ['getContact'] });
 
     clock = 1000;
-    const night = await runJob({ job, api: api(), reportDir: join(ws.dir, 'night'), dryRun: false, state, now: () => new Date(clock) });
+    const night = await runSync({ job, api: api(), reportDir: join(ws.dir, 'night'), dryRun: false, state, now: () => new Date(clock) });
 
     expect(night.summary.rows).toMatchObject({ unchanged: 10 });
     expect(night.summary.verification).toMatchObject({ budget: 10, by: 'contacts', verified: 0, failed: 2, notReached: 8 });

@@ -6,11 +6,12 @@
  * (`source/repeated-keys.ts`). Only the drafts of repeated keys under `merge` are held, folded
  * into one per key, until the key's last row.
  */
-import type { Job, OnDuplicateRows } from '../config/job-types.js';
-import { foldDraft, verdict } from './map/duplicate-rows.js';
-import { failedResult, skippedResult } from './row/row-result.js';
-import { scanRepeatedKeys, type RepeatedKeys } from './source/repeated-keys.js';
-import type { ContactDraft, RowResult } from './types.js';
+import type { Job, OnDuplicateRows } from '../../config/job-types.js';
+import { foldDraft, verdict } from '../map/duplicate-rows.js';
+import { failedResult, skippedResult } from '../row/row-result.js';
+import { scanRepeatedKeys, type RepeatedKeys } from '../source/repeated-keys.js';
+import type { ContactDraft } from '../map/contact-draft.js';
+import type { RowResult } from '../report/row-outcome.js';
 
 export type DuplicateRowsOutput = { readonly kind: 'sync'; readonly draft: ContactDraft } | { readonly kind: 'done'; readonly result: RowResult };
 

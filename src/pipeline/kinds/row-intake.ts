@@ -7,16 +7,18 @@
  * `duplicate-rows-stage.ts`, and the kind's `settle`: `row/sync-row.ts` `settleWithoutCalls` for
  * `run`); this file only orders them.
  */
-import type { Job } from '../config/job-types.js';
+import type { Job } from '../../config/job-types.js';
 import type { DuplicateRowsStage } from './duplicate-rows-stage.js';
-import type { JobAbortError } from './job-abort.js';
+import type { JobAbortError } from '../job-abort.js';
 import type { KeySighting } from './key-sighting.js';
-import { keyCellOf, mapKey } from './map/map.js';
-import type { RowLookahead } from './row/row-lookahead.js';
-import type { KeyState } from './row/decide.js';
-import { failedResult, unchangedResult, uncreatableResult } from './row/row-result.js';
-import type { RowSync } from './row/sync-row.js';
-import type { ContactDraft, RowResult, SourceRecord, SourceRow } from './types.js';
+import { keyCellOf, mapKey } from '../map/map.js';
+import type { RowLookahead } from '../row/row-lookahead.js';
+import type { KeyState } from '../row/decide.js';
+import { failedResult, unchangedResult, uncreatableResult } from '../row/row-result.js';
+import type { RowSync } from '../row/sync-row.js';
+import type { ContactDraft } from '../map/contact-draft.js';
+import type { RowResult } from '../report/row-outcome.js';
+import type { SourceRecord, SourceRow } from '../source/source-record.js';
 
 /** What becomes of a record. */
 export type IntakeDecision =

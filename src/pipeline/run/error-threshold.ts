@@ -1,6 +1,6 @@
 /**
  * The error threshold (`maxErrors`, `--max-errors`): what counts toward it, over what, and when it
- * stops a run. Pure; `run-tally.ts` feeds it the rows as they finish (test/pipeline/run-tally.test.ts
+ * stops a run. Pure; a kind's tally feeds it the units as they finish (test/pipeline/run-tally.test.ts
  * is its table, docs/configuration.md says it for users).
  *
  * The threshold is there to stop a run that the platform is failing (a field missing in the
@@ -11,11 +11,11 @@
  * unchanged row of a nightly re-run calls nothing, and a thousand failing writes among a million
  * unchanged rows would never reach a share of the file.
  */
-import { describeMaxErrors, type MaxErrors } from '../config/max-errors.js';
-import { JobAbortError } from './job-abort.js';
-import { failureCause } from './report/failure-cause.js';
-import type { RowResult } from './types.js';
-import { counted } from './report/counted.js';
+import { describeMaxErrors, type MaxErrors } from '../../config/max-errors.js';
+import { JobAbortError } from '../job-abort.js';
+import { failureCause } from '../report/failure-cause.js';
+import type { RowResult } from '../report/row-outcome.js';
+import { counted } from '../report/counted.js';
 
 /** Rows sent to the platform a share waits for before it may stop a run: 1 failure in 3 rows is no trend. */
 export const MAX_ERRORS_PERCENT_MIN_ROWS = 100;

@@ -6,7 +6,7 @@
  * million for a million keys: the count is information for a person, and a departed key taken for
  * a present one is kept, the safe side.
  */
-import { KeyTable } from './source/key-table.js';
+import { KeyTable } from '../source/key-table.js';
 
 export class KeySighting {
   readonly #table = new KeyTable();
