@@ -6,36 +6,44 @@
  */
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
+import type { Job } from '../../../src/config/job-types.js';
 import { runSync } from '../../../src/pipeline/run-job.js';
 import { StateStore } from '../../../src/state/state-store.js';
 import { testClient } from '../../api/support/test-client.js';
 import { customersCsv, fastEmulator, TOKEN, workspace, type Workspace } from '../../helpers/cli-harness.js';
 import { columnField, makeJob } from '../../helpers/job-factory.js';
 
+let emulator: RunningEmulator;
+let ws: Workspace;
+let state: StateStore | undefined;
+
+beforeEach(async () => {
+  emulator = await fastEmulator();
+  ws = workspace();
+});
+
+afterEach(async () => {
+  state?.close();
+  state = undefined;
+  await emulator.close();
+});
+
+/** A job of the workspace's customers.csv with a state store that verifies every trusted key a night. */
+function verifyingJob(extra: Partial<Job> = {}): Job {
+  return makeJob({
+    name: 'import',
+    connection: { ...makeJob().connection, baseUrl: emulator.url, token: TOKEN },
+    input: { path: join(ws.dir, 'customers.csv'), delimiter: 'auto', encoding: 'utf-8' },
+    fields: [columnField('firstName', 'first_name')],
+    state: join(ws.dir, 'state.db'),
+    verify: { sharePercent: 100 },
+    ...extra,
+  });
+}
+
 describe('verification and the deadline', () => {
-  let emulator: RunningEmulator;
-  let ws: Workspace;
-  let state: StateStore | undefined;
-
-  beforeEach(async () => {
-    emulator = await fastEmulator();
-    ws = workspace();
-  });
-
-  afterEach(async () => {
-    state?.close();
-    await emulator.close();
-  });
-
   it('a deadline reached as the rows end: no contact re-read, all left for the next night, and the run still completed (exit 0)', async () => {
-    const job = makeJob({
-      name: 'import',
-      connection: { ...makeJob().connection, baseUrl: emulator.url, token: TOKEN },
-      input: { path: join(ws.dir, 'customers.csv'), delimiter: 'auto', encoding: 'utf-8' },
-      fields: [columnField('firstName', 'first_name')],
-      state: join(ws.dir, 'state.db'),
-      verify: { sharePercent: 100 },
-    });
+    const job = verifyingJob();
     let clock = 500;
     state = StateStore.open(job.state as string, { job: job.name, keyField: job.key.field, now: () => clock });
     ws.write('customers.csv', customersCsv(3));
@@ -74,30 +82,8 @@ describe('verification and the deadline', () => {
 });
 
 describe('verification under 429s', () => {
-  let emulator: RunningEmulator;
-  let ws: Workspace;
-  let state: StateStore | undefined;
-
-  beforeEach(async () => {
-    emulator = await fastEmulator();
-    ws = workspace();
-  });
-
-  afterEach(async () => {
-    state?.close();
-    await emulator.close();
-  });
-
   it('counts the retries against the share: every read answered 429, the requests stop at the budget and the rest is left not reached', async () => {
-    const job = makeJob({
-      name: 'import',
-      connection: { ...makeJob().connection, baseUrl: emulator.url, token: TOKEN },
-      input: { path: join(ws.dir, 'customers.csv'), delimiter: 'auto', encoding: 'utf-8' },
-      fields: [columnField('firstName', 'first_name')],
-      state: join(ws.dir, 'state.db'),
-      verify: { sharePercent: 100 },
-      concurrency: 1,
-    });
+    const job = verifyingJob({ concurrency: 1 });
     let clock = 500;
     state = StateStore.open(job.state as string, { job: job.name, keyField: job.key.field, now: () => clock });
     ws.write('customers.csv', customersCsv(10));
