@@ -31,7 +31,7 @@ const RECONCILE_PAGES: PrefetchChoice = { use: true, reason: 'reconcile: only th
 /** `run`: the file made true on the platform; a guarded run judges and writes from one copy of its input (source/input-snapshot.ts). */
 export async function runSync(options: RunJobOptions): Promise<SyncRun> {
   if (options.job.guards === undefined) return syncOnInput(options);
-  const snapshot = await snapshotInput(options.job.input);
+  const snapshot = await snapshotInput(options.job.input, options.temporaryDir);
   try {
     return await syncOnInput({ ...options, job: { ...options.job, input: snapshot.input } });
   } finally {

@@ -2,8 +2,7 @@
  * A guarded run judges and writes from one copy of its input (issue 42 item 6): an export
  * rewritten in place after the guards read it is not what the run writes.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { runSync } from '../../src/pipeline/run-job.js';
@@ -46,9 +45,11 @@ describe('a guarded run reads its input once for the guards and the rows', () =>
       guards: { maxChangePercent: 10 },
     });
     const store = StateStore.open(statePath, { job: 'import', keyField: 'customerid' });
-    const before = new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('contact-sync-input-')));
+    // The run's copy goes to a folder of this test's own: other test files running beside it copy theirs to the system's.
+    const temporaryDir = join(ws.dir, 'tmp');
+    mkdirSync(temporaryDir);
     try {
-      const first = await runSync({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'first'), dryRun: false, state: store });
+      const first = await runSync({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'first'), dryRun: false, state: store, temporaryDir });
       expect(first.exitCode).toBe(0);
       expect(first.summary.rows.created).toBe(ROWS);
       // The second night's file is the same; once its first row is done, the export is rewritten in
@@ -60,7 +61,9 @@ describe('a guarded run reads its input once for the guards and the rows', () =>
         reportDir: join(ws.dir, 'second'),
         dryRun: false,
         state: store,
+        temporaryDir,
         onRow: () => {
+          expect(readdirSync(temporaryDir).filter((name) => name.startsWith('contact-sync-input-'))).toHaveLength(1);
           if (rewritten) return;
           rewritten = true;
           writeFileSync(input, csv(true));
@@ -72,7 +75,7 @@ describe('a guarded run reads its input once for the guards and the rows', () =>
       const names = emulator.contacts(TOKEN).map((contact) => `${contact.custom_fields.firstName} ${contact.custom_fields.lastName}`);
       expect(names.filter((name) => name.startsWith('Last'))).toEqual([]);
       // The copy is gone with the run.
-      expect(readdirSync(tmpdir()).filter((name) => name.startsWith('contact-sync-input-') && !before.has(name))).toEqual([]);
+      expect(readdirSync(temporaryDir)).toEqual([]);
     } finally {
       store.close();
     }

@@ -3,7 +3,7 @@
  * `input.path`, and `--input FILE|-` on run, validate and reconcile, `-` being a pipe. The same
  * rows give the same results.csv lines, byte for byte, whichever way they came in.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -13,6 +13,24 @@ import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, 
 import { expectedCustomer } from '../helpers/state-fixtures.js';
 
 let emulator: RunningEmulator;
+/**
+ * The temporary folder the commands of this file see (TMPDIR, read by os.tmpdir() at each call):
+ * a folder of this file's own, so that the copies other test files' runs make beside it are not
+ * counted as this file's leftovers.
+ */
+let temporary: string;
+const systemTmpdir = process.env.TMPDIR;
+
+beforeAll(() => {
+  temporary = mkdtempSync(join(tmpdir(), 'piped-input-test-'));
+  process.env.TMPDIR = temporary;
+});
+
+afterAll(() => {
+  if (systemTmpdir === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = systemTmpdir;
+  rmSync(temporary, { recursive: true, force: true });
+});
 
 beforeEach(async () => {
   emulator = await fastEmulator();
@@ -45,7 +63,7 @@ function resultsBytes(ws: Workspace, dir: string): string {
 }
 
 /** The folders `--input -` left in the temporary folder (none once a command is done). */
-const savedInputs = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith('contact-sync-input-'));
+const savedInputs = (): string[] => readdirSync(temporary).filter((name) => name.startsWith('contact-sync-input-'));
 
 describe('a gzipped input and --input FILE|- give the results of the plain file', () => {
   it('dry runs of the file, its .gz, the file on a pipe and the .gz on a pipe write the same results.csv lines, byte for byte', async () => {

@@ -86,6 +86,8 @@ export interface RunJobOptions extends Pick<FileRunFacts, 'earlierLimits'> {
   readonly productVersion?: string;
   /** Told once, before the rows, whether `match.prefetch` pages and why. */
   readonly onPrefetch?: (choice: PrefetchChoice) => void;
+  /** Where a guarded run keeps the one copy of its input (source/input-snapshot.ts). @default the system's temporary folder */
+  readonly temporaryDir?: string;
   /** Called after each row with the running tally (progress display). */
   readonly onRow?: (tally: Readonly<RowTally>, result: RowResult) => void;
   /** The clock. @default () => new Date() */
