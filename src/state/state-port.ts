@@ -176,6 +176,58 @@ export interface StateAdmin {
   close(): void;
 }
 
+// --- personal data (issue 45, docs/personal-data.md) ---
+
+/** What `expireJournal` dropped: the runs whose journal lines expired, and those lines. */
+export interface ExpiredJournal {
+  readonly runs: number;
+  /** Change lines deleted. */
+  readonly lines: number;
+}
+
+/** What `eraseKeys` removed of one key. */
+export interface ErasedKey {
+  readonly key: string;
+  /** False when the store held nothing of the key (then nothing else is set). */
+  readonly known: boolean;
+  /** The contact id the store knew for the key (for `forget --platform`), if it knew one. */
+  readonly contactId?: string;
+  /** Counts of what left the store, by what it was: `record`, `pendingCreate`, `changeLines`, `messages`, `messageDue`, `departure`, `absentRead`, `uncreatable`. */
+  readonly removed: Readonly<Record<string, number>>;
+  /** The runs whose change lines named the key (their report folders may hold it). */
+  readonly runIds: readonly number[];
+}
+
+/**
+ * Retention and erasure: the journal's values past `retention.journal`, and every value of a key
+ * (an erasure request). Neither leaves a deleted value readable in the store's files (SQLite:
+ * secure_delete and a checkpoint of the WAL; PostgreSQL: the rows are deleted).
+ */
+export interface PersonalDataStore {
+  /** Deletes the change lines (values before and after) of every run started before `before` (ms since the epoch); run lines and counts stay, each marked expired at now. */
+  expireJournal(before: number): ExpiredJournal;
+  /** Every value of each key leaves the store: its record, marks, journal lines, message records, departure, reads. One entry per key, in the order given. */
+  eraseKeys(keys: readonly string[]): ErasedKey[];
+}
+
+// --- state copy (issue 44) ---
+
+/** A page of one table's rows of the job: columns as the SQLite schema names them (state/schema.ts, the reference format). */
+export interface StatePage {
+  readonly table: string;
+  readonly rows: ReadonlyArray<Readonly<Record<string, unknown>>>;
+}
+
+/** `state copy`: a job's whole state out of one store and into another, either way. */
+export interface StateTransfer {
+  /** Whether the store holds any state of the job (a key or a run). */
+  holdsState(): boolean;
+  /** The job's whole state (keys, runs, both journals, marks, departures, verification, reads, limits), a page of one table at a time. */
+  exportState(visit: (page: StatePage) => void): void;
+  /** Replaces the job's whole state by the pages `source` visits (another store's `exportState`), in one transaction; run ids are kept. */
+  importState(source: (visit: (page: StatePage) => void) => void): void;
+}
+
 /** Every role at once: what an adapter implements and only the wiring holds. */
 export interface StatePort
   extends RowStore,
