@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md. See docs/benchmarks.md.
  *
- *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only] [--sqlite-only] [--reconcile-only] [--journal-only] [--short-job-only] [--verify-only] [--surfaces-only]
+ *   node dist/bench/run.js [--quick] [--out FILE] [--limiter-only [--cases C,G]] [--unattended-only] [--month-only] [--sqlite-only] [--reconcile-only] [--journal-only] [--short-job-only] [--verify-only] [--surfaces-only] [--stores-only]
  *
  * `--limiter-only` runs the limiter section alone and prints its figures; with `--out FILE` it
  * replaces that section of FILE (a RESULTS.md), saying when and under what load it was taken.
@@ -25,6 +25,9 @@
  * `--surfaces-only` runs API v1 and v2 side by side (issue 36: a first import's calls by surface
  * and key, reconcile pages, v2's share of the learnt limit by one and two processes) alone and
  * prints it; with `--out FILE` it replaces (or adds) that section of FILE.
+ * `--stores-only` runs the state store's two adapters side by side (issue 44: a zero-call night of
+ * 1,000,000 rows on SQLite and on the machine's PostgreSQL, its round trips, a first import's
+ * calls on each) alone and prints it; with `--out FILE` it replaces (or adds) that section of FILE.
  * `--quick` runs every section at a tenth of the size (a smoke test of the bench itself; its
  * figures are not the committed ones) and writes to a temporary file unless `--out` is given.
  */
@@ -51,6 +54,7 @@ import { RECONCILE_SECTION, reconcileMarkdown, runReconcileBench } from './recon
 import { JOURNAL_SECTION, journalMarkdown, runJournalBench } from './change-journal.js';
 import { SHORT_JOB_SECTION, runShortJobBench } from './short-job.js';
 import { SURFACES_SECTION, runSurfacesBench, surfacesMarkdown } from './surfaces.js';
+import { STATE_STORES_SECTION, runStateStoresBench, stateStoresMarkdown } from './state-stores.js';
 
 /**
  * The strict limit of the API scenarios: the platform's 100/min scaled up 60 times, so that a
@@ -164,6 +168,10 @@ async function main(argv: readonly string[]): Promise<void> {
     await sectionAlone('surfaces-only', SURFACES_SECTION, (workDir) => runSurfaces(workDir, cli, quick, log), outFile);
     return;
   }
+  if (argv.includes('--stores-only')) {
+    await sectionAlone('stores-only', STATE_STORES_SECTION, (workDir) => runStores(workDir, cli, quick, log), outFile);
+    return;
+  }
   if (argv.includes('--short-job-only')) {
     await sectionAlone('short-job-only', SHORT_JOB_SECTION, (workDir) => runShortJobBench(workDir, cli, quick, log), outFile);
     return;
@@ -219,8 +227,10 @@ async function main(argv: readonly string[]): Promise<void> {
     const season = await runSeason(workDir, cli, quick, log);
     log('API v1 and v2 side by side (issue 36)');
     const surfaces = await runSurfaces(workDir, cli, quick, log);
+    log('the state store: SQLite and PostgreSQL side by side (issue 44)');
+    const stores = await runStores(workDir, cli, quick, log);
     const totalMs = performance.now() - started;
-    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month.plain + '\n' + month.prefetch + '\n' + sqlite + '\n' + reconcile + '\n' + journal + '\n' + shortJob + '\n' + season + '\n' + surfaces);
+    writeFileSync(out, renderResults({ machine, quick, apiRate: API_RATE, api, limiter, overhead, local, totalMs, loadAverageAtEnd: loadavg()[0] ?? 0 }) + unattended + month.plain + '\n' + month.prefetch + '\n' + sqlite + '\n' + reconcile + '\n' + journal + '\n' + shortJob + '\n' + season + '\n' + surfaces + '\n' + stores);
     log(`wrote ${out} (${(totalMs / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
@@ -299,6 +309,11 @@ async function runSurfaces(workDir: string, cli: CliPaths, quick: boolean, log: 
   const redis = process.env.REDIS_URL;
   const context = { workDir, cli, rows: quick ? 60 : 300, v1Rate: API_RATE, v2Rate: { limit: 20, periodMs: 1000 }, redisUrl: redis === undefined || redis === '' ? undefined : redis };
   return surfacesMarkdown(await runSurfacesBench(context, log));
+}
+
+/** Issue 44's state stores side by side, on an emulator of their own fast enough that the store, not the pace, is measured. */
+async function runStores(workDir: string, cli: CliPaths, quick: boolean, log: (line: string) => void): Promise<string> {
+  return stateStoresMarkdown(await runStateStoresBench({ workDir, cli }, quick ? { rows: 100_000, importRows: 1_000 } : { rows: 1_000_000, importRows: 10_000 }, log));
 }
 
 /**
