@@ -73,4 +73,38 @@ describe('a row with too many cells, fed back', () => {
     expect(contact.custom_fields.firstName).toBe('Smith, John');
     expect(sortedTags(contact)).toEqual(['gold', 'vip']);
   });
+
+  it('a row with too few cells, fed back unfixed, fails CSV_COLUMN_COUNT again instead of landing with empty fields; filled, it lands', async () => {
+    const ws = workspace();
+    ws.write('customers.csv', csvLines(['customer_id,first_name,tags', 'C1,Ann,basic', 'C2;Bo,vip', 'C3,Cid,basic']));
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: JOB }));
+
+    const first = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r0']);
+    expect(first.exitCode).toBe(1);
+    expect(ws.results('import', 'r0').find((row) => row.line === '3')).toMatchObject({ outcome: 'failed', error_code: 'CSV_COLUMN_COUNT' });
+    const gen1 = parse<string[]>(readFileSync(join(ws.dir, 'r0', 'import.rejected.csv'), 'utf8'), { relax_column_count: true });
+    expect(gen1[0]).toEqual(['customer_id', 'first_name', 'tags', 'error_code', 'error_message']);
+    // The two cells it had under their columns, the missing one empty, and one cell beyond the error columns.
+    expect(gen1[1]!.slice(0, 4)).toEqual(['C2;Bo', 'vip', '', 'CSV_COLUMN_COUNT']);
+    expect(gen1[1]).toHaveLength(6);
+    expect(gen1[1]![5]).toBe("1 cell is missing: fill the row's cells, then delete this last cell");
+
+    let input = 'r0/import.rejected.csv';
+    for (const generation of [1, 2]) {
+      const fed = await ws.run(['run', 'jobs.yaml', '--input', input, '--report-dir', `r${generation}`]);
+      expect(fed.exitCode).toBe(1);
+      expect(ws.results('import', `r${generation}`).map((row) => [row.outcome, row.error_code])).toEqual([['failed', 'CSV_COLUMN_COUNT']]);
+      const again = parse<string[]>(readFileSync(join(ws.dir, `r${generation}`, 'import.rejected.csv'), 'utf8'), { relax_column_count: true });
+      expect(again[1]!.slice(0, 3)).toEqual(['C2;Bo', 'vip', '']);
+      expect(again[1]!.at(-1)).toBe("1 cell is missing: fill the row's cells, then delete this last cell");
+      input = `r${generation}/import.rejected.csv`;
+    }
+    expect(contactsWithKey(emulator(), 'C2')).toEqual([]);
+    expect(contactsWithKey(emulator(), 'C2;Bo')).toEqual([]);
+
+    ws.write('fixed.csv', csvLines(['customer_id,first_name,tags,error_code,error_message', 'C2,Bo,vip,CSV_COLUMN_COUNT,fixed by hand']));
+    const fixed = await ws.run(['run', 'jobs.yaml', '--input', 'fixed.csv', '--report-dir', 'r3']);
+    expect(fixed.exitCode).toBe(0);
+    expect(contactWithKey(emulator(), 'C2').custom_fields.firstName).toBe('Bo');
+  });
 });

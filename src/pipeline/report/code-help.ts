@@ -12,7 +12,7 @@ export interface CodeHelp {
 
 export const CODE_HELP: Readonly<Record<ReportErrorCode, CodeHelp>> = {
   CSV_UNCLOSED_QUOTE: { meaning: 'a quoted cell never closes; the reader resynchronised at the next line that parses', fix: "close the quote in the input; in rejected.csv, correct the cells under the header and delete the open quote's text after `error_message`" },
-  CSV_COLUMN_COUNT: { meaning: 'the row has more or fewer cells than the header', fix: 'fix the row; extra cells are quoted in the message, and follow `error_message` in rejected.csv until the row is fixed' },
+  CSV_COLUMN_COUNT: { meaning: 'the row has more or fewer cells than the header', fix: 'fix the row; extra cells are quoted in the message, and follow `error_message` in rejected.csv until the row is fixed; a short row has its missing cells empty and a last cell to delete once they are filled' },
   CSV_INVALID_BYTES: {
     meaning: "bytes that are not valid in `input.encoding`, or UTF-8 text read as a one-byte `input.encoding` (`RenÃ©e` for `Renée`)",
     fix: "set `input.encoding` to the file's own (e.g. `windows-1252`, or `utf-8` for the second) or re-export as UTF-8",

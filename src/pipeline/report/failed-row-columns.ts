@@ -15,6 +15,13 @@
  * on the line: fed back unfixed, the row is an unclosed quote again, with the same code, and reading
  * goes on at the next line; its cells read the same, so the line is the same generation after
  * generation. To fix it, correct the cells under the header and delete that tail.
+ *
+ * A row with fewer cells than the header (`CSV_COLUMN_COUNT`: a cell lost to a missing delimiter
+ * or a line cut short) is written with its missing cells empty under the header, so that each
+ * column keeps its name; fed back unfixed it would then parse cleanly and land with those fields
+ * empty. So one cell follows the error columns, saying how many are missing: the row, fed back
+ * unfixed, has a cell beyond the header and fails again. To fix it, fill the row's cells and
+ * delete that last cell.
  */
 import { ERROR_COLUMNS, isErrorColumn } from '../source/error-columns.js';
 
@@ -43,6 +50,15 @@ export function failedRowColumns(inputHeader: readonly string[]): FailedRowColum
     line: (inputCells, errorCode, errorMessage, openQuote) => {
       // The open cell is the line's last; beyond the header, the raw tail stands for it.
       const extra = openQuote === undefined ? inputCells.slice(inputHeader.length) : inputCells.slice(inputHeader.length, -1);
+      const missing = openQuote === undefined && errorCode === 'CSV_COLUMN_COUNT' ? inputHeader.length - inputCells.length : 0;
+      if (missing > 0) {
+        const cells = missing === 1 ? '1 cell is missing' : `${missing} cells are missing`;
+        const note = `${cells}: fill the row's cells, then delete this last cell`;
+        return {
+          cells: [...kept.map((index) => inputCells[index] ?? ''), errorCode, `${errorMessage} (${cells}: they stand empty under the header, and a last cell after the error columns keeps the row failing until it is fixed: fill the row's cells, then delete that cell)`, note],
+          rawTail: undefined,
+        };
+      }
       let message = extra.length === 0 ? errorMessage : `${errorMessage} (cells beyond the header: ${JSON.stringify(extra)})`;
       if (openQuote !== undefined) message += ' (the line from its open quote on follows the error columns, as written: correct the cells under the header, then delete it)';
       return { cells: [...kept.map((index) => inputCells[index] ?? ''), errorCode, message, ...extra], rawTail: openQuote };
