@@ -8,6 +8,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { acquireJobLock } from '../../src/lock/job-lock.js';
+import { stateLockTarget } from '../../src/lock/lock-target.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { TOKEN, customersCsv, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { STATE_FILE, STATE_JOB, contactsByKey } from '../helpers/state-fixtures.js';
@@ -189,6 +191,22 @@ describe('contact-sync forget', () => {
     expect(inState(ws, 'C0001')).toBe(false);
     expect(inState(ws, 'C0002')).toBe(true);
     expect(runsOf(ws)[0]).toMatchObject({ argv: 'forget jobs.yaml --keys 2', rows: { total: 2, erased: 1, unknown: 1 }, exitCode: 1 });
+  });
+
+  it('refuses (75) while a run holds the job\'s state, erasing nothing', async () => {
+    const ws = workspace();
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: STATE_JOB }));
+    ws.write('customers.csv', customersCsv(1));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+    const held = acquireJobLock({ jobsFile: 'jobs.yaml', job: 'import', target: stateLockTarget(join(ws.dir, STATE_FILE)) }, { command: 'run jobs.yaml', pid: 4242, host: 'cron-1' });
+    try {
+      const forget = await ws.run(['forget', 'jobs.yaml', '--job', 'import', '--key', 'C0001']);
+      expect(forget.exitCode).toBe(75);
+      expect(forget.stderr).toContain('cannot forget keys in its state while it is already running');
+    } finally {
+      held.release();
+    }
+    expect(inState(ws, 'C0001')).toBe(true);
   });
 
   it('--keys-file takes one key a line, blank lines ignored; a missing file, or no key at all, exits 2 naming it', async () => {
