@@ -87,6 +87,8 @@ describe('retention.journal', () => {
     expect(undo.stderr).toContain('it cannot be undone');
     const show = await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import']);
     expect(show.stdout).toContain('change journal expired');
+    const history = await ws.run(['history', 'jobs.yaml', '--job', 'import', '--run', String(first?.id)]);
+    expect(history.stdout).toBe(`job "import": no change of run ${first?.id} is journalled: its journal expired on ${new Date(first?.journalExpiredAt ?? 0).toISOString()} (retention.journal)\n`);
   });
 
   it('without it nothing expires, however old the runs', async () => {
