@@ -195,6 +195,19 @@ describe('contact-sync forget', () => {
     expect(runsOf(ws)[0]).toMatchObject({ argv: 'forget jobs.yaml --keys 2', rows: { total: 2, erased: 1, unknown: 1 }, exitCode: 1 });
   });
 
+  it('in mode: create, which creates a key its state never saw without a search, says to run once with --full', async () => {
+    const ws = workspace();
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: `${STATE_JOB}\nmode: create` }));
+    ws.write('customers.csv', customersCsv(2));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+    const forget = await ws.run(['forget', 'jobs.yaml', '--job', 'import', '--key', 'C0001']);
+    expect(forget.exitCode).toBe(0);
+    expect(forget.stdout.split('\n')[1]).toBe('  job "import" is in mode: create, which creates a key its state never saw without a search: run it once with --full next, so the forgotten keys are searched, not created again');
+    emulator().resetCounters(TOKEN);
+    expect((await ws.run(['run', 'jobs.yaml', '--full', '--report-dir', 'second'])).exitCode).toBe(0);
+    expect(contactsByKey(emulator()).get('C0001')).toHaveLength(1);
+  });
+
   it('refuses (75) while a run holds the job\'s state, erasing nothing', async () => {
     const ws = workspace();
     ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: STATE_JOB }));
