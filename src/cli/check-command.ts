@@ -94,6 +94,18 @@ export function formatCheck(check: ConnectionCheck): string {
   return `${connection}: ok: API ${check.surface} answers, token accepted, not throttled, ${check.latencyMs} ms${learnt}`;
 }
 
+/**
+ * One line for the jobs whose state store keeps its change journal for ever (no
+ * `retention.journal`): the values before and after each write stay until pruned by hand
+ * (docs/personal-data.md). Undefined when every job with a store sets a retention.
+ */
+export function retentionNote(jobs: readonly Pick<Job, 'name' | 'state' | 'retention'>[]): string | undefined {
+  const forever = jobs.filter((job) => job.state !== false && job.retention === undefined).map((job) => job.name);
+  if (forever.length === 0) return undefined;
+  const which = forever.length === 1 ? `job ${forever[0] ?? ''} keeps` : `jobs ${forever.join(', ')} keep`;
+  return `retention: ${which} the change journal (people's values before and after each write) for ever, as no retention.journal is set; a nightly job should set one, e.g. retention: {journal: 90d} (docs/personal-data.md)`;
+}
+
 /** `POST /contact/list 60 per 60 s`. */
 function formatLearntLimit(limit: LearntLimit): string {
   const seconds = limit.windowMs / 1000;
@@ -110,6 +122,8 @@ export async function checkCommand(args: { jobsFile: string; job: string[] }, io
     await limiters.ready();
     const checks = await checkConnections(jobs, limiters);
     io.stdout.write(checks.map((check) => `${formatCheck(check)}\n`).join(''));
+    const forever = retentionNote(jobs);
+    if (forever !== undefined) io.stdout.write(`${forever}\n`);
     return checks.every((check) => check.problem === undefined) ? EXIT.ok : EXIT.aborted;
   } finally {
     await limiters.stop({ dropWaitingJobs: true });

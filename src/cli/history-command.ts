@@ -53,7 +53,7 @@ export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logge
     }
     const what = args.key !== undefined ? `key ${JSON.stringify(args.key)}` : `run ${args.run ?? ''}`;
     if (lines.length === 0) {
-      io.stdout.write(`job "${job.name}": no change of ${what} is journalled\n`);
+      io.stdout.write(`job "${job.name}": no change of ${what} is journalled${args.run === undefined ? '' : dropped(store.run(args.run))}\n`);
       return EXIT.ok;
     }
     let runId: number | undefined;
@@ -68,6 +68,13 @@ export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logge
   } finally {
     store.close();
   }
+}
+
+/** Why a run's journal holds nothing any more: pruned, or expired by the retention (docs/personal-data.md). */
+function dropped(run: RunRecord | undefined): string {
+  if (run?.journalExpiredAt != null) return `: its journal expired on ${new Date(run.journalExpiredAt).toISOString()} (retention.journal)`;
+  if (run?.prunedAt != null) return `: its journal was pruned on ${new Date(run.prunedAt).toISOString()} (state prune)`;
+  return '';
 }
 
 function runHeading(runId: number, run: RunRecord | undefined, jobsFile: string, job: string): string {

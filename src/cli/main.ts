@@ -22,6 +22,7 @@ import { reconcileDefinition } from './commands/reconcile.js';
 import { runDefinition } from './commands/run.js';
 import { schemaDefinition } from './commands/schema.js';
 import { stateDefinition } from './commands/state.js';
+import { forgetDefinition } from './commands/forget.js';
 import { historyDefinition } from './commands/history.js';
 import { undoDefinition } from './commands/undo.js';
 import { validateDefinition } from './commands/validate.js';
@@ -60,6 +61,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
     .command(checkDefinition(context))
     .command(emulatorDefinition(context))
     .command(stateDefinition(context))
+    .command(forgetDefinition(context))
     .command(schemaDefinition(context))
     .demandCommand(1, `name a command: ${commandList()}`)
     .strict()

@@ -24,6 +24,7 @@ import { packageVersion } from './package-version.js';
 import { createProgressDisplay } from './progress-display.js';
 import type { JobScope } from './run-session.js';
 import { counted } from '../pipeline/report/counted.js';
+import { describeExpiry, expireJobJournal } from './journal-retention.js';
 
 /** The flags `run` and `reconcile` share beyond the session's (`commands/run-options.ts` declares them). */
 export interface RowFlags {
@@ -64,6 +65,13 @@ export async function runRowsJob<Run extends FileRunEnd>(scope: JobScope, option
   const dryRun = options.dryRun === true;
   const state = job.state === false || (dryRun && !existsSync(job.state)) ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
   if (state !== undefined) scope.defer(() => state.close());
+  // retention.journal, at the start: before any row, so a run that stops early still keeps the
+  // retention, its own lines (none yet) are never concerned, and the deletion's checkpoint does
+  // not wait behind the rows' writes. A dry run writes nothing, so expires nothing.
+  if (state !== undefined && !dryRun) {
+    const expiry = readOfStore(state, job, () => expireJobJournal(job, state, Date.now()));
+    if (expiry !== undefined) logger[expiry.lines > 0 ? 'info' : 'debug']({ job: job.name, expiredLines: expiry.lines, expiredRuns: expiry.runs }, describeExpiry(expiry));
+  }
   // The limits earlier runs learnt: the estimates and the ETA start from them, not a first guess.
   const earlierLimits = state === undefined ? [] : readOfStore(state, job, () => state.learntLimits());
   const pace = (): CallBudget[] => scope.api.pace(earlierLimits);

@@ -3,7 +3,8 @@
  * start it afresh, or bound its change journal. `show` never creates a file (a job that never ran
  * has no state yet); `reset` deletes the file and its SQLite companions, after which the next run
  * searches each key once; `prune --keep-runs N` drops the change journal of all but the newest N
- * runs (docs/undo.md).
+ * runs (docs/undo.md), and `prune` expires the lines past the job's `retention.journal`
+ * (docs/personal-data.md).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -13,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
 import type { RunRecord } from '../state/run-journal.js';
 import { StateStore } from '../state/state-store.js';
-import type { StateAdmin, StateSummary } from '../state/state-port.js';
+import type { PersonalDataStore, StateAdmin, StateSummary } from '../state/state-port.js';
 import { isBusyStore, StateStoreError } from '../state/state-store-error.js';
 import { isSqliteError } from '../pipeline/job-abort.js';
 import type { CliIo } from './cli-io.js';
@@ -22,6 +23,7 @@ import { loadJobs } from './load-jobs.js';
 import { resumeNote } from './resume-hint.js';
 import { UsageError } from './usage-error.js';
 import { counted } from '../pipeline/report/counted.js';
+import { describeExpiry, expireJobJournal } from './journal-retention.js';
 
 export type StateAction = 'show' | 'reset' | 'prune';
 
@@ -66,7 +68,7 @@ export async function stateCommand(args: StateArgs, io: CliIo, logger: Logger): 
  * The run in progress on the state file, if any: held beside its real path, or by its inode in the
  * host's lock folder (a run through a hard link); the lock beside it when none is.
  */
-function stateRun(jobsFile: string, job: string, path: string, env: CliIo['env']): { lock: LockIdentity; running: LockHolder | undefined } {
+export function stateRun(jobsFile: string, job: string, path: string, env: CliIo['env']): { lock: LockIdentity; running: LockHolder | undefined } {
   const beside: LockIdentity = { jobsFile, job, target: stateLockTarget(path) };
   const targets = [beside.target];
   try {
@@ -83,7 +85,7 @@ function stateRun(jobsFile: string, job: string, path: string, env: CliIo['env']
   return { lock: beside, running: undefined };
 }
 
-function statePath(job: Job, jobsFile: string): string {
+export function statePath(job: Job, jobsFile: string): string {
   if (job.state === false) {
     throw new UsageError(
       `${jobsFile}: job "${job.name}" has state: false, so it keeps no state store to show or reset; ` +
@@ -180,25 +182,35 @@ function openForReset(job: Job, path: string): { store: StateAdmin; keys: number
 }
 
 /**
- * Drops the change journal of all but the newest `keepRuns` runs; the runs themselves stay listed,
- * marked pruned. A run that created contacts (a migration) keeps its journal unless
- * `includeCreating`: its undo is what tags those contacts for deletion.
+ * Expires the lines past the job's `retention.journal`, when it sets one, then drops the change
+ * journal of all but the newest `keepRuns` runs, when given; the runs themselves stay listed,
+ * marked expired or pruned. A run that created contacts (a migration) keeps its journal from
+ * `--keep-runs` unless `includeCreating`: its undo is what tags those contacts for deletion (the
+ * retention expires it like any other: it is what the user asked the journal be kept for).
  */
 function prune(job: Job, path: string, keepRuns: number | undefined, includeCreating: boolean, io: CliIo): number {
-  if (keepRuns === undefined) throw new UsageError('state prune: say how many runs keep their change journal with --keep-runs N (older runs can then not be undone)');
+  if (keepRuns === undefined && job.retention === undefined) {
+    throw new UsageError(`state prune: say how many runs keep their change journal with --keep-runs N (older runs can then not be undone), or give job "${job.name}" a retention (retention: {journal: 90d}: docs/personal-data.md)`);
+  }
   if (!existsSync(path)) {
     io.stdout.write(`job "${job.name}": no state at ${path}; nothing to prune\n`);
     return EXIT.ok;
   }
-  const store: StateAdmin = StateStore.open(path, { job: job.name, keyField: job.key.field });
+  const store: StateAdmin & PersonalDataStore = StateStore.open(path, { job: job.name, keyField: job.key.field });
   try {
+    const expiry = expireJobJournal(job, store, Date.now());
+    if (expiry !== undefined) io.stdout.write(`job "${job.name}": ${describeExpiry(expiry)}\n`);
+    if (keepRuns === undefined) {
+      if (expiry !== undefined && expiry.lines > 0) io.stdout.write(`  ${reclaim(store)}\n`);
+      return EXIT.ok;
+    }
     const pruned = store.pruneChanges(keepRuns, { includeCreating });
     io.stdout.write(`job "${job.name}": dropped ${counted(pruned.lines, 'change journal line')} of ${counted(pruned.runs, 'run')}; ${keepRuns === 1 ? 'the newest run keeps its' : `the newest ${keepRuns} runs keep theirs`} (they can be undone)\n`);
     if (pruned.keptCreating.length > 0) {
       const runs = pruned.keptCreating.map((id) => `run ${id}`).join(', ');
       io.stdout.write(`  kept the journal of ${runs}: ${pruned.keptCreating.length === 1 ? 'it' : 'they'} created contacts, which only an undo can tag for deletion; --include-creating-runs drops it too\n`);
     }
-    if (pruned.lines > 0) io.stdout.write(`  ${reclaim(store)}\n`);
+    if (pruned.lines > 0 || (expiry?.lines ?? 0) > 0) io.stdout.write(`  ${reclaim(store)}\n`);
   } finally {
     store.close();
   }
@@ -256,7 +268,12 @@ function formatRun(run: RunRecord | undefined, resume: ResumeNote): string {
   const counts = run.rows === null ? undefined : Object.entries(run.rows).map(([outcome, count]) => `${outcome === 'inFile' ? 'in file' : outcome} ${count}`).join(', ');
   const rows = counts === undefined ? '' : command === 'reconcile' ? `: keys ${counts}` : `: ${counts}`;
   const status = run.status === null ? '' : `${run.status}, `;
-  const pruned = run.prunedAt === null ? '' : `; change journal pruned ${new Date(run.prunedAt).toISOString()} (cannot be undone)`;
+  const pruned =
+    run.prunedAt !== null
+      ? `; change journal pruned ${new Date(run.prunedAt).toISOString()} (cannot be undone)`
+      : run.journalExpiredAt !== null
+        ? `; change journal expired ${new Date(run.journalExpiredAt).toISOString()} (retention.journal; cannot be undone)`
+        : '';
   return `${started}, ${status}finished ${new Date(run.finishedAt).toISOString()}, exit ${String(run.exitCode)}${rows}${pruned}${resume(run)}`;
 }
 

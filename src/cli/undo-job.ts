@@ -57,6 +57,14 @@ export async function undoJob(run: JobScope, args: UndoArgs): Promise<number> {
         `what it changed is no longer known, so it cannot be undone (\`state show\` still lists the run); nothing was done`,
     );
   }
+  if (undone.journalExpiredAt !== null) {
+    // Exit 2, as a pruned run: its values were deleted on purpose, and are nowhere to be read back.
+    const setting = job.retention === undefined ? 'retention.journal (a setting the jobs file no longer has)' : `retention.journal ${job.retention.journal} (${job.retention.setAt})`;
+    throw new UsageError(
+      `${args.jobsFile}: job "${job.name}": the change journal of run ${args.runId} expired on ${new Date(undone.journalExpiredAt).toISOString()} by ${setting}: ` +
+        `the run started ${new Date(undone.startedAt).toISOString()}, longer ago than the retention, so what it changed is no longer known and it cannot be undone (\`state show\` still lists the run and its counts); nothing was done`,
+    );
+  }
   // Exit 2: the ids the journal names are the undone run's surface's, never written to on another.
   const refusal = undoSurfaceRefusal(undone, run.api.surface.name);
   if (refusal !== undefined) throw new UsageError(`${args.jobsFile}: job "${job.name}": ${refusal}; nothing was done`);

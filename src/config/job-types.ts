@@ -250,6 +250,18 @@ export interface Job {
   notify?: NotifySpec;
   /** The jobs file's `metrics:` (the same for every job of the file). */
   metrics?: MetricsSpec;
+  /** The job's `retention:`, or else the jobs file's; absent: the change journal is kept for ever. */
+  retention?: RetentionSpec;
+}
+
+/** `retention:` (docs/personal-data.md): how long the job's state store keeps people's values. */
+export interface RetentionSpec {
+  /** `retention.journal` as written (`90d`). */
+  journal: string;
+  /** The same in ms: a run's change lines are deleted once the run started longer ago. */
+  journalMs: number;
+  /** Where it was set, as a YAML path (`jobs[0].retention.journal`, `retention.journal`), for the messages that name it. */
+  setAt: string;
 }
 
 export interface JobsFile {

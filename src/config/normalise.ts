@@ -4,14 +4,14 @@
  * passed the schema and the rules, so it does not fail; it may add warnings.
  */
 import { resolve } from 'node:path';
-import type { Connection, FieldSpec, GuardsSpec, Job, JobsFile, MessageSpec, MetricsSpec, NotifySpec, OnMissingSpec, Transform, VerifySpec } from './job-types.js';
+import type { Connection, FieldSpec, GuardsSpec, Job, JobsFile, MessageSpec, MetricsSpec, NotifySpec, OnMissingSpec, RetentionSpec, Transform, VerifySpec } from './job-types.js';
 import { CONFIG_DEFAULTS, defaultStatePath } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
 import { parseRate } from './rate.js';
 import type { ConnectionParsed, FieldSourceParsed, JobParsed, JobsFileParsed, TransformParsed } from './schema.js';
 import type { PathIssue } from './schema-issues.js';
 import { parseTemplate } from './template-placeholders.js';
-import type { YamlPath } from './yaml-path.js';
+import { formatYamlPath, type YamlPath } from './yaml-path.js';
 import { parseDuration } from './duration.js';
 import { ATTACHMENT_TYPES } from '../limits.js';
 import { parseMaxErrors } from './max-errors.js';
@@ -41,6 +41,9 @@ export function normaliseJobsFile(parsed: JobsFileParsed, context: NormaliseCont
   });
   const metrics = normaliseMetrics(parsed.metrics, context);
   if (metrics !== undefined) for (const job of jobs) job.metrics = metrics;
+  // A job's own retention wins over the file's.
+  const retention = normaliseRetention(parsed.retention, ['retention']);
+  if (retention !== undefined) for (const job of jobs) job.retention ??= retention;
   return { jobsFile: { path: context.file, connections, jobs, ...(metrics === undefined ? {} : { metrics }) }, warnings };
 }
 
@@ -171,7 +174,15 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
   if (maxErrors !== undefined) job.maxErrors = maxErrors;
   const notify = input.notify === undefined ? connection.notify : normaliseNotify(input.notify, [...path, 'notify'], warnings);
   if (notify !== undefined) job.notify = notify;
+  const retention = normaliseRetention(input.retention, [...path, 'retention']);
+  if (retention !== undefined) job.retention = retention;
   return job;
+}
+
+/** The schema checked the duration: a given one is always readable. */
+function normaliseRetention(input: JobsFileParsed['retention'], path: YamlPath): RetentionSpec | undefined {
+  if (input?.journal === undefined) return undefined;
+  return { journal: input.journal, journalMs: parseDuration(input.journal) ?? 0, setAt: formatYamlPath([...path, 'journal']) };
 }
 
 function normaliseField(name: string, source: FieldSourceParsed): FieldSpec {

@@ -17,7 +17,7 @@ import { CONCURRENCY_RANGE, CONFIG_DEFAULTS } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
 import { parseMaxErrors } from './max-errors.js';
 import { parseMissingShare, parseVerifyShare } from './missing-share.js';
-import { DURATION_FORMS, parseDuration } from './duration.js';
+import { DURATION_FORMS, parseDuration, RETENTION_FORMS } from './duration.js';
 import { parseRate, RATE_FORMS, RATE_PATTERN } from './rate.js';
 import { parseTemplate } from './template-placeholders.js';
 
@@ -129,6 +129,24 @@ function duration(min: number, max: number) {
     else if (ms < min || ms > max) ctx.addIssue({ code: 'custom', message: `${show(text)} is out of range; write a duration ${range}` });
   });
 }
+
+/** The longest `retention.journal`: ten years (a longer one is a typo, or no retention at all: leave the key out). */
+const RETENTION_MAX_MS = 3650 * 86_400_000;
+
+/** `retention:` on a job, or at the top for every job (docs/personal-data.md). */
+const retention = z
+  .strictObject({
+    journal: z
+      .string()
+      .superRefine((text, ctx) => {
+        const ms = parseDuration(text);
+        if (ms === undefined) ctx.addIssue({ code: 'custom', message: `${show(text)} is not a duration; write ${RETENTION_FORMS}` });
+        else if (ms < 1000 || ms > RETENTION_MAX_MS) ctx.addIssue({ code: 'custom', message: `${show(text)} is out of range; write a duration between 1s and 3650d, e.g. 90d` });
+      })
+      .optional()
+      .meta({ description: `how long the change journal keeps a run's values (before and after each write); older runs' lines are deleted by each run and by state prune: ${RETENTION_FORMS}`, examples: ['90d'] }),
+  })
+  .meta({ description: 'how long personal data is kept in the state store, e.g. {journal: 90d} (default: for ever)' });
 
 /** How long the connection waits for the platform, and when it gives up (docs/reliability.md). */
 const timeouts = z
@@ -491,6 +509,7 @@ const job = z
       .meta({ description: `the rows in flight at once, a whole number from ${CONCURRENCY_RANGE.min} to ${CONCURRENCY_RANGE.max}`, default: CONFIG_DEFAULTS.concurrency }),
     maxErrors: maxErrors.optional(),
     notify: notify.optional(),
+    retention: retention.optional(),
   })
   .meta({ description: 'a job: {name, connection, input, key, fields, tags...}' });
 
@@ -512,6 +531,7 @@ export const jobsFileInputSchema = z
       .min(1, { error: 'no job is defined; add one under jobs:' })
       .meta({ description: 'a list of jobs, each syncing one CSV file' }),
     metrics: metrics.optional(),
+    retention: retention.optional().meta({ description: 'the retention of every job that sets none, e.g. {journal: 90d} (default: for ever)' }),
   })
   .meta({ description: 'a jobs file with connections: and jobs:' });
 

@@ -51,6 +51,8 @@ export interface RunRecord {
   readonly status: RunStatus | null;
   /** When `state prune` dropped its change journal (ms since the Unix epoch); null while it is kept. */
   readonly prunedAt: number | null;
+  /** When `retention.journal` expired its change journal (ms since the Unix epoch); null while it is kept. */
+  readonly journalExpiredAt: number | null;
 }
 
 interface RunRow {
@@ -64,6 +66,7 @@ interface RunRow {
   exit_code: number | null;
   status: string | null;
   pruned_at: number | null;
+  journal_expired_at: number | null;
   surface: IdSurface;
 }
 
@@ -78,6 +81,7 @@ export class RunJournal {
   readonly #idFromNewest: Database.Statement<[number], { id: number }>;
   readonly #deleteAll: Database.Statement<[]>;
   readonly #markPruned: Database.Statement<[number, number]>;
+  readonly #markExpired: Database.Statement<[number, number]>;
 
   constructor(db: Database.Database, now: () => number) {
     this.#now = now;
@@ -90,6 +94,12 @@ export class RunJournal {
     this.#idFromNewest = db.prepare('SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?');
     this.#deleteAll = db.prepare('DELETE FROM runs');
     this.#markPruned = db.prepare('UPDATE runs SET pruned_at = ? WHERE id = ?');
+    this.#markExpired = db.prepare('UPDATE runs SET journal_expired_at = ? WHERE started_at < ? AND journal_expired_at IS NULL');
+  }
+
+  /** Notes that `retention.journal` expired the change journal of every run started before `before` not so noted yet; returns how many runs it noted. */
+  markExpiredBefore(before: number, at: number = this.#now()): number {
+    return this.#markExpired.run(at, before).changes;
   }
 
   /** Notes that `state prune` dropped the run's change journal (the run stays listed). */
@@ -156,5 +166,6 @@ function toRunRecord(row: RunRow): RunRecord {
     exitCode: row.exit_code,
     status: RUN_STATUSES.has(row.status ?? '') ? (row.status as RunStatus) : null,
     prunedAt: row.pruned_at ?? null,
+    journalExpiredAt: row.journal_expired_at ?? null,
   };
 }

@@ -250,6 +250,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 15,
+    description: 'journal expiry',
+    sql: `
+      -- When \`retention.journal\` expired the run's change journal (ms since the Unix epoch: the
+      -- lines of a run started before the retention's horizon are deleted, by a run of the job or
+      -- \`state prune\`); NULL while it is kept. The run and its counts stay listed; undo of it says
+      -- when its journal expired (docs/personal-data.md).
+      ALTER TABLE runs ADD COLUMN journal_expired_at INTEGER;
+    `,
+  },
 ];
 
 /** The version a file has once `migrate` ran. */

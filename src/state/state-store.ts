@@ -15,7 +15,8 @@
  * - message-journal.ts: messages sent or maybe sent, and messages due;
  * - run-journal.ts: runs;
  * - departed-keys.ts: keys `onMissing` acted on;
- * - change-journal.ts: every write the platform confirmed, under its run.
+ * - change-journal.ts: every write the platform confirmed, under its run;
+ * - personal-data.ts: retention of the change journal and erasure of a key, over every table.
  *
  * Durability: the file is in WAL mode. A committed transaction is in the WAL (handed to the
  * kernel by write(2)) before the commit returns, so a kill of the process at any instant loses no
@@ -48,7 +49,8 @@ import { migrate, SCHEMA_VERSION } from './schema.js';
 import { prepareStateFile, removeStateFiles, stateFilePaths } from './state-file.js';
 import { isBusyStore, StateStoreError, resetCommand, stateStoreFix } from './state-store-error.js';
 import { openSqliteDatabase, SqliteBindingError } from './sqlite-database.js';
-import type { PrunedChanges, StatePort, StateSummary } from './state-port.js';
+import { PersonalData } from './personal-data.js';
+import type { ErasedKey, ExpiredJournal, PrunedChanges, StatePort, StateSummary } from './state-port.js';
 
 export interface StateStoreOptions {
   /** The job that owns the file; recorded in the file and shown by `state show`. */
@@ -82,6 +84,8 @@ export class StateStore implements StatePort {
   readonly #recordDeparture: (key: string, departure: Departure) => void;
   readonly #forgetAllButMessages: () => void;
   readonly #pruneChanges: (keepRuns: number, includeCreating: boolean) => PrunedChanges;
+  readonly #expireJournal: (before: number) => ExpiredJournal;
+  readonly #eraseKeys: (keys: readonly string[]) => ErasedKey[];
   readonly #settle: (key: string, contact: { readonly contactId: string; readonly surface: IdSurface }, fields: Readonly<Record<string, string>>, record: () => void) => void;
   /** The run this store started last (`startRun`): the run `journalChange` files its lines under. */
   #runId: number | undefined;
@@ -142,6 +146,23 @@ export class StateStore implements StatePort {
     });
     this.#pruneChanges = (keepRuns, includeCreating) => pruneChanges.immediate(keepRuns, includeCreating);
 
+    // Retention and erasure: one transaction each, the runs marked with the lines they lost.
+    const personal = new PersonalData(db);
+    const expireJournal = db.transaction((before: number): ExpiredJournal => {
+      const expired = personal.expireBefore(before);
+      this.#runs.markExpiredBefore(before, this.#now());
+      return expired;
+    });
+    this.#expireJournal = (before) => expireJournal.immediate(before);
+    const eraseKeys = db.transaction((keys: readonly string[]): ErasedKey[] =>
+      keys.map((key): ErasedKey => {
+        const { contactId, removed, runIds } = personal.erase(key);
+        const known = Object.keys(removed).length > 0;
+        return { key, known, ...(contactId === undefined ? {} : { contactId }), removed, runIds };
+      }),
+    );
+    this.#eraseKeys = (keys) => eraseKeys.immediate(keys);
+
     // A contact that settles a pending create is the contact that create made: journalled as a
     // create of the run that sent it, in the transaction that clears the mark, so no instant
     // leaves it neither pending nor journalled (docs/undo.md, "Creates whose answer was lost").
@@ -155,7 +176,8 @@ export class StateStore implements StatePort {
       // A mark from before schema version 7 names no run: the run settling it owns the create. So
       // does a mark of a run on another surface: that run's undo never writes to this id.
       const sender = pending.runId === null ? undefined : this.#runs.get(pending.runId);
-      const runId = sender !== undefined && !trustedOn(sender, contact.surface) ? this.#runId : (pending.runId ?? this.#runId);
+      // So does a mark of a run whose journal expired: no line is filed under it again.
+      const runId = sender !== undefined && (!trustedOn(sender, contact.surface) || sender.journalExpiredAt !== null) ? this.#runId : (pending.runId ?? this.#runId);
       // The run that sent the create journalled it itself when it learnt the answer.
       if (runId === undefined || this.#changes.hasCreate(key, contactId)) return;
       const written = Object.fromEntries(Object.entries(fields).map(([name, value]): [string, FieldChange] => [name, [null, value]]));
@@ -585,6 +607,43 @@ export class StateStore implements StatePort {
     this.#db.exec('VACUUM');
     this.#db.pragma('wal_checkpoint(TRUNCATE)');
     return { before, after: size() };
+  }
+
+  // --- personal data (personal-data.ts; docs/personal-data.md) ---
+
+  /**
+   * Deletes the change lines (values before and after) of every run started before `before` (ms
+   * since the epoch), in one transaction, and marks those runs' journal expired now
+   * (`RunRecord.journalExpiredAt`); the runs and their counts stay. Then the WAL is checkpointed
+   * and truncated: `secure_delete` zeroed the deleted cells, and no older copy of their pages is
+   * left in the -wal (docs/decisions.md, "Personal data leaves the file").
+   */
+  expireJournal(before: number): ExpiredJournal {
+    const expired = this.#expireJournal(before);
+    if (expired.lines > 0) this.#scrubWal();
+    return expired;
+  }
+
+  /**
+   * Every value of each key leaves the store, in one transaction: its record, pending create,
+   * message due, departure, absent read, uncreatable row, change lines, and the message records of
+   * its contact ids; then the WAL is checkpointed and truncated, as `expireJournal`. One entry per
+   * key, in the order given; `known: false` for a key the store held nothing of.
+   */
+  eraseKeys(keys: readonly string[]): ErasedKey[] {
+    const erased = this.#eraseKeys(keys);
+    if (erased.some((entry) => entry.known)) this.#scrubWal();
+    return erased;
+  }
+
+  /**
+   * Copies the WAL into the file and truncates it to 0 bytes: the pages that held deleted values
+   * before `secure_delete` zeroed them stay in the -wal otherwise, until the last connection
+   * closes. A reader holding an older snapshot (a `sqlite3` shell, a backup) keeps the checkpoint
+   * from finishing: then the close of the last connection does it.
+   */
+  #scrubWal(): void {
+    this.#db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   /** How many change lines run `runId` journalled (kept: not pruned). */

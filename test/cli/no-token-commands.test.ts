@@ -1,5 +1,5 @@
 /**
- * `state show` and `history` make no call: they read the state store only, so they run with the
+ * `state show`, `history` and `forget` make no call: they read the state store only, so they run with the
  * token's variable unset (issue 41 item 16), on the CLI as a user types them. The token is needed
  * only by the run that wrote the store.
  */
@@ -36,6 +36,11 @@ describe('commands that make no call run without the token', () => {
     expect([byRun.exitCode, byRun.stdout]).toEqual([0, expect.stringContaining('C0001')]);
     const byKey = await ws.run(['history', 'jobs.yaml', '--job', 'import', '--key', 'C0002', '--csv']);
     expect([byKey.exitCode, byKey.stdout.split('\n')[0]]).toEqual([0, 'run_id,recorded_at,key,contact_id,operation,field,before,after,before_read']);
+  });
+
+  it('forget erases a key with no token set', async () => {
+    const forget = await ws.run(['forget', 'jobs.yaml', '--job', 'import', '--key', 'C0001']);
+    expect([forget.exitCode, forget.stdout]).toEqual([0, expect.stringMatching(/^C0001: erased from the state store: 1 record/)]);
   });
 
   it('run still refuses without it (exit 2, naming the variable)', async () => {

@@ -17,7 +17,7 @@ describe('CLI conventions', () => {
   it.each([
     [['run', '--dryrun', 'jobs.yaml'], 'unknown option --dryrun; did you mean --dry-run?', 'usage: contact-sync run <jobs.yaml>'],
     [['run', 'jobs.yaml', '--repot-dir', 'x'], 'unknown option --repot-dir; did you mean --report-dir?', 'see: contact-sync run --help'],
-    [['runn', 'jobs.yaml'], 'unknown command "runn"; did you mean "run"? The commands are run, reconcile, undo, history, validate, check, state, emulator.', 'see: contact-sync --help'],
+    [['runn', 'jobs.yaml'], 'unknown command "runn"; did you mean "run"? The commands are run, reconcile, undo, history, validate, check, state, forget, emulator.', 'see: contact-sync --help'],
     [['--log-level', 'warn', 'vaildate', 'jobs.yaml'], 'unknown command "vaildate"; did you mean "validate"?', 'see: contact-sync --help'],
     [['validate'], 'validate: <jobs.yaml> is missing; the usage below shows where it goes', 'usage: contact-sync validate <jobs.yaml>'],
     [['run', 'jobs.yaml', '--limit', 'abc'], '--limit: "abc" is not a whole number; write a number of rows, e.g. --limit 100', undefined],
@@ -61,7 +61,7 @@ describe('CLI conventions', () => {
   it('no command at all names every command', async () => {
     const run = await workspace().run([]);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr.split('\n')[0]).toBe('contact-sync: name a command: run, reconcile, undo, history, validate, check, state or emulator');
+    expect(run.stderr.split('\n')[0]).toBe('contact-sync: name a command: run, reconcile, undo, history, validate, check, state, forget or emulator');
   });
 
   it('validate runs without the channel token: an unset variable is a warning, exit 0', async () => {

@@ -35,7 +35,7 @@ async function helpFlags(command: string): Promise<string[]> {
 }
 
 describe("README's command table", () => {
-  it.each(['run', 'reconcile', 'undo', 'history', 'validate', 'check', 'state', 'emulator'])('"%s" lists the flags --help lists', async (command) => {
+  it.each(['run', 'reconcile', 'undo', 'history', 'validate', 'check', 'state', 'forget', 'emulator'])('"%s" lists the flags --help lists', async (command) => {
     expect(readmeFlags(command)).toEqual(await helpFlags(command));
   });
 

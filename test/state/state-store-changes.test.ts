@@ -115,6 +115,7 @@ describe('the change journal', () => {
       exitCode: 0,
       status: 'completed',
       prunedAt: null,
+      journalExpiredAt: null,
     });
     expect(store.run(going)).toMatchObject({ id: going, startedAt: 3000, full: true, finished: false, status: null });
     expect(store.run(going + 1)).toBeUndefined();

@@ -27,6 +27,7 @@ describe('the runs journal', () => {
       exitCode: 0,
       status: 'completed',
       prunedAt: null,
+      journalExpiredAt: null,
     });
     store.close();
   });

@@ -7,7 +7,7 @@ export const stateDefinition = (context: CommandContext) =>
     describe: 'show, reset or prune the state store of a job',
     builder: (y) =>
       y
-        .positional('action', { choices: ['show', 'reset', 'prune'] as const, demandOption: true, describe: 'show: what the state holds; reset: delete it; prune: drop the change journal of older runs' })
+        .positional('action', { choices: ['show', 'reset', 'prune'] as const, demandOption: true, describe: 'show: what the state holds; reset: delete it; prune: drop the change journal of older runs (--keep-runs N) and expire what retention.journal says' })
         .positional('jobsFile', { type: 'string', demandOption: true, describe: 'the jobs file (jobs.yaml)' })
         .option('job', { type: 'string', demandOption: true, describe: 'the job whose state is meant' })
         .option('keys', { type: 'string', coerce: wholeNumber('keys', 'a number of keys', 20), describe: 'with show: list the first N keys and their contact ids' })

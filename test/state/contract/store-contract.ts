@@ -256,6 +256,78 @@ export function storeContract(name: string, open: OpenStore): void {
       });
     });
 
+    describe('personal data (retention and erasure)', () => {
+      const DAY = 86_400_000;
+
+      test("expiry deletes the lines of the runs started before the horizon; the runs and their counts stay, marked when", () => {
+        const old = store.startRun({ job: 'crm', startedAt: clock - 100 * DAY, argv: 'run', full: false, surface: V1 });
+        store.journalChange('C-1', '100', { operation: 'create', fields: { email: [null, 'erase-me-7731@example.com'] }, beforeRead: true });
+        store.journalChange('C-2', '200', { operation: 'add-tags', tags: ['vip'], beforeRead: false });
+        store.finishRun(old, { rows: { total: 2, created: 2 }, exitCode: 0, status: 'completed' });
+        const older = store.startRun({ job: 'crm', startedAt: clock - 120 * DAY, argv: 'run', full: false, surface: V1 });
+        store.finishRun(older, { rows: { total: 0 }, exitCode: 0, status: 'completed' });
+        const recent = store.startRun({ job: 'crm', startedAt: clock - 10 * DAY, argv: 'run', full: false, surface: V1 });
+        store.journalChange('C-1', '100', { operation: 'update', fields: { email: ['erase-me-7731@example.com', 'kept@example.com'] }, beforeRead: true });
+        clock += 5000;
+        expect(store.expireJournal(clock - 90 * DAY)).toEqual({ runs: 1, lines: 2 });
+        expect([store.changeCountOfRun(old), store.changeCountOfRun(recent), store.summary().changes]).toEqual([0, 1, 1]);
+        expect(store.changesOfKey('C-2')).toEqual([]);
+        // Every run started before the horizon is marked, with lines or none; a later one is not.
+        expect(store.run(old)).toMatchObject({ journalExpiredAt: clock, rows: { total: 2, created: 2 }, prunedAt: null });
+        expect(store.run(older)?.journalExpiredAt).toBe(clock);
+        expect(store.run(recent)?.journalExpiredAt).toBeNull();
+        // Again: nothing more to expire, and the marks keep their first time.
+        clock += 5000;
+        expect(store.expireJournal(clock - 90 * DAY)).toEqual({ runs: 0, lines: 0 });
+        expect(store.run(old)?.journalExpiredAt).toBe(clock - 5000);
+      });
+
+      test('a create pending from a run whose journal expired is journalled under the run that settles it', () => {
+        store.startRun({ job: 'crm', startedAt: clock - 100 * DAY, argv: 'run', full: false, surface: V1 });
+        store.markCreatePending('C-1');
+        store.expireJournal(clock - 90 * DAY);
+        const settling = run();
+        store.recordObserved('C-1', { contactId: '100', surface: V1, fields: { plan: 'pro' }, tags: [], draftHash: null });
+        expect(store.changesOfKey('C-1').map((line) => [line.runId, line.operation])).toEqual([[settling, 'create']]);
+      });
+
+      test('erasing a key removes every value of it, counted by kind; other keys stay', () => {
+        const one = run();
+        store.recordConfirmed('C-1', { contactId: '100', surface: V1, fields: { email: 'erase-me-7731@example.com' }, draftHash: 'd1' });
+        store.journalChange('C-1', '100', { operation: 'create', fields: { email: [null, 'erase-me-7731@example.com'] }, beforeRead: true });
+        store.recordMessage('100', 'm1', 'sent');
+        store.recordMessage('100', 'm2', 'unknown');
+        store.markMessageDue('C-1');
+        store.recordDeparture('C-1', { contactId: '100', surface: V1, action: 'tag', tagsAdded: ['left'] });
+        const two = run();
+        store.journalChange('C-1', '100', { operation: 'add-tags', tags: ['left'], beforeRead: false });
+        store.recordConfirmed('C-2', { contactId: '200', surface: V1, fields: { email: 'stays@example.com' }, draftHash: 'd2' });
+        store.journalChange('C-2', '200', { operation: 'update', fields: { email: ['a@example.com', 'stays@example.com'] }, beforeRead: true });
+        store.recordMessage('200', 'm1', 'sent');
+        store.markCreatePending('C-3');
+        store.recordUncreatable('C-4', { rowHash: 'r4', surface: V2, code: 'V2_CANNOT_CREATE', message: 'no email' });
+        store.recordReconcileRead('C-5', true);
+
+        const erased = store.eraseKeys(['C-1', 'C-3', 'C-4', 'C-5', 'NOPE']);
+        expect(erased).toEqual([
+          { key: 'C-1', known: true, contactId: '100', removed: { record: 1, messageDue: 1, departure: 1, changeLines: 2, messages: 2 }, runIds: [one, two] },
+          { key: 'C-3', known: true, removed: { pendingCreate: 1 }, runIds: [] },
+          { key: 'C-4', known: true, removed: { uncreatable: 1 }, runIds: [] },
+          { key: 'C-5', known: true, removed: { absentRead: 1 }, runIds: [] },
+          { key: 'NOPE', known: false, removed: {}, runIds: [] },
+        ]);
+        expect([store.get('C-1'), store.departedRecord('C-1'), store.isMessageDue('C-1'), store.messageRecord('100', 'm1'), store.messageRecord('100', 'm2')]).toEqual([undefined, undefined, false, undefined, undefined]);
+        expect([store.changesOfKey('C-1'), store.isCreatePending('C-3'), store.uncreatableAhead(['C-4']).size, store.absentRead('C-5')]).toEqual([[], false, 0, undefined]);
+        // The key is unknown now: the next run looks it up, as a key never seen.
+        expect([store.knows('C-1'), store.readAhead(['C-1']).size]).toEqual([false, 0]);
+        expect(store.get('C-2')?.contact.custom_fields).toEqual({ email: 'stays@example.com' });
+        expect([store.changesOfKey('C-2').length, store.messageRecord('200', 'm1')?.status, store.summary().keys]).toEqual([1, 'sent', 1]);
+        // The runs stay, with their counts; erasing again finds nothing.
+        expect([store.run(one)?.id, store.run(two)?.id]).toEqual([one, two]);
+        expect(store.eraseKeys(['C-1'])).toEqual([{ key: 'C-1', known: false, removed: {}, runIds: [] }]);
+      });
+    });
+
     describe('runs', () => {
       test('runs are journalled as started and finished, the latest first; the header and the limits learnt are kept', () => {
         expect([store.lastRun(), store.lastFinishedRun(), store.lastHeader(), store.learntLimits()]).toEqual([undefined, undefined, undefined, []]);
@@ -275,6 +347,7 @@ export function storeContract(name: string, open: OpenStore): void {
           exitCode: 0,
           status: 'completed',
           prunedAt: null,
+          journalExpiredAt: null,
         });
         expect(store.lastRuns(5).map((record) => record.id)).toEqual([two, one]);
         expect([store.lastRun()?.id, store.lastRun()?.finished, store.lastFinishedRun()?.id]).toEqual([two, false, one]);
