@@ -12,6 +12,12 @@ import { contactWithKey, contactsWithKey, csvLines, emulatorPerTest, sortedTags 
 
 const emulator = emulatorPerTest();
 
+/** A CSV file's lines as cells, each line as long as it is. */
+function rows(path: string): string[][] {
+  const lines: unknown = parse(readFileSync(path, 'utf8'), { relax_column_count: true });
+  return lines as string[][];
+}
+
 const JOB = `input: customers.csv
 key: { column: customer_id, field: customerid }
 fields:
@@ -82,7 +88,7 @@ describe('a row with too many cells, fed back', () => {
     const first = await ws.run(['run', 'jobs.yaml', '--report-dir', 'r0']);
     expect(first.exitCode).toBe(1);
     expect(ws.results('import', 'r0').find((row) => row.line === '3')).toMatchObject({ outcome: 'failed', error_code: 'CSV_COLUMN_COUNT' });
-    const gen1 = parse<string[]>(readFileSync(join(ws.dir, 'r0', 'import.rejected.csv'), 'utf8'), { relax_column_count: true });
+    const gen1 = rows(join(ws.dir, 'r0', 'import.rejected.csv'));
     expect(gen1[0]).toEqual(['customer_id', 'first_name', 'tags', 'error_code', 'error_message']);
     // The two cells it had under their columns, the missing one empty, and one cell beyond the error columns.
     expect(gen1[1]!.slice(0, 4)).toEqual(['C2;Bo', 'vip', '', 'CSV_COLUMN_COUNT']);
@@ -94,7 +100,7 @@ describe('a row with too many cells, fed back', () => {
       const fed = await ws.run(['run', 'jobs.yaml', '--input', input, '--report-dir', `r${generation}`]);
       expect(fed.exitCode).toBe(1);
       expect(ws.results('import', `r${generation}`).map((row) => [row.outcome, row.error_code])).toEqual([['failed', 'CSV_COLUMN_COUNT']]);
-      const again = parse<string[]>(readFileSync(join(ws.dir, `r${generation}`, 'import.rejected.csv'), 'utf8'), { relax_column_count: true });
+      const again = rows(join(ws.dir, `r${generation}`, 'import.rejected.csv'));
       expect(again[1]!.slice(0, 3)).toEqual(['C2;Bo', 'vip', '']);
       expect(again[1]!.at(-1)).toBe("1 cell is missing: fill the row's cells, then delete this last cell");
       input = `r${generation}/import.rejected.csv`;
