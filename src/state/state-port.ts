@@ -239,4 +239,5 @@ export interface StatePort
     RunJournalStore,
     UndoStore,
     RunWiringStore,
-    StateAdmin {}
+    StateAdmin,
+    StateTransfer {}
