@@ -955,8 +955,11 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
   #q(statements: readonly Statement[], options: { readonly begin?: boolean; readonly commit?: boolean } = {}): Row[][] {
     this.#live();
     const notes = this.#takeNotes();
+    const all = notes === undefined ? statements : [notes, ...statements];
+    // One statement is a transaction of its own (autocommit): no BEGIN and COMMIT round trips.
+    const alone = options.begin === true && options.commit === true && all.length === 1;
     try {
-      const results = this.#bridge.run(notes === undefined ? statements : [notes, ...statements], options);
+      const results = this.#bridge.run(all, alone ? {} : options);
       return notes === undefined ? results : results.slice(1);
     } catch (error) {
       if (!(error instanceof BridgeFailure)) throw error;

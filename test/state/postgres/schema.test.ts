@@ -3,7 +3,9 @@
  * schema newer than this contact-sync is refused; the documented views answer their columns;
  * a durable write is committed before the call returns.
  */
-import { PG_SCHEMA_VERSION } from '../../../src/state/postgres/pg-schema.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../../src/state/postgres/pg-schema.js';
 import { useTestDatabase } from '../../helpers/postgres-support.js';
 import { openPg } from './pg-store-fixtures.js';
 
@@ -43,6 +45,32 @@ describe("the PostgreSQL store's schema", () => {
         message: expect.stringContaining(`#too_new: the state schema "too_new" has version ${PG_SCHEMA_VERSION + 1}, migrated by a newer contact-sync`) as unknown,
       }) as Error,
     );
+  });
+
+  test('a host that finds another migrating the schema waits for it, then migrates nothing more', async () => {
+    const other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+    try {
+      const migrations = PG_MIGRATIONS.map((migration) => `${migration.sql('"race"')}; INSERT INTO "race".schema_version VALUES (${migration.version}, 'the other host', 0)`).join(';');
+      // The other host holds the migration lock for a second, its schema not yet committed.
+      const migrated = other.query(
+        `BEGIN; SELECT pg_advisory_xact_lock(hashtext('contact-sync migrate'), hashtext('race')); CREATE SCHEMA race;
+         CREATE TABLE race.schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at BIGINT NOT NULL); ${migrations}; SELECT pg_sleep(1); COMMIT`,
+      );
+      for (let attempt = 0; ; attempt++) {
+        const held = await database.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+        if (held.length > 0) break;
+        if (attempt > 200) throw new Error('the other host never took the lock');
+        await sleep(10);
+      }
+      const store = openPg(database, { schema: 'race' });
+      store.recordConfirmed('C-1', { contactId: '100', surface: 'v1', draftHash: null });
+      store.close();
+      await migrated;
+      expect(await database.query('SELECT version, description FROM race.schema_version')).toEqual([{ version: 1, description: 'the other host' }]);
+    } finally {
+      await other.end();
+    }
   });
 
   test('the views answer their documented columns, a row per line with the job', async () => {
