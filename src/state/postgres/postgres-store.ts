@@ -61,7 +61,11 @@ export interface PostgresStoreOptions {
   readonly platform: string;
   /** @default Date.now */
   readonly now?: () => number;
-  /** Take the job's run lock (an advisory lock, on a connection of its own, held until `close`), naming this holder. */
+  /**
+   * Take the job's run lock (an advisory lock, on a connection of its own, held until `close`),
+   * naming this holder. Every command that writes the job's state (run, reconcile, undo) takes it:
+   * the holder is the job's one writer.
+   */
   readonly runLock?: { readonly host: string; readonly pid: number; readonly command: string };
   /** How long a request waits for the database's answer. @default 120 s */
   readonly timeoutMs?: number;
@@ -97,7 +101,10 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
   #rowHashNotes: Array<{ key: string; draft_hash: string; row_hash: string }> = [];
   #failure: StoreFailure | undefined;
   #closed = false;
-  /** Whether the job may have rows there: a table it has none in is not asked about each key. */
+  /**
+   * Whether the job may have rows there: a table it has none in is not asked about each key. Kept
+   * only by the holder of the run lock (the job's one writer); without it, every table is asked.
+   */
   #any: { pending: boolean; due: boolean; absent: boolean; uncreatable: boolean };
   #runId: number | undefined;
 
@@ -123,6 +130,11 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
     this.#keyField = init.keyField;
     this.#password = init.password;
     this.#lockHolder = init.lockHolder;
+    // Only a holder of the run lock is the job's only writer: without it every table is asked.
+    if (this.#lockHolder === undefined) {
+      this.#any = { pending: true, due: true, absent: true, uncreatable: true };
+      return;
+    }
     const [pending, due, absent, uncreatable] = this.#q([
       this.#exists('pending_creates'),
       this.#exists('messages_due'),
@@ -266,6 +278,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
 
   clearCreatePending(key: string): void {
     if (this.#any.pending) this.#write([{ text: `DELETE FROM ${this.#s}.pending_creates WHERE job_id = $1 AND key = $2`, values: [this.#jobId, key] }]);
+    else this.#live();
   }
 
   knows(key: string, surface?: IdSurface): boolean {
@@ -708,7 +721,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
         values: [this.#jobId],
       })),
     );
-    this.#any.pending = this.#any.absent = this.#any.uncreatable = false;
+    if (this.#lockHolder !== undefined) this.#any.pending = this.#any.absent = this.#any.uncreatable = false;
     return { keys };
   }
 

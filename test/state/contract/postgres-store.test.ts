@@ -11,3 +11,11 @@ storeContract('PostgreSQL', ({ now }) => {
   // The job's identity differs by platform: a fresh, empty job for each test (the database goes after the file).
   return Promise.resolve(PostgresStateStore.open({ url: database.url, schema: 'contact_sync' }, { job: 'crm', keyField: 'customerid', platform: `test:${jobs}`, now }));
 });
+
+// Holding the run lock, the store skips the tables the job has no row in: the same contract.
+storeContract('PostgreSQL, holding the run lock', ({ now }) => {
+  jobs++;
+  return Promise.resolve(
+    PostgresStateStore.open({ url: database.url, schema: 'contact_sync' }, { job: 'crm', keyField: 'customerid', platform: `test:${jobs}`, now, runLock: { host: 'test', pid: process.pid, command: 'jest' } }),
+  );
+});
