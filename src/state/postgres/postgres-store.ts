@@ -69,6 +69,8 @@ export interface PostgresStoreOptions {
   readonly runLock?: { readonly host: string; readonly pid: number; readonly command: string };
   /** How long a request waits for the database's answer. @default 120 s */
   readonly timeoutMs?: number;
+  /** How long the connection may take to open (then the database is unreachable). @default 10 s */
+  readonly connectTimeoutMs?: number;
 }
 
 /** Rows read by one page of a scan or an export. */
@@ -160,7 +162,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
     }
     const now = options.now ?? Date.now;
     const bridge = SyncBridge.start(
-      { connectionString: target.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'contact-sync' },
+      { connectionString: target.url, connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, application_name: 'contact-sync' },
       options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
     );
     try {

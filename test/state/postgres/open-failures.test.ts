@@ -41,6 +41,24 @@ describe('opening the PostgreSQL store', () => {
     expect(`${error.message} ${String((error.cause as Error | undefined)?.message)}`).not.toContain(PASSWORD);
   });
 
+  test('a server that accepts the connection and never answers: unreachable, no answer in time', async () => {
+    // The kernel accepts the connection into the listen backlog; nothing ever answers it.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = silent.address();
+      const port = address !== null && typeof address === 'object' ? address.port : 0;
+      const error = openError(() =>
+        PostgresStateStore.open({ url: `postgres://alice:${PASSWORD}@127.0.0.1:${port}/crm_state`, schema: 'contact_sync' }, { job: 'crm', keyField: 'id', platform: 'p', connectTimeoutMs: 300 }),
+      );
+      expect(error.code).toBe('STATE_UNREADABLE');
+      expect(error.message).toContain(`cannot reach the PostgreSQL database "crm_state" at host 127.0.0.1, port ${port} (no answer in time)`);
+      expect(error.message).not.toContain(PASSWORD);
+    } finally {
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   test('a URL with a password: the password is in neither the path nor any message', () => {
     const url = database.url.replace('postgres@', `postgres:${PASSWORD}@`);
     const store = openPg(database, { url });
