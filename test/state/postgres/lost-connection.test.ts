@@ -3,6 +3,7 @@
  * throw a store failure the pipeline recognises (isStoreFailure: the job stops, exit 3), and
  * nothing is written after the loss; the next open resumes from what was committed.
  */
+import pg from 'pg';
 import { isStoreFailure } from '../../../src/pipeline/job-abort.js';
 import { useTestDatabase } from '../../helpers/postgres-support.js';
 import { backendsOf, openPg } from './pg-store-fixtures.js';
@@ -50,4 +51,31 @@ test('the connection killed mid-use: every later call fails at once as a store f
   } finally {
     next.close();
   }
+});
+
+test('no answer in time (a row held by another session): the call fails as a store failure, and so does every later one; nothing is written', async () => {
+  const setup = openPg(database, { schema: 'slow' });
+  setup.recordConfirmed('C-1', { contactId: '100', surface: 'v1', draftHash: null });
+  setup.close();
+  const holder = new pg.Client({ connectionString: database.url });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query("SELECT * FROM slow.contacts WHERE key = 'C-1' FOR UPDATE");
+    const store = openPg(database, { schema: 'slow', timeoutMs: 500 });
+    try {
+      const first = thrown(() => store.recordConfirmed('C-1', { contactId: '100', surface: 'v1', fields: { plan: 'late' }, draftHash: null }));
+      expect(isStoreFailure(first)).toBe(true);
+      expect(first).toMatchObject({ code: 'STATE_PG_TIMEOUT' });
+      expect((first as Error).message).toContain('got no answer from the database');
+      expect(thrown(() => store.markCreatePending('C-2'))).toBe(first);
+    } finally {
+      await holder.query('ROLLBACK');
+      store.close();
+    }
+  } finally {
+    await holder.end();
+  }
+  expect(await database.query('SELECT key, fields_json FROM slow.contacts')).toEqual([{ key: 'C-1', fields_json: '{}' }]);
+  expect(await database.query('SELECT key FROM slow.pending_creates')).toEqual([]);
 });
