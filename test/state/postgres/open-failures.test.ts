@@ -80,6 +80,13 @@ describe('opening the PostgreSQL store', () => {
     expect(notPg.message).not.toContain(PASSWORD);
   });
 
+  test('a login the server refuses (no such role): said with the user, no password', () => {
+    const error = openError(() => openPg(database, { url: database.url.replace('postgres@', `nobody_${randomBytes(3).toString('hex')}:${PASSWORD}@`) }));
+    expect(error.code).toBe('STATE_UNREADABLE');
+    expect(error.message).toMatch(/at host \S+, port \d+ refused the login of user "nobody_\w+" \(28000\): check the user and password in the job's `state:` URL/);
+    expect(error.message).not.toContain(PASSWORD);
+  });
+
   test('no such database: said with createdb', () => {
     const error = openError(() => openPg(database, { url: database.url.replace(database.name, `${database.name}_gone`) }));
     expect(error.code).toBe('STATE_UNREADABLE');
