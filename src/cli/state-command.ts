@@ -16,7 +16,7 @@ import type { RunRecord } from '../state/run-journal.js';
 import { StateStore } from '../state/state-store.js';
 import type { PersonalDataStore, StateAdmin, StateSummary } from '../state/state-port.js';
 import { isBusyStore, StateStoreError } from '../state/state-store-error.js';
-import { isSqliteError } from '../pipeline/job-abort.js';
+import { isStoreFailure } from '../pipeline/job-abort.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
@@ -176,7 +176,7 @@ function openForReset(job: Job, path: string): { store: StateAdmin; keys: number
       const cause = (error.cause as { message?: unknown } | undefined)?.message;
       return { unreadable: typeof cause === 'string' ? cause : 'it is empty (0 bytes)' };
     }
-    if (isSqliteError(error) && !isBusyStore(error)) return { unreadable: error.message };
+    if (isStoreFailure(error) && !isBusyStore(error)) return { unreadable: error.message };
     throw error;
   }
 }
