@@ -14,6 +14,8 @@
  * - anything else: its first character and `•••`; empty stays empty.
  */
 
+import type { Job } from '../../config/job-types.js';
+
 export type MaskRule = 'email' | 'phone' | 'name' | 'other';
 
 const DOTS = '•••';
@@ -166,4 +168,9 @@ function deepMap(value: unknown, map: (text: string) => string): unknown {
     return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, deepMap(item, map)]));
   }
   return value;
+}
+
+/** The masker of a job: its `privacy.mask` (normalised: the fields it maps) over its key's field. */
+export function jobMasker(job: Pick<Job, 'privacy' | 'key'>): Masker {
+  return createMasker(job.privacy?.mask ?? [], job.key.field);
 }
