@@ -172,5 +172,5 @@ function deepMap(value: unknown, map: (text: string) => string): unknown {
 
 /** The masker of a job: its `privacy.mask` (normalised: the fields it maps) over its key's field. */
 export function jobMasker(job: Pick<Job, 'privacy' | 'key'>): Masker {
-  return createMasker(job.privacy?.mask ?? [], job.key.field);
+  return job.privacy === undefined ? NO_MASK : createMasker(job.privacy.mask, job.key.field);
 }
