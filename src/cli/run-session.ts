@@ -197,6 +197,7 @@ async function runJobs(session: OpenSession, options: SessionOptions, io: CliIo,
             return work({ job, api, stats, reportDir, signal, deadline, argv: options.argv, labelled, io, logger: jobLogger, defer: (release) => stack.defer(release) });
           });
         } catch (error) {
+          maskFailure(error, job);
           const failure = describeFailure(error);
           await options.watch?.ended(job, startedAt, { exitCode: failure.exitCode, failure: { code: failure.code, message: failure.message } }, session.signal);
           throw error;
@@ -208,6 +209,17 @@ async function runJobs(session: OpenSession, options: SessionOptions, io: CliIo,
     }),
   );
   return results.flat();
+}
+
+/**
+ * A job's failure leaves it with its message masked (`privacy.mask`): the webhook, the log line
+ * and the console that say it read the message; the error's code and class stay.
+ */
+function maskFailure(error: unknown, job: Job): void {
+  const masker = jobMasker(job);
+  if (!masker.active || !(error instanceof Error)) return;
+  error.message = masker.text(error.message);
+  if (error.stack !== undefined) error.stack = masker.text(error.stack);
 }
 
 /** The job's logger: the session's, masking the job's `privacy.mask` fields when it has some. */

@@ -145,6 +145,23 @@ describe('privacy.mask on a v2 job keyed by email', () => {
     expect(contacts.find((contact) => contact.custom_fields.email === PEOPLE[0]!.email)?.custom_fields).toMatchObject({ firstName: 'Josephinea', phone: '+6591234569' });
   });
 
+  it('a guard\'s refusal (exit 2) shows its examples, keys and values before and after, masked: on stderr and in the webhook', async () => {
+    const ws = workspace();
+    ws.write('jobs.yaml', jobs(emulator.v2Url, hook.url));
+    ws.write('people.csv', peopleCsv(PEOPLE));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'created'])).exitCode).toBe(0);
+    ws.write('jobs.yaml', jobs(emulator.v2Url, hook.url).replace('concurrency: 1', 'concurrency: 1\n    guards: { maxChange: "10%" }'));
+    ws.write('people.csv', peopleCsv(PEOPLE.map((person) => ({ ...person, first: `${person.first}a` }))));
+    const refused = await ws.run(['run', 'jobs.yaml', '--report-dir', 'refused']);
+    expect(refused.exitCode).toBe(2);
+    const webhook = hook.requests.at(-1)?.body ?? '';
+    expectNoFullValue({ stdout: refused.stdout, stderr: refused.stderr, webhook });
+    expect(refused.stderr).toContain('"j•••@example.com": "J•" -> "J•"');
+    expect(JSON.parse(webhook).text).toContain('"m•••@example.org": "M•" -> "M•"');
+    // Nothing was written: the platform keeps the first run's names.
+    expect(emulator.contacts(TOKEN).map((contact) => contact.custom_fields.firstName).sort()).toEqual(PEOPLE.map((person) => person.first).sort());
+  });
+
   it('without privacy nothing is masked: the same outputs show the full values and no mask', async () => {
     const ws = workspace();
     ws.write('jobs.yaml', jobs(emulator.v2Url, hook.url, { privacy: false }));
