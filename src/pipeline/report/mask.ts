@@ -111,14 +111,24 @@ function decodeOr(text: string): string {
  * A job's masking: what the report writer, the summary, the logger and the webhook ask. `active`
  * is false for a job without `privacy.mask`: every method then returns what it was given.
  */
+/** A value of a field as a row holds it: `[field, value]`. */
+export type KnownValue = readonly [field: string, value: string];
+
 export interface Masker {
   readonly active: boolean;
+  /** The input's columns that hold a masked field's value (the key's column when the key is masked), to the field. */
+  readonly columns: ReadonlyMap<string, string>;
   /** A field's value as shown: masked when the field is masked. */
   field(name: string, value: string): string;
   /** The row's key as shown: masked when the key's field is masked. */
   key(key: string): string;
-  /** Free text (an error message, an abort, a log line): email addresses and phones masked, and `keys` (a row's own key) wherever they stand. */
-  text(text: string, keys?: readonly string[]): string;
+  /**
+   * Free text (an error message, an abort, a log line): email addresses and phones masked, and
+   * `keys` (a row's own key) and `values` (the row's values of masked fields, as its cells hold
+   * them) wherever they stand as a whole word, raw or percent-encoded. A value shorter than 3
+   * characters is left: replaced in free text it would garble the words around it.
+   */
+  text(text: string, keys?: readonly string[], values?: readonly KnownValue[]): string;
   /** A copy of a JSON-like value (summary.json) with every string passed through `text`. */
   deep<T>(value: T): T;
 }
@@ -126,6 +136,7 @@ export interface Masker {
 /** The masker of a job without `privacy.mask`. */
 export const NO_MASK: Masker = {
   active: false,
+  columns: new Map(),
   field: (_name, value) => value,
   key: (key) => key,
   text: (text) => text,
@@ -133,32 +144,37 @@ export const NO_MASK: Masker = {
 };
 
 /** The masker of the masked `fields`, with `keyField` the job's key field (its key is masked when it is among them). */
-export function createMasker(fields: readonly string[], keyField: string): Masker {
+export function createMasker(fields: readonly string[], keyField: string, columns: ReadonlyMap<string, string> = new Map()): Masker {
   if (fields.length === 0) return NO_MASK;
   const masked = new Set(fields);
   const keyMasked = keyField !== '' && masked.has(keyField);
   const key = (value: string): string => (keyMasked ? maskFieldValue(keyField, value) : value);
-  const text = (value: string, keys: readonly string[] = []): string => {
+  const text = (value: string, keys: readonly string[] = [], values: readonly KnownValue[] = []): string => {
+    const known: KnownValue[] = [...(keyMasked ? keys.map((one): KnownValue => [keyField, one]) : []), ...values.filter(([field]) => masked.has(field))];
+    // The longest first: a value inside another (a name inside an email) is replaced within it last.
+    known.sort((a, b) => b[1].length - a[1].length);
     let out = value;
-    if (keyMasked) {
-      for (const one of keys) {
-        if (one === '') continue;
-        const shown = key(one);
-        out = out.split(one).join(shown);
-        const encoded = encodeURIComponent(one);
-        if (encoded !== one) out = out.split(encoded).join(shown);
-      }
+    for (const [field, one] of known) {
+      if (one.length < 3) continue;
+      const shown = maskFieldValue(field, one);
+      for (const form of new Set([one, encodeURIComponent(one)])) out = out.replace(wholeWord(form), () => shown);
     }
     return maskInText(out);
   };
   const deep = <T>(value: T): T => deepMap(value, (one) => text(one)) as T;
   return {
     active: true,
+    columns,
     field: (name, value) => (masked.has(name) ? maskFieldValue(name, value) : value),
     key,
     text,
     deep,
   };
+}
+
+/** `text` where it stands as a whole word: not inside a longer run of letters and digits. */
+function wholeWord(text: string): RegExp {
+  return new RegExp(`(?<![\\p{L}\\p{N}])${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'gu');
 }
 
 function deepMap(value: unknown, map: (text: string) => string): unknown {
@@ -171,6 +187,15 @@ function deepMap(value: unknown, map: (text: string) => string): unknown {
 }
 
 /** The masker of a job: its `privacy.mask` (normalised: the fields it maps) over its key's field. */
-export function jobMasker(job: Pick<Job, 'privacy' | 'key'>): Masker {
-  return job.privacy === undefined ? NO_MASK : createMasker(job.privacy.mask, job.key.field);
+export function jobMasker(job: Pick<Job, 'privacy' | 'key' | 'fields'>): Masker {
+  if (job.privacy === undefined) return NO_MASK;
+  const masked = new Set(job.privacy.mask);
+  const columns = new Map<string, string>();
+  if (masked.has(job.key.field) && job.key.column !== '') columns.set(job.key.column, job.key.field);
+  for (const field of job.fields) {
+    if (!masked.has(field.name)) continue;
+    const from = field.source.kind === 'column' ? [field.source.column] : field.source.kind === 'template' ? field.source.columns : [];
+    for (const column of from) if (!columns.has(column)) columns.set(column, field.name);
+  }
+  return createMasker(job.privacy.mask, job.key.field, columns);
 }

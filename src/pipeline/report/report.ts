@@ -247,6 +247,8 @@ export class ReportWriter {
    * user's rows, kept whole (docs/reports.md, "Masked fields").
    */
   readonly masker: Masker;
+  /** The input's cells that hold a masked field's value, by index: the row's own values, masked in its error's text. */
+  readonly #maskedCells: ReadonlyArray<readonly [index: number, field: string]>;
 
   /**
    * `input` is the CSV's own header and layout: rejected.csv repeats them so it can be fed back.
@@ -255,6 +257,10 @@ export class ReportWriter {
    */
   constructor(dir: string, job: string, input: ReportInput, limits: CallLimits, masker: Masker = NO_MASK) {
     this.masker = masker;
+    this.#maskedCells = input.header.flatMap((name, index) => {
+      const field = masker.columns.get(name);
+      return field === undefined ? [] : [[index, field] as const];
+    });
     this.digest = new RunDigest(limits);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.paths = reportPaths(dir, job);
@@ -328,7 +334,11 @@ export class ReportWriter {
     return {
       ...result,
       key: this.masker.key(result.key),
-      errorMessage: this.masker.text(result.errorMessage, [result.key]),
+      errorMessage: this.masker.text(
+        result.errorMessage,
+        [result.key],
+        this.#maskedCells.map(([index, field]) => [field, result.cells[index] ?? ''] as const),
+      ),
       ...(result.changes === undefined ? {} : { changes: result.changes.map((change) => ({ ...change, ...shownPair(this.#shownValues(change)) })) }),
     };
   }

@@ -1,4 +1,4 @@
-import { createMasker, maskFieldValue, maskInText, maskValue, NO_MASK, ruleOf, type MaskRule } from '../../../src/pipeline/report/mask.js';
+import { createMasker, jobMasker, maskFieldValue, maskInText, maskValue, NO_MASK, ruleOf, type MaskRule } from '../../../src/pipeline/report/mask.js';
 
 describe('maskValue', () => {
   it.each<[string, MaskRule, string]>([
@@ -81,6 +81,33 @@ describe('createMasker', () => {
     const idKeyed = createMasker(['customerid'], 'customerid');
     expect(idKeyed.key('C 0001')).toBe('C•••');
     expect(idKeyed.text('GET /contact/list?customerid=C%200001: C 0001 failed', ['C 0001'])).toBe('GET /contact/list?customerid=C•••: C••• failed');
+  });
+
+  it('masks a row\'s own values of masked fields in its text, as whole words of 3 characters or more, with their field\'s rule', () => {
+    const shown = masker.text('"Josephine" and Josephine2 and "Jo"; "bad@" is not an email; plan gold', ['bad@'], [
+      ['firstName', 'Josephine'],
+      ['firstName', 'Jo'],
+      ['plan', 'gold'],
+    ]);
+    expect(shown).toBe('"J•" and Josephine2 and "Jo"; "b•••" is not an email; plan gold');
+  });
+
+  it('jobMasker maps the masked fields\' columns (a template\'s too) and the key\'s', () => {
+    const job = {
+      privacy: { mask: ['email', 'firstName', 'greeting'] },
+      key: { column: 'mail', field: 'email' },
+      fields: [
+        { name: 'firstName', source: { kind: 'column' as const, column: 'first_name' }, transforms: [] },
+        { name: 'plan', source: { kind: 'column' as const, column: 'plan' }, transforms: [] },
+        { name: 'greeting', source: { kind: 'template' as const, template: 'Hi {{nick}}', columns: ['nick'] }, transforms: [] },
+      ],
+    };
+    expect([...jobMasker(job).columns]).toEqual([
+      ['mail', 'email'],
+      ['first_name', 'firstName'],
+      ['nick', 'greeting'],
+    ]);
+    expect(jobMasker({ ...job, privacy: undefined })).toBe(NO_MASK);
   });
 
   it('deep-masks a summary without changing its shape or numbers', () => {
