@@ -79,7 +79,7 @@ export async function runReconcile(options: RunJobOptions): Promise<ReconcileRun
     writes: false,
     pagesWhenMarked: RECONCILE_PAGES,
     calls: RECONCILE_ROW_CALLS,
-    openReport: (reportName) => new ReconcileReport(options.reportDir, reportName),
+    openReport: (reportName) => new ReconcileReport(options.reportDir, reportName, jobMasker(options.job)),
     thresholdFile: (report) => report.paths.diff,
   });
   const { report, seen, index, facts, rows, input, engine, prefetched } = run;

@@ -164,6 +164,23 @@ describe('privacy.mask on a v2 job keyed by email', () => {
     expect(emulator.contacts(TOKEN).map((contact) => contact.custom_fields.firstName).sort()).toEqual(PEOPLE.map((person) => person.first).sort());
   });
 
+  it('reconcile\'s diff.csv, reconcile.json and reconcile.html and its console show the masked fields masked', async () => {
+    const ws = workspace();
+    ws.write('jobs.yaml', jobs(emulator.v2Url, hook.url));
+    ws.write('people.csv', peopleCsv(PEOPLE));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'created'])).exitCode).toBe(0);
+    ws.write('people.csv', peopleCsv(PEOPLE.map((person) => ({ ...person, first: `${person.first}a` })), 'pro'));
+    const reconciled = await ws.run(['reconcile', 'jobs.yaml', '--report-dir', 'reconciled']);
+    expect(reconciled.exitCode).toBe(1);
+    const files = readdirSync(join(ws.dir, 'reconciled')).sort();
+    expect(files).toEqual(['people.diff.csv', 'people.reconcile.html', 'people.reconcile.json']);
+    const sent = { ...Object.fromEntries(files.map((name) => [name, readFileSync(join(ws.dir, 'reconciled', name), 'utf8')])), stdout: reconciled.stdout, stderr: reconciled.stderr };
+    expectNoFullValue(sent);
+    expect(sent['people.diff.csv']).toContain('j•••@example.com,');
+    expect(sent['people.diff.csv']).toMatch(/m•••@example\.org,\d+,differs,firstName,M•,M•/);
+    expect(sent['people.diff.csv']).toMatch(/,plan,pro,basic/);
+  });
+
   it('without privacy nothing is masked: the same outputs show the full values and no mask', async () => {
     const ws = workspace();
     ws.write('jobs.yaml', jobs(emulator.v2Url, hook.url, { privacy: false }));
