@@ -174,11 +174,30 @@ describe('privacy.mask on a v2 job keyed by email', () => {
     expect(reconciled.exitCode).toBe(1);
     const files = readdirSync(join(ws.dir, 'reconciled')).sort();
     expect(files).toEqual(['people.diff.csv', 'people.reconcile.html', 'people.reconcile.json']);
-    const sent = { ...Object.fromEntries(files.map((name) => [name, readFileSync(join(ws.dir, 'reconciled', name), 'utf8')])), stdout: reconciled.stdout, stderr: reconciled.stderr };
+    const sent: Record<string, string> = { ...Object.fromEntries(files.map((name) => [name, readFileSync(join(ws.dir, 'reconciled', name), 'utf8')])), stdout: reconciled.stdout, stderr: reconciled.stderr };
     expectNoFullValue(sent);
     expect(sent['people.diff.csv']).toContain('j•••@example.com,');
     expect(sent['people.diff.csv']).toMatch(/m•••@example\.org,\d+,differs,firstName,M•,M•/);
     expect(sent['people.diff.csv']).toMatch(/,plan,pro,basic/);
+  });
+
+  it('undo\'s undo.csv and undo.json and its console show the masked fields masked; the platform gets the real values back', async () => {
+    const ws = workspace();
+    ws.write('jobs.yaml', jobs(emulator.v2Url, hook.url));
+    ws.write('people.csv', peopleCsv(PEOPLE));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'created'])).exitCode).toBe(0);
+    ws.write('people.csv', peopleCsv(PEOPLE.map((person) => ({ ...person, first: `${person.first}a` }))));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'updated'])).exitCode).toBe(0);
+    const runId = ws.summary('people', 'updated').runId as string;
+    const undone = await ws.run(['undo', 'jobs.yaml', '--job', 'people', '--run', runId, '--key', PEOPLE[0]!.email, '--force', '--report-dir', 'undone']);
+    expect(undone.exitCode).toBe(0);
+    const files = readdirSync(join(ws.dir, 'undone')).sort();
+    expect(files).toEqual(['people.undo.csv', 'people.undo.json']);
+    const sent: Record<string, string> = { ...Object.fromEntries(files.map((name) => [name, readFileSync(join(ws.dir, 'undone', name), 'utf8')])), stdout: undone.stdout, stderr: undone.stderr };
+    expectNoFullValue(sent);
+    expect(sent['people.undo.csv']).toMatch(/j•••@example\.com,\d+,\w+,firstName,J•,J•,restored/);
+    expect(JSON.parse(sent['people.undo.json']!)).toMatchObject({ keys: ['j•••@example.com'], lines: { restored: 1 } });
+    expect(emulator.contacts(TOKEN).find((contact) => contact.custom_fields.email === PEOPLE[0]!.email)?.custom_fields.firstName).toBe(PEOPLE[0]!.first);
   });
 
   it('without privacy nothing is masked: the same outputs show the full values and no mask', async () => {
