@@ -1,8 +1,9 @@
 /**
  * `privacy: {mask: [FIELD, ...]}` (issue 45, docs/configuration.md): how a masked field's value is
  * shown where it leaves for people and machines (logs, report.html, summary.json, changes.csv, the
- * webhook). Pure: one rule per kind of value, and a `Masker` of a job that the outputs' few writers
- * call (the report writer, the summary, the job's logger, the webhook). Nothing here changes what
+ * webhook; reconcile's and undo's reports). Pure: one rule per kind of value, and a `Masker` of a
+ * job that the outputs' few writers call (the report writers, the summary, the job's logger, the
+ * webhook, a guard's refusal). Nothing here changes what
  * is written to the platform or kept in the state store.
  *
  * The rules, deterministic and with no length of the hidden part shown:
@@ -13,7 +14,6 @@
  * - a name (`firstName`, `lastName`, `name`...): its initial and `•` (`Jane` -> `J•`);
  * - anything else: its first character and `•••`; empty stays empty.
  */
-
 import type { Job } from '../../config/job-types.js';
 
 export type MaskRule = 'email' | 'phone' | 'name' | 'other';
@@ -107,13 +107,13 @@ function decodeOr(text: string): string {
   }
 }
 
-/**
- * A job's masking: what the report writer, the summary, the logger and the webhook ask. `active`
- * is false for a job without `privacy.mask`: every method then returns what it was given.
- */
 /** A value of a field as a row holds it: `[field, value]`. */
 export type KnownValue = readonly [field: string, value: string];
 
+/**
+ * A job's masking: what the report writers, the summary, the logger and the webhook ask. `active`
+ * is false for a job without `privacy.mask`: every method then returns what it was given.
+ */
 export interface Masker {
   readonly active: boolean;
   /** The input's columns that hold a masked field's value (the key's column when the key is masked), to the field. */
