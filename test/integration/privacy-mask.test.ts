@@ -129,12 +129,14 @@ describe('privacy.mask on a v2 job keyed by email', () => {
     emulator.setFaults({ serverError: 1 });
     ws.write('jobs.yaml', jobs(emulator.v2Url, hook.url, { extra: '\n    timeouts: { unavailableAfterAttempts: 2 }' }));
     ws.write('people.csv', peopleCsv(PEOPLE.map((person) => ({ ...person, first: `${person.first}b` }))));
-    const aborted = await ws.run(['run', 'jobs.yaml', '--report-dir', 'aborted', '--metrics-file', 'metrics.prom', '--full']);
+    const aborted = await ws.run(['run', 'jobs.yaml', '--report-dir', 'aborted', '--metrics-file', 'metrics.prom', '--full', '--log-level', 'debug']);
     emulator.setFaults({});
     expect(aborted.exitCode).toBe(3);
     const third = outputs(ws, 'aborted', aborted, hook);
     expectNoFullValue(third);
     expect(aborted.stderr).toMatch(/api call retried .*path=\S*\/contact\/email:j•••@example\.com/);
+    // --log-level debug: each request's line names its path too.
+    expect(aborted.stderr).toMatch(/debug: api request .*path=\S*\/contact\/email:j•••@example\.com/);
     const summary = ws.summary('people', 'aborted');
     expect(summary.aborted).toMatchObject({ code: 'API_UNAVAILABLE', message: expect.stringContaining('/contact/email:j•••@example.com') });
     expect(aborted.stderr).toContain('job aborted: ');
