@@ -118,7 +118,6 @@ function normaliseMetrics(input: JobsFileParsed['metrics'], context: NormaliseCo
   };
 }
 
-/** The schema checked every duration: a default or a checked value is always readable. */
 /**
  * A job's masked fields: the top-level list's (those the job maps: a file's list names the fields
  * of all its jobs) and the job's own (the rules checked that the job maps each), each once.
@@ -129,6 +128,7 @@ function normalisePrivacy(job: Job, fileMask: readonly string[], jobMask: readon
   return mask.length === 0 ? undefined : { mask };
 }
 
+/** The schema checked every duration: a default or a checked value is always readable. */
 function normaliseTimeouts(input: ConnectionParsed['timeouts']): Connection['timeouts'] {
   const ms = (text: string | undefined, fallback: string): number => parseDuration(text ?? fallback) ?? 0;
   return {
