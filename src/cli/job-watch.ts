@@ -15,6 +15,7 @@ import { stripUrlAuth } from '../api/strip-url-auth.js';
 import type { Job } from '../config/job-types.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
 import { reportName, type Shard } from '../pipeline/kinds/shard.js';
+import { jobMasker } from '../pipeline/report/mask.js';
 import { SINK_DEADLINE_MS, type SinkBounds } from '../watch/bounded-attempts.js';
 import { endPing, endPingNote, type HeartbeatPing } from '../watch/heartbeat.js';
 import { notifyText, shouldNotify } from '../watch/notify-text.js';
@@ -134,6 +135,9 @@ export class JobWatch {
     const heartbeat = this.dryRun ? undefined : job.notify?.heartbeat;
     const started = this.#starts.get(job);
     this.#starts.delete(job);
+    // privacy.mask: the webhook's text and body show the job's masked values masked (a failure's
+    // message, the advice, the summary's texts); the metrics carry no value, only counts.
+    const masker = jobMasker(job);
     await Promise.all([
       // The end ping waits for the start ping, within the same bounds.
       heartbeat === undefined ? undefined : Promise.race([started ?? Promise.resolve(), aborted(cut)]).then(() => this.#ping(job, heartbeat, endPing(end.exitCode), bounds, endPingNote(end.exitCode))),
@@ -151,11 +155,11 @@ export class JobWatch {
         ? undefined
         : import('../watch/webhook.js')
             .then(({ postWebhook }) =>
-              postWebhook(webhook, {
+              postWebhook(webhook, masker.deep({
                 text: notifyText({ ...end, syncJob, host: this.#host }),
                 summary: end.summary ?? null,
                 exitCode: end.exitCode,
-              }, undefined, bounds),
+              }), undefined, bounds),
             )
             .catch((error: unknown) => this.#warn(job, `${(error as Error).message}; the job's exit code is unchanged`)),
     ]);

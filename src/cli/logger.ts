@@ -35,3 +35,31 @@ function textStream(destination: NodeJS.WritableStream): Writable {
     },
   });
 }
+
+const LEVEL_METHODS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+
+/**
+ * `logger` with every line's message and string fields passed through `mask` first (a job's
+ * `privacy.mask`: report/mask.ts), its children too: one wrapper around the job's logger masks
+ * what the job, its API client (a retried call's path holds a v2 key) and its abort log, in either
+ * format, without a call at each line.
+ */
+export function maskingLogger(logger: Logger, mask: (text: string) => string): Logger {
+  const masked = (value: unknown): unknown => {
+    if (typeof value === 'string') return mask(value);
+    if (value instanceof Error) return Object.assign(Object.create(Object.getPrototypeOf(value) as object) as Error, value, { message: mask(value.message), stack: value.stack === undefined ? undefined : mask(value.stack) });
+    if (Array.isArray(value)) return value.map(masked);
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, masked(item)]));
+    return value;
+  };
+  return new Proxy(logger, {
+    get(target, property) {
+      if (property === 'child') return (bindings: Record<string, unknown>) => maskingLogger(target.child(bindings), mask);
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (typeof property === 'string' && LEVEL_METHODS.has(property)) return (...args: unknown[]) => method.apply(target, args.map(masked));
+      return method.bind(target);
+    },
+  });
+}

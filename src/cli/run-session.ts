@@ -18,6 +18,7 @@ import type { Job } from '../config/job-types.js';
 import { EXIT, worstExit } from '../exit-codes.js';
 import { hostLockDir } from '../lock/lock-target.js';
 import type { Shard } from '../pipeline/kinds/shard.js';
+import { jobMasker } from '../pipeline/report/mask.js';
 import { CleanupStack, type Release } from './cleanup-stack.js';
 import type { CliIo } from './cli-io.js';
 import { connectionClient, prepareLimits } from './connection.js';
@@ -27,6 +28,7 @@ import { overrideInput } from './input-override.js';
 import { JobLocks } from './job-locks.js';
 import type { JobEnd, JobWatch } from './job-watch.js';
 import { loadJobs } from './load-jobs.js';
+import { maskingLogger } from './logger.js';
 import { openReportFolder } from './report-folder.js';
 import { RunInterrupt } from './run-interrupt.js';
 import { UsageError } from './usage-error.js';
@@ -188,11 +190,14 @@ async function runJobs(session: OpenSession, options: SessionOptions, io: CliIo,
           const stack = new CleanupStack(onSuppressed);
           end = await stack.releaseAfter(() => {
             const stats = new ApiCallStats();
-            const api = connectionClient(job, session.limiters, { stats, logger: logger.child({ job: job.name }), organisations: session.organisations });
+            // privacy.mask: the job's lines, its client's and its abort's are masked (report/mask.ts).
+            const jobLogger = jobLoggerOf(logger, job);
+            const api = connectionClient(job, session.limiters, { stats, logger: jobLogger.child({ job: job.name }), organisations: session.organisations });
             const { reportDir, signal, deadline } = session;
-            return work({ job, api, stats, reportDir, signal, deadline, argv: options.argv, labelled, io, logger, defer: (release) => stack.defer(release) });
+            return work({ job, api, stats, reportDir, signal, deadline, argv: options.argv, labelled, io, logger: jobLogger, defer: (release) => stack.defer(release) });
           });
         } catch (error) {
+          maskFailure(error, job);
           const failure = describeFailure(error);
           await options.watch?.ended(job, startedAt, { exitCode: failure.exitCode, failure: { code: failure.code, message: failure.message } }, session.signal);
           throw error;
@@ -204,6 +209,23 @@ async function runJobs(session: OpenSession, options: SessionOptions, io: CliIo,
     }),
   );
   return results.flat();
+}
+
+/**
+ * A job's failure leaves it with its message masked (`privacy.mask`): the webhook, the log line
+ * and the console that say it read the message; the error's code and class stay.
+ */
+function maskFailure(error: unknown, job: Job): void {
+  const masker = jobMasker(job);
+  if (!masker.active || !(error instanceof Error)) return;
+  error.message = masker.text(error.message);
+  if (error.stack !== undefined) error.stack = masker.text(error.stack);
+}
+
+/** The job's logger: the session's, masking the job's `privacy.mask` fields when it has some. */
+function jobLoggerOf(logger: Logger, job: Job): Logger {
+  const masker = jobMasker(job);
+  return masker.active ? maskingLogger(logger, (text) => masker.text(text)) : logger;
 }
 
 /** The folder of the job locks, or a usage error (exit 2, before any call) that says how to choose one. */

@@ -45,6 +45,12 @@ export interface NotifySpec {
 }
 
 /** `metrics:` of the jobs file: where each job's figures go when it ends. */
+/** `privacy:` as a job has it (issue 45). */
+export interface PrivacySpec {
+  /** Field names, each once, each one the job maps. */
+  mask: string[];
+}
+
 export interface MetricsSpec {
   /** A .prom file for node_exporter's textfile collector (resolved). */
   textfile?: string;
@@ -250,6 +256,11 @@ export interface Job {
   notify?: NotifySpec;
   /** The jobs file's `metrics:` (the same for every job of the file). */
   metrics?: MetricsSpec;
+  /**
+   * `privacy:`: the fields (of those the job maps, its key field included) whose values the run's
+   * outputs show masked: the top-level list's and the job's own together. Absent: nothing masked.
+   */
+  privacy?: PrivacySpec;
   /** The job's `retention:`, or else the jobs file's; absent: the change journal is kept for ever. */
   retention?: RetentionSpec;
 }

@@ -4,7 +4,7 @@
  * passed the schema and the rules, so it does not fail; it may add warnings.
  */
 import { resolve } from 'node:path';
-import type { Connection, FieldSpec, GuardsSpec, Job, JobsFile, MessageSpec, MetricsSpec, NotifySpec, OnMissingSpec, RetentionSpec, Transform, VerifySpec } from './job-types.js';
+import type { Connection, FieldSpec, GuardsSpec, Job, JobsFile, MessageSpec, MetricsSpec, NotifySpec, OnMissingSpec, PrivacySpec, RetentionSpec, Transform, VerifySpec } from './job-types.js';
 import { CONFIG_DEFAULTS, defaultStatePath } from './defaults.js';
 import { parseDelimiter } from './delimiter.js';
 import { parseRate } from './rate.js';
@@ -44,6 +44,10 @@ export function normaliseJobsFile(parsed: JobsFileParsed, context: NormaliseCont
   // A job's own retention wins over the file's.
   const retention = normaliseRetention(parsed.retention, ['retention']);
   if (retention !== undefined) for (const job of jobs) job.retention ??= retention;
+  parsed.jobs.forEach((input, index) => {
+    const privacy = normalisePrivacy(jobs[index]!, parsed.privacy?.mask ?? [], input.privacy?.mask ?? []);
+    if (privacy !== undefined) jobs[index]!.privacy = privacy;
+  });
   return { jobsFile: { path: context.file, connections, jobs, ...(metrics === undefined ? {} : { metrics }) }, warnings };
 }
 
@@ -115,6 +119,16 @@ function normaliseMetrics(input: JobsFileParsed['metrics'], context: NormaliseCo
     ...(input.textfile === undefined ? {} : { textfile: resolve(context.baseDir, input.textfile) }),
     ...(input.pushgateway === undefined ? {} : { pushgateway: input.pushgateway }),
   };
+}
+
+/**
+ * A job's masked fields: the top-level list's (those the job maps: a file's list names the fields
+ * of all its jobs) and the job's own (the rules checked that the job maps each), each once.
+ */
+function normalisePrivacy(job: Job, fileMask: readonly string[], jobMask: readonly string[]): PrivacySpec | undefined {
+  const mapped = new Set([job.key.field, ...job.fields.map((field) => field.name)].filter((name) => name !== ''));
+  const mask = unique([...fileMask.filter((name) => mapped.has(name)), ...jobMask]);
+  return mask.length === 0 ? undefined : { mask };
 }
 
 /** The schema checked every duration: a default or a checked value is always readable. */

@@ -35,6 +35,51 @@ export function checkRules(data: unknown): PathIssue[] {
   const jobs = Array.isArray(root.jobs) ? (root.jobs as unknown[]) : [];
   jobs.forEach((job, index) => issues.push(...jobRules(['jobs', index], asRecord(job), connections)));
   issues.push(...uniqueNameRule(jobs), ...uniqueStateRule(jobs));
+  issues.push(...privacyRules(asRecord(root.privacy), jobs.map((job) => asRecord(job))));
+  return issues;
+}
+
+/** The fields a job maps, by name: its key's field and each of `fields:` (what `privacy.mask` may name). */
+function mappedFields(job: Loose | undefined): string[] {
+  const keyField = asText(asRecord(job?.key)?.field);
+  const names = [...(keyField === undefined || keyField === '' ? [] : [keyField]), ...Object.keys(asRecord(job?.fields) ?? {})];
+  return [...new Set(names)];
+}
+
+/** What `privacy.mask` names that is not a field: the fields it could name, the closest first. */
+function unmappedField(name: string, mapped: readonly string[], top: boolean): string {
+  const suggestion = didYouMean(name, mapped);
+  const what = top ? `"${name}" is a field no job of this file maps` : `"${name}" is not a field this job maps`;
+  const maps = mapped.length === 0 ? (top ? 'the jobs map no field' : 'it maps no field') : `${top ? 'the jobs map' : 'it maps'} ${mapped.join(', ')}`;
+  return `${what}${suggestion === undefined ? '' : `; did you mean "${suggestion}"?`} (${maps}: the key's field and those under fields:); name one of them, or remove it`;
+}
+
+/**
+ * `privacy.mask` (a job's, or the top-level one): each name is a field the job maps (the key's
+ * field or one of `fields:`); a top-level name, a field some job of the file maps. A typo would
+ * leave a value in full where the user thinks it masked: exit 2.
+ */
+function privacyRules(filePrivacy: Loose | undefined, jobs: readonly (Loose | undefined)[]): PathIssue[] {
+  const issues: PathIssue[] = [];
+  jobs.forEach((job, index) => {
+    const mask = asRecord(job?.privacy)?.mask;
+    if (!Array.isArray(mask)) return;
+    const mapped = mappedFields(job);
+    mask.forEach((name, at) => {
+      if (typeof name === 'string' && name !== '' && !mapped.includes(name)) {
+        issues.push({ path: ['jobs', index, 'privacy', 'mask', at], message: unmappedField(name, mapped, false) });
+      }
+    });
+  });
+  const fileMask = filePrivacy?.mask;
+  if (Array.isArray(fileMask)) {
+    const mapped = [...new Set(jobs.flatMap((job) => mappedFields(job)))];
+    fileMask.forEach((name, at) => {
+      if (typeof name === 'string' && name !== '' && !mapped.includes(name)) {
+        issues.push({ path: ['privacy', 'mask', at], message: unmappedField(name, mapped, true) });
+      }
+    });
+  }
   return issues;
 }
 

@@ -121,6 +121,24 @@ const metrics = z
   })
   .meta({ description: 'where each job\'s figures go for Prometheus: {textfile, pushgateway}' });
 
+/**
+ * `privacy:` on a job or at the top of jobs.yaml (issue 45, docs/configuration.md "Personal data:
+ * privacy"): the fields whose values the run's outputs show masked. A job masks the top-level
+ * list and its own together.
+ */
+const privacy = z
+  .strictObject({
+    mask: z
+      .array(nonEmpty('a field the job maps, e.g. email'))
+      .optional()
+      .meta({
+        description:
+          'fields whose values logs, report.html, summary.json, changes.csv, the webhook and the metrics show masked (j•••@example.com, +65•••••567, a name as its initial); the key too when its field is listed; never what is written to the platform',
+        examples: [['email', 'phone', 'firstName']],
+      }),
+  })
+  .meta({ description: 'personal data in the run\'s outputs: {mask: [email, phone, firstName]}' });
+
 function duration(min: number, max: number) {
   const range = `between ${min / 1000} s and ${max / 3_600_000} h`;
   return z.string().superRefine((text, ctx) => {
@@ -510,6 +528,7 @@ const job = z
     maxErrors: maxErrors.optional(),
     notify: notify.optional(),
     retention: retention.optional(),
+    privacy: privacy.optional(),
   })
   .meta({ description: 'a job: {name, connection, input, key, fields, tags...}' });
 
@@ -532,6 +551,7 @@ export const jobsFileInputSchema = z
       .meta({ description: 'a list of jobs, each syncing one CSV file' }),
     metrics: metrics.optional(),
     retention: retention.optional().meta({ description: 'the retention of every job that sets none, e.g. {journal: 90d} (default: for ever)' }),
+    privacy: privacy.optional(),
   })
   .meta({ description: 'a jobs file with connections: and jobs:' });
 

@@ -11,6 +11,7 @@ import { snapshotInput } from './source/input-snapshot.js';
 import { knownKeysNow } from './departed/settle-departed.js';
 import { departedPath } from './report/departed-report.js';
 import { ReportWriter } from './report/report.js';
+import { jobMasker } from './report/mask.js';
 import { syncRow } from './row/sync-row.js';
 import { reconcileRow } from './row/reconcile-row.js';
 import { ReconcileReport } from './report/reconcile-report.js';
@@ -44,7 +45,7 @@ async function syncOnInput(options: RunJobOptions): Promise<SyncRun> {
     readsEveryKey: false,
     writes: true,
     calls: SYNC_ROW_CALLS,
-    openReport: (reportName, source) => new ReportWriter(options.reportDir, reportName, { header: source.header, layout: source.layout }, options.api.surface),
+    openReport: (reportName, source) => new ReportWriter(options.reportDir, reportName, { header: source.header, layout: source.layout }, options.api.surface, jobMasker(options.job)),
     thresholdFile: (report) => report.paths.results,
   });
   const { report, seen, context, facts, rows, input, engine, source, reportName, partial, policy } = run;
@@ -78,7 +79,7 @@ export async function runReconcile(options: RunJobOptions): Promise<ReconcileRun
     writes: false,
     pagesWhenMarked: RECONCILE_PAGES,
     calls: RECONCILE_ROW_CALLS,
-    openReport: (reportName) => new ReconcileReport(options.reportDir, reportName),
+    openReport: (reportName) => new ReconcileReport(options.reportDir, reportName, jobMasker(options.job)),
     thresholdFile: (report) => report.paths.diff,
   });
   const { report, seen, index, facts, rows, input, engine, prefetched } = run;

@@ -170,7 +170,7 @@ ${CONNECTION}jobs:
     const other = await temp.write('other.yaml', `defaults: {}\n${CONNECTION}jobs:\n  - { name: one, connection: main, input: one.csv, key: { column: id, field: customerid } }\n`);
     const refused = await loadError(other, env);
     expect(refused.issues.map((issue) => issue.message)).toEqual([
-      'unknown key "defaults"; remove it; the keys here are connections, jobs, metrics, retention, and any key starting with x- (ignored: a place for YAML anchors, x-defaults: &defaults)',
+      'unknown key "defaults"; remove it; the keys here are connections, jobs, metrics, retention, privacy, and any key starting with x- (ignored: a place for YAML anchors, x-defaults: &defaults)',
     ]);
   });
 

@@ -11,7 +11,8 @@ import type { FirstReads, RowSyncContext } from '../row/sync-row.js';
 import { readFirstKeys } from './first-read.js';
 import { scanGuardFacts, type GuardState } from './guard-facts.js';
 import { GuardRefusedError } from './guard-refused-error.js';
-import { guardVerdict, type GuardName, type GuardRefusal } from './guard-verdict.js';
+import { guardVerdict, type ChangeSample, type FieldChanges, type GuardFacts, type GuardName, type GuardRefusal, type TagRemovals } from './guard-verdict.js';
+import { jobMasker, type Masker } from '../report/mask.js';
 
 export interface GuardCheck {
   /** The job's state store, when it has one (a dry run's too: it only reads). */
@@ -54,7 +55,8 @@ export async function checkGuards(job: Job, check: GuardCheck): Promise<GuardPas
   });
   const read = check.rows === undefined || scan.unknownRows.length === 0 ? undefined : await readFirstKeys(scan.unknownRows, check.rows.context, check.rows.concurrency);
   const facts = read?.facts === undefined ? scan.facts : { ...scan.facts, firstRead: read.facts };
-  const verdict = guardVerdict(guards, facts, job.input.label ?? job.input.path);
+  // privacy.mask: a refusal's examples (keys, values before and after) are shown masked; the counts decide.
+  const verdict = guardVerdict(guards, shownFacts(facts, jobMasker(job)), job.input.label ?? job.input.path);
   const refusals = verdict.filter((refusal) => !check.allow.has(refusal.guard));
   if (refusals.length > 0) throw new GuardRefusedError(job.name, refusals);
   return {
@@ -63,3 +65,19 @@ export async function checkGuards(job: Job, check: GuardCheck): Promise<GuardPas
     ...(read?.abort === undefined ? {} : { abort: read.abort }),
   };
 }
+
+/** The facts with their samples as the outputs show them (`privacy.mask`): the keys and the masked fields' values masked, every count as it was. */
+function shownFacts(facts: GuardFacts, masker: Masker): GuardFacts {
+  if (!masker.active) return facts;
+  const sample = (field: string) => (one: ChangeSample): ChangeSample => ({ key: masker.key(one.key), written: masker.field(field, one.written), file: masker.field(field, one.file) });
+  const changes = (list: readonly FieldChanges[]): FieldChanges[] => list.map((change) => ({ ...change, samples: change.samples.map(sample(change.field)) }));
+  const removals = (tags: TagRemovals): TagRemovals => ({ ...tags, samples: tags.samples.map(sample('tags')) });
+  return {
+    ...facts,
+    changes: changes(facts.changes),
+    ...(facts.tagsRemoved === undefined ? {} : { tagsRemoved: removals(facts.tagsRemoved) }),
+    ...(facts.keys === undefined ? {} : { keys: { ...facts.keys, newSamples: facts.keys.newSamples.map((key) => masker.key(key)) } }),
+    ...(facts.firstRead === undefined ? {} : { firstRead: { ...facts.firstRead, changes: changes(facts.firstRead.changes), tagsRemoved: removals(facts.firstRead.tagsRemoved) } }),
+  };
+}
+

@@ -67,8 +67,9 @@ export function reconcileKind(options: ReconcileKindOptions): RunKind<SourceReco
     journalRows: () => reconciledKeys(report),
     needsLook: () => rowsNeedLook(tally.rows, tally.messages, undefined) || report.differences > 0,
     summarize: (end) => {
-      const summary = fileRunSummary(facts, end);
-      const reconcile = reconcileSummary(report, summary, { runId: facts.runId, extraListed, prefetched: options.prefetched });
+      // privacy.mask: the console and the log take these objects, their texts masked (report/mask.ts).
+      const summary = report.masker.deep(fileRunSummary(facts, end));
+      const reconcile = report.masker.deep(reconcileSummary(report, summary, { runId: facts.runId, extraListed, prefetched: options.prefetched }));
       const reportFiles = [report.paths.diff, report.paths.summary, report.paths.html];
       const failure = report.writeSummary(reconcile);
       if (failure === undefined) return { summary: { summary, reconcile, reportFiles } };

@@ -86,7 +86,9 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
     journalRows: () => tally.rows,
     needsLook: () => rowsNeedLook(tally.rows, tally.messages, departed) || (verification !== undefined && verification.failed > 0),
     summarize: (end) => {
-      const summary = fileRunSummary(facts, end, {
+      // privacy.mask: summary.json, the console, the log and the webhook all take this one object,
+      // its texts (an abort's message naming a key, a refusal) masked (report/mask.ts).
+      const summary = report.masker.deep(fileRunSummary(facts, end, {
         ...(withheld === undefined ? {} : { realRunEstimate: estimateRealRun(callsByOperation(api), withheld.byOperation, api.pace(facts.earlierLimits), withheld.recasedContacts) }),
         ...(tally.rows.failed > 0 ? { failedRows: { ...tally.failedRows, rejectedEncoding: options.layout.encoding, rejectedLineEnds: lineEndName(options.layout.lineEnd) } } : {}),
         ...(job.onMissing === undefined
@@ -100,7 +102,7 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
                 reason: options.verify === undefined ? 'there is no state store yet (a first run, or a dry run before one): no key is trusted' : 'the run did not take all its rows (stopped early or an abort): a complete run verifies',
               },
             }),
-      });
+      }));
       const failure = report.writeSummary(summary, { callsPerMinute: api.stats.callsPerMinute?.() ?? [], limits: summary.limits ?? [] });
       const { paths } = report;
       const reportFiles = [paths.results, paths.rejected, paths.changes, paths.summary, paths.html, ...(departedReport === undefined ? [] : [departedReport])];

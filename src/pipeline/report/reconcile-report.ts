@@ -11,6 +11,7 @@ import type { KnownContact } from '../../state/known-contact.js';
 import type { RowResult } from './row-outcome.js';
 import { CsvFile, reportWriteFailure, writeWhole, type ReportWriteError } from './report.js';
 import { renderReconcileHtml } from './reconcile-html.js';
+import { NO_MASK, type Masker } from './mask.js';
 import { differingKeys, reconcilePaths, type DiffLine, type DiffStatus, type ReconcilePaths, type ReconcileSummary } from './reconcile-summary.js';
 
 /** diff.csv's columns: the contract's six, then why a row of the file could not be compared. */
@@ -28,7 +29,11 @@ export class ReconcileReport {
   readonly #fields = new Map<string, number>();
   readonly #first = new Map<DiffStatus, DiffLine[]>();
 
-  constructor(dir: string, name: string) {
+  /** `constructor`'s `masker`: diff.csv, reconcile.json and reconcile.html show masked values masked, as run's reports do. */
+  readonly masker: Masker;
+
+  constructor(dir: string, name: string, masker: Masker = NO_MASK) {
+    this.masker = masker;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.paths = reconcilePaths(dir, name);
     this.#diff = new CsvFile(this.paths.diff, DIFF_COLUMNS, true);
@@ -80,12 +85,24 @@ export class ReconcileReport {
   /** The page, then reconcile.json last; the first write failure, if any. */
   writeSummary(summary: ReconcileSummary): ReportWriteError | undefined {
     return reportWriteFailure(() => {
-      writeWhole(this.paths.html, renderReconcileHtml({ summary, first: this.#first, paths: this.paths, perStatus: FIRST_LINES }));
-      writeWhole(this.paths.summary, `${JSON.stringify(summary, null, 2)}\n`);
+      const shown = this.masker.deep(summary);
+      writeWhole(this.paths.html, renderReconcileHtml({ summary: shown, first: this.#first, paths: this.paths, perStatus: FIRST_LINES }));
+      writeWhole(this.paths.summary, `${JSON.stringify(shown, null, 2)}\n`);
     });
   }
 
-  #write(line: DiffLine): void {
+  #write(whole: DiffLine): void {
+    const { masker } = this;
+    // privacy.mask: the key, a masked field's two values and the error's text, as changes.csv shows them.
+    const line = !masker.active
+      ? whole
+      : {
+          ...whole,
+          key: masker.key(whole.key),
+          fileValue: masker.field(whole.field, whole.fileValue),
+          platformValue: masker.field(whole.field, whole.platformValue),
+          errorMessage: masker.text(whole.errorMessage, [whole.key]),
+        };
     const first = this.#first.get(line.status) ?? [];
     if (first.length < FIRST_LINES) this.#first.set(line.status, [...first, line]);
     this.#diff.append([line.key, line.contactId, line.status, line.field, line.fileValue, line.platformValue, line.errorCode, line.errorMessage]);

@@ -13,6 +13,7 @@ import { spreadsheetSafe } from './spreadsheet-safe.js';
 import type { ChangeLine, RowResult } from './row-outcome.js';
 import { renderHtmlReport } from './html-report.js';
 import { RunDigest } from './run-digest.js';
+import { NO_MASK, type Masker } from './mask.js';
 import type { CallLimits, Operation } from '../row/plan.js';
 import { reportPaths, type JobSummary, type ReportPaths } from './job-summary.js';
 import type { PaceLimit } from '../real-run-estimate.js';
@@ -240,13 +241,26 @@ export class ReportWriter {
   private readonly failedColumns: FailedRowColumns;
   private readonly digest: RunDigest;
   private closed = false;
+  /**
+   * `privacy.mask` (mask.ts): changes.csv, report.html and summary.json show the masked fields'
+   * values, and the key when its field is masked, masked; results.csv and rejected.csv are the
+   * user's rows, kept whole (docs/reports.md, "Masked fields").
+   */
+  readonly masker: Masker;
+  /** The input's cells that hold a masked field's value, by index: the row's own values, masked in its error's text. */
+  readonly #maskedCells: ReadonlyArray<readonly [index: number, field: string]>;
 
   /**
    * `input` is the CSV's own header and layout: rejected.csv repeats them so it can be fed back.
    * `limits`: what one write call of the platform's surface takes, for the least writes the
    * changes needed (the run report).
    */
-  constructor(dir: string, job: string, input: ReportInput, limits: CallLimits) {
+  constructor(dir: string, job: string, input: ReportInput, limits: CallLimits, masker: Masker = NO_MASK) {
+    this.masker = masker;
+    this.#maskedCells = input.header.flatMap((name, index) => {
+      const field = masker.columns.get(name);
+      return field === undefined ? [] : [[index, field] as const];
+    });
     this.digest = new RunDigest(limits);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.paths = reportPaths(dir, job);
@@ -270,11 +284,12 @@ export class ReportWriter {
    */
   addRepair(key: string, changes: readonly ChangeLine[], writes: readonly Pick<Operation, 'kind'>[]): void {
     this.digest.addDepartedWrites(writes);
-    for (const change of changes) this.changes.append([key, change.contactId === '' ? null : change.contactId, change.field, change.platformValue, change.fileValue]);
+    for (const change of changes) this.changes.append([this.masker.key(key), change.contactId === '' ? null : change.contactId, change.field, ...this.#shownValues(change)]);
   }
 
   add(result: RowResult): void {
-    this.digest.add(result);
+    // The run report shows what changes.csv shows: masked fields and a masked key, masked.
+    this.digest.add(this.masker.active ? this.#shown(result) : result);
     this.results.append([
       String(result.line),
       result.key,
@@ -303,9 +318,29 @@ export class ReportWriter {
       for (const change of result.changes) {
         // A created contact's id is known once the create answered: the row's own.
         const contactId = change.contactId !== '' ? change.contactId : result.contactId.includes(';') ? '' : result.contactId;
-        this.changes.append([result.key, contactId === '' ? null : contactId, change.field, change.platformValue, change.fileValue]);
+        this.changes.append([this.masker.key(result.key), contactId === '' ? null : contactId, change.field, ...this.#shownValues(change)]);
       }
     }
+  }
+
+  /** A change's values as changes.csv and the run report show them (an absent value stays absent). */
+  #shownValues(change: ChangeLine): [string | null, string | null] {
+    const show = (value: string | null): string | null => (value === null ? null : this.masker.field(change.field, value));
+    return [show(change.platformValue), show(change.fileValue)];
+  }
+
+  /** The row as the run report shows it: its key, its error's text and its changes masked. */
+  #shown(result: RowResult): RowResult {
+    return {
+      ...result,
+      key: this.masker.key(result.key),
+      errorMessage: this.masker.text(
+        result.errorMessage,
+        [result.key],
+        this.#maskedCells.map(([index, field]) => [field, result.cells[index] ?? ''] as const),
+      ),
+      ...(result.changes === undefined ? {} : { changes: result.changes.map((change) => ({ ...change, ...shownPair(this.#shownValues(change)) })) }),
+    };
   }
 
   /** Flushes and closes the CSVs; the first write failure, if any (the files end at their last whole row). */
@@ -329,8 +364,11 @@ export class ReportWriter {
    */
   writeSummary(summary: JobSummary, pace: RunPace = { callsPerMinute: [], limits: [] }): ReportWriteError | undefined {
     return reportWriteFailure(() => {
-      writeWhole(this.paths.html, renderHtmlReport({ summary, digest: this.digest, ...pace, paths: this.paths }));
-      writeWhole(this.paths.summary, `${JSON.stringify(summary, null, 2)}\n`);
+      // The summary is masked where it is made (`Masker.deep`); once more here costs nothing and keeps
+      // any other caller's summary from leaving unmasked.
+      const shown = this.masker.deep(summary);
+      writeWhole(this.paths.html, renderHtmlReport({ summary: shown, digest: this.digest, ...pace, paths: this.paths }));
+      writeWhole(this.paths.summary, `${JSON.stringify(shown, null, 2)}\n`);
     });
   }
 
@@ -341,6 +379,10 @@ export class ReportWriter {
     const failure = this.closeRows() ?? this.writeSummary(summary, pace);
     if (failure !== undefined) throw failure;
   }
+}
+
+function shownPair([platformValue, fileValue]: [string | null, string | null]): Pick<ChangeLine, 'platformValue' | 'fileValue'> {
+  return { platformValue, fileValue };
 }
 
 /** Writes a whole report file through a rename (never half written, never through a planted link), or throws ReportWriteError. */

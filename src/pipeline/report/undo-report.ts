@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { UndoLine } from '../undo/undo-plan.js';
 import { CsvFile, reportWriteFailure, writeWhole, type ReportWriteError } from './report.js';
+import { NO_MASK, type Masker } from './mask.js';
 
 /** undo.csv's columns (the contract's). */
 export const UNDO_COLUMNS = ['key', 'contact_id', 'action', 'field', 'from', 'to', 'outcome', 'error_code', 'error_message'] as const;
@@ -70,7 +71,11 @@ export class UndoReport {
   readonly lines: Record<UndoLineOutcome, number> = { restored: 0, conflict: 0, unverified: 0, 'tagged-for-deletion': 0, unchanged: 0, failed: 0 };
   readonly createdContacts: string[] = [];
 
-  constructor(dir: string, name: string) {
+  /** `privacy.mask`: undo.csv and undo.json show the key and a masked field's values masked, as run's reports do. */
+  readonly masker: Masker;
+
+  constructor(dir: string, name: string, masker: Masker = NO_MASK) {
+    this.masker = masker;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.paths = undoPaths(dir, name);
     this.#csv = new CsvFile(this.paths.csv, UNDO_COLUMNS, true);
@@ -81,7 +86,7 @@ export class UndoReport {
     const { error } = result;
     if (result.lines.length === 0 && error !== undefined) {
       this.lines.failed++;
-      this.#csv.append([result.key, result.contactId, 'contact', '', '', '', 'failed', error.code, error.message]);
+      this.#csv.append([this.masker.key(result.key), result.contactId, 'contact', '', '', '', 'failed', error.code, this.masker.text(error.message, [result.key])]);
       return;
     }
     for (const line of result.lines) {
@@ -90,7 +95,18 @@ export class UndoReport {
       this.lines[outcome]++;
       // A created contact still to be deleted in the platform's interface (not one deleted already).
       if (line.action === 'tag-for-deletion' && line.to !== '') this.createdContacts.push(result.contactId);
-      this.#csv.append([result.key, result.contactId, line.action, line.field, line.from, line.to, outcome, failed ? error.code : '', failed ? error.message : (line.message ?? '')]);
+      const { masker } = this;
+      this.#csv.append([
+        masker.key(result.key),
+        result.contactId,
+        line.action,
+        line.field,
+        masker.field(line.field, line.from),
+        masker.field(line.field, line.to),
+        outcome,
+        failed ? error.code : '',
+        masker.text(failed ? error.message : (line.message ?? ''), [result.key]),
+      ]);
     }
   }
 
@@ -101,6 +117,6 @@ export class UndoReport {
 
   /** undo.json; the write failure, if any. */
   writeSummary(summary: UndoSummary): ReportWriteError | undefined {
-    return reportWriteFailure(() => writeWhole(this.paths.summary, `${JSON.stringify(summary, null, 2)}\n`));
+    return reportWriteFailure(() => writeWhole(this.paths.summary, `${JSON.stringify(this.masker.deep(summary), null, 2)}\n`));
   }
 }

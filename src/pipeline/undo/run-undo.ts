@@ -18,6 +18,7 @@ import { abortReason } from '../abort-reason.js';
 import type { JobAbortError } from '../job-abort.js';
 import { closedUnitReport, reportWriteAbort, writeUnitReport } from '../run/unit-report.js';
 import { UndoReport, type UndoContactResult, type UndoSummary } from '../report/undo-report.js';
+import { jobMasker } from '../report/mask.js';
 import { RowDispatcher } from '../run/row-dispatcher.js';
 import { callsByOperation } from '../report/summary-figures.js';
 import { contactSpacingMs } from '../real-run-estimate.js';
@@ -77,7 +78,7 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   const keepCreated = options.keepCreated === true;
   const changes = keepCreated ? ofKeys.filter((change) => !change.created) : ofKeys;
   const keptCreated = ofKeys.length - changes.length;
-  const report = new UndoReport(options.reportDir, job.name);
+  const report = new UndoReport(options.reportDir, job.name, jobMasker(job));
   // The port's pace (v2: the limits learnt so far, or the first guess), not v1's rates.
   const policy = new StopPolicy({ signal: options.signal, deadline: options.deadline, now, spacingMs: contactSpacingMs(options.api.pace()) });
   // The undo is a run of its own: its writes are journalled under its id, so it can be undone.
@@ -100,7 +101,8 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
     // A conflict left, a value put back unverified or a failed contact needs a person's look.
     needsLook: () => report.lines.conflict + report.lines.unverified + report.lines.failed > 0,
     summarize: ({ status, abort, notReached }) => {
-      const summary: UndoSummary = {
+      // privacy.mask: undo.json, the console and the log take this object, its keys and texts masked.
+      const summary: UndoSummary = report.masker.deep({
         job: job.name,
         undoneRunId: String(options.runId),
         runId: undoRunId === undefined ? null : String(undoRunId),
@@ -109,14 +111,14 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
         startedAt: startedAt.toISOString(),
         finishedAt: now().toISOString(),
         contacts: { total: changes.length, notReached, keptCreated },
-        ...(options.keys === undefined ? {} : { keys: [...options.keys] }),
+        ...(options.keys === undefined ? {} : { keys: options.keys.map((key) => report.masker.key(key)) }),
         keepCreated,
         lines: { ...report.lines },
         createdContacts: [...report.createdContacts],
         apiCalls: { total: options.api.stats.total(), byOperation: callsByOperation(options.api) },
         status,
         ...(abort === undefined ? {} : { aborted: { code: abort.code, message: abort.message } }),
-      };
+      });
       const failure = report.writeSummary(summary);
       if (failure === undefined) return { summary };
       summaryWritten = false;
