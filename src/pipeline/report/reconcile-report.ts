@@ -11,10 +11,11 @@ import type { KnownContact } from '../../state/known-contact.js';
 import type { RowResult } from './row-outcome.js';
 import { CsvFile, reportWriteFailure, writeWhole, type ReportWriteError } from './report.js';
 import { renderReconcileHtml } from './reconcile-html.js';
-import { differingKeys, reconcilePaths, type DiffLine, type DiffStatus, type ReconcilePaths, type ReconcileSummary } from './reconcile-summary.js';
+import { differingKeys, reconcilePaths, type DiffAction, type DiffLine, type DiffStatus, type ReconcileFinishSummary, type ReconcilePaths, type ReconcileSummary } from './reconcile-summary.js';
+import type { KeyFinish } from '../row/reconcile-row.js';
 
-/** diff.csv's columns: the contract's six, then why a row of the file could not be compared. */
-export const DIFF_COLUMNS = ['key', 'contact_id', 'status', 'field', 'file_value', 'platform_value', 'error_code', 'error_message'] as const;
+/** diff.csv's columns: the contract's six, then why a row of the file could not be compared, then what reconcile's own writes did (issue 46). */
+export const DIFF_COLUMNS = ['key', 'contact_id', 'status', 'field', 'file_value', 'platform_value', 'error_code', 'error_message', 'action'] as const;
 
 /** Lines of each status the page shows. */
 const FIRST_LINES = 10;
@@ -27,6 +28,8 @@ export class ReconcileReport {
   readonly #keys: Record<Counted, number> = { same: 0, differs: 0, missing: 0, extra: 0, duplicate: 0, failed: 0 };
   readonly #fields = new Map<string, number>();
   readonly #first = new Map<DiffStatus, DiffLine[]>();
+  readonly #merges = { keys: 0, contactsMerged: 0, failed: 0 };
+  readonly #tagExtras = { tagged: 0, alreadyTagged: 0, failed: 0 };
 
   constructor(dir: string, name: string) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -35,15 +38,15 @@ export class ReconcileReport {
   }
 
   /** A row of the file: its comparison's lines, or a `failed` line when it has none. Throws ReportWriteError. */
-  add(result: RowResult, comparison: KeyComparison | undefined): void {
+  add(result: RowResult, comparison: KeyComparison | undefined, finish?: KeyFinish): void {
     if (result.outcome === 'skipped') return; // another line of its key speaks for it (onDuplicateRows)
     if (comparison === undefined || result.outcome === 'failed') {
       this.#keys.failed++;
-      this.#write({ key: result.key, contactId: result.contactId, status: 'failed', field: '', fileValue: '', platformValue: '', errorCode: result.errorCode, errorMessage: result.errorMessage });
+      this.#write({ key: result.key, contactId: result.contactId, status: 'failed', field: '', fileValue: '', platformValue: '', errorCode: result.errorCode, errorMessage: result.errorMessage, action: '' });
       return;
     }
     this.#keys[comparison.status]++;
-    for (const line of diffLines(result.key, comparison)) this.#write(line);
+    for (const line of diffLines(result.key, comparison)) this.#write(finish === undefined ? line : this.#finished(line, finish));
     if (comparison.status === 'differs') {
       const names = comparison.fields.map((field) => field.field);
       if (comparison.tagsToAdd.length + comparison.tagsToRemove.length > 0) names.push('tags');
@@ -51,10 +54,38 @@ export class ReconcileReport {
     }
   }
 
-  /** A contact holding the prefetch marker whose key is not in the file. */
-  addExtra(key: string, contacts: readonly KnownContact[]): void {
+  /**
+   * A contact holding the prefetch marker whose key is not in the file; `tagged`: what
+   * `--tag-extras` did to its contacts (the first failure's error on the line).
+   */
+  addExtra(key: string, contacts: readonly KnownContact[], tagged?: { readonly action: DiffAction; readonly error?: { readonly code: string; readonly message: string } }): void {
     this.#keys.extra++;
-    this.#write({ key, contactId: contacts.map((contact) => contact.id).join(';'), status: 'extra', field: '', fileValue: '', platformValue: '', errorCode: '', errorMessage: '' });
+    if (tagged !== undefined) {
+      if (tagged.action === 'tagged' || tagged.action === 'would-tag') this.#tagExtras.tagged += contacts.length;
+      else if (tagged.action === 'already-tagged') this.#tagExtras.alreadyTagged += contacts.length;
+      else this.#tagExtras.failed += contacts.length;
+    }
+    this.#write({ key, contactId: contacts.map((contact) => contact.id).join(';'), status: 'extra', field: '', fileValue: '', platformValue: '', errorCode: tagged?.error?.code ?? '', errorMessage: tagged?.error?.message ?? '', action: tagged?.action ?? '' });
+  }
+
+  /** reconcile.json `finish`: the counts of what the flags given wrote. */
+  finishSummary(flags: { readonly dryRun: boolean; readonly merge: boolean; readonly tag: string | undefined }): ReconcileFinishSummary | undefined {
+    if (!flags.merge && flags.tag === undefined) return undefined;
+    return {
+      dryRun: flags.dryRun,
+      ...(flags.merge ? { merges: { ...this.#merges } } : {}),
+      ...(flags.tag === undefined ? {} : { tagExtras: { tag: flags.tag, ...this.#tagExtras } }),
+    };
+  }
+
+  /** A duplicate key's line, with what its merge did (the survivor first in `contact_id`). */
+  #finished(line: DiffLine, finish: KeyFinish): DiffLine {
+    if (finish.action === 'merge-failed') this.#merges.failed++;
+    else {
+      this.#merges.keys++;
+      this.#merges.contactsMerged += finish.contactIds.length - 1;
+    }
+    return { ...line, contactId: finish.contactIds.join(';'), action: finish.action, errorCode: finish.error?.code ?? line.errorCode, errorMessage: finish.error?.message ?? line.errorMessage };
   }
 
   /** How many keys of each status so far. */
@@ -88,13 +119,13 @@ export class ReconcileReport {
   #write(line: DiffLine): void {
     const first = this.#first.get(line.status) ?? [];
     if (first.length < FIRST_LINES) this.#first.set(line.status, [...first, line]);
-    this.#diff.append([line.key, line.contactId, line.status, line.field, line.fileValue, line.platformValue, line.errorCode, line.errorMessage]);
+    this.#diff.append([line.key, line.contactId, line.status, line.field, line.fileValue, line.platformValue, line.errorCode, line.errorMessage, line.action ?? '']);
   }
 }
 
 /** The diff.csv lines of a compared key: none when it agrees. */
 export function diffLines(key: string, comparison: KeyComparison): DiffLine[] {
-  const line = { key, contactId: '', field: '', fileValue: '', platformValue: '', errorCode: '', errorMessage: '' };
+  const line = { key, contactId: '', field: '', fileValue: '', platformValue: '', errorCode: '', errorMessage: '', action: '' as const };
   switch (comparison.status) {
     case 'same':
       return [];

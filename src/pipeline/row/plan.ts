@@ -19,9 +19,10 @@ export type Operation =
   | { kind: 'deleteContact'; target: { id: string }; fields: Record<string, string>; tags: string[] }
   /**
    * Merges `other` into `target` holding `fields` (a surface whose `merges`). The platform names the
-   * survivor (read back, never assumed): the plan's later calls and its journal line go to it.
+   * survivor (read back, never assumed): the plan's later calls (`'created'`: the last survivor)
+   * and its journal line go to it.
    */
-  | { kind: 'mergeContacts'; target: { id: string }; other: string; fields: Record<string, string> };
+  | { kind: 'mergeContacts'; target: ContactTarget; other: string; fields: Record<string, string> };
 
 /** A known contact id, or the id the create of the same plan returns. */
 export type ContactTarget = { id: string } | 'created';

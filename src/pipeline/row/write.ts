@@ -76,14 +76,14 @@ export async function executePlan(
         await api.deleteContact(progress.contactId);
         break;
       case 'mergeContacts': {
-        const ids = [operation.target.id, operation.other] as const;
+        const ids = [resolve(operation.target), operation.other] as const;
         if (api.mergeContacts === undefined) throw incapable('merge');
         const { survivorId } = await api.mergeContacts(ids, operation.fields);
         // The platform named the survivor: the plan's later calls and the journal line go to it.
         created = survivorId;
         progress.contactId = survivorId;
         progress.confirmed?.push(operation);
-        const before = survivorId === operation.target.id ? plan.before : {};
+        const before = survivorId === plan.contactId ? plan.before : {};
         hooks.confirmed?.(survivorId, { operation: 'merge', merged: ids.filter((id) => id !== survivorId), fields: Object.fromEntries(Object.entries(operation.fields).map(([name, value]) => [name, [before[name] ?? null, value]])), beforeRead: plan.beforeRead });
         continue;
       }
