@@ -78,7 +78,7 @@ export async function runReconcile(options: RunJobOptions & { readonly finish?: 
     writes: false,
     pagesWhenMarked: RECONCILE_PAGES,
     calls: RECONCILE_ROW_CALLS,
-    openReport: (reportName) => new ReconcileReport(options.reportDir, reportName),
+    openReport: (reportName) => new ReconcileReport(options.reportDir, reportName, options.finish !== undefined),
     thresholdFile: (report) => report.paths.diff,
   });
   const { report, seen, index, facts, rows, input, engine, prefetched } = run;

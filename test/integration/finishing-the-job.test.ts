@@ -161,9 +161,9 @@ describe('reconcile --merge-duplicates and --tag-extras', () => {
     expect(emulator.contacts(TOKEN)).toHaveLength(8);
     expect(emulator.v2Counters().byEndpoint['POST /contact/merge']?.received ?? 0).toBe(0);
     const listed = diffLines(ws, 'dry').filter((line) => line.status === 'duplicate');
-    expect(listed.map((line) => [line.key, line.action, line.contact_id.split(';').length])).toEqual([['C0001', 'would-merge', 2], ['C0002', 'would-merge', 3]]);
+    expect(listed.map((line) => [line.key, line.action, (line.contact_id ?? '').split(';').length])).toEqual([['C0001', 'would-merge', 2], ['C0002', 'would-merge', 3]]);
     // The oldest survives where the state knows none: first in contact_id.
-    expect(listed[0]?.contact_id.split(';')[0]).toBe(oldest1);
+    expect((listed[0]?.contact_id ?? '').split(';')[0]).toBe(oldest1);
     expect(reconcileJson(ws, 'dry')).toMatchObject({ finish: { dryRun: true, merges: { keys: 2, contactsMerged: 3, failed: 0 } } });
     expect(dry.stdout).toContain('2 key(s) would be merged');
 
@@ -182,7 +182,7 @@ describe('reconcile --merge-duplicates and --tag-extras', () => {
     expect(two?.custom_fields).toMatchObject(expectedCustomer(2).fields);
     expect([...(two?.tags ?? [])].sort()).toEqual(['x', 'y', 'z']);
     const merged = diffLines(ws, 'merge').filter((line) => line.status === 'duplicate');
-    expect(merged.map((line) => [line.key, line.action, line.contact_id.split(';')[0]])).toEqual([['C0001', 'merged', one?.id], ['C0002', 'merged', two?.id]]);
+    expect(merged.map((line) => [line.key, line.action, (line.contact_id ?? '').split(';')[0]])).toEqual([['C0001', 'merged', one?.id], ['C0002', 'merged', two?.id]]);
     expect(reconcileJson(ws, 'merge')).toMatchObject({ finish: { dryRun: false, merges: { keys: 2, contactsMerged: 3, failed: 0 } } });
     expect(readFileSync(join(ws.dir, 'merge', 'import.reconcile.html'), 'utf8')).toContain('keys merged into one contact');
     // Journalled: one merge line per contact merged away, naming it, under the reconcile's run.
@@ -193,7 +193,7 @@ describe('reconcile --merge-duplicates and --tag-extras', () => {
     store.close();
     expect(merges).toHaveLength(3);
     expect(merges.flatMap((line) => (line.operation === 'merge' ? line.merged : [])).sort()).toEqual(
-      [...(listed[0]?.contact_id.split(';').slice(1) ?? []), ...(listed[1]?.contact_id.split(';').slice(1) ?? [])].sort(),
+      [...((listed[0]?.contact_id ?? '').split(';').slice(1) ?? []), ...((listed[1]?.contact_id ?? '').split(';').slice(1) ?? [])].sort(),
     );
 
     // Merged: the next reconcile finds no duplicate.

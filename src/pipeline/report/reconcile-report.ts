@@ -14,8 +14,14 @@ import { renderReconcileHtml } from './reconcile-html.js';
 import { differingKeys, reconcilePaths, type DiffAction, type DiffLine, type DiffStatus, type ReconcileFinishSummary, type ReconcilePaths, type ReconcileSummary } from './reconcile-summary.js';
 import type { KeyFinish } from '../row/reconcile-row.js';
 
-/** diff.csv's columns: the contract's six, then why a row of the file could not be compared, then what reconcile's own writes did (issue 46). */
-export const DIFF_COLUMNS = ['key', 'contact_id', 'status', 'field', 'file_value', 'platform_value', 'error_code', 'error_message', 'action'] as const;
+/** diff.csv's columns: the contract's six, then why a row of the file could not be compared. */
+export const DIFF_COLUMNS = ['key', 'contact_id', 'status', 'field', 'file_value', 'platform_value', 'error_code', 'error_message'] as const;
+
+/**
+ * diff.csv's columns when reconcile writes (`--merge-duplicates`, `--tag-extras`): then `action`,
+ * what its own writes did to the key. A reconcile that writes nothing keeps the columns it had.
+ */
+export const DIFF_COLUMNS_WITH_ACTION = [...DIFF_COLUMNS, 'action'] as const;
 
 /** Lines of each status the page shows. */
 const FIRST_LINES = 10;
@@ -28,13 +34,16 @@ export class ReconcileReport {
   readonly #keys: Record<Counted, number> = { same: 0, differs: 0, missing: 0, extra: 0, duplicate: 0, failed: 0 };
   readonly #fields = new Map<string, number>();
   readonly #first = new Map<DiffStatus, DiffLine[]>();
+  readonly #withAction: boolean;
   readonly #merges = { keys: 0, contactsMerged: 0, failed: 0 };
   readonly #tagExtras = { tagged: 0, alreadyTagged: 0, failed: 0 };
 
-  constructor(dir: string, name: string) {
+  /** `withAction`: reconcile writes (`--merge-duplicates`, `--tag-extras`): diff.csv has the `action` column. */
+  constructor(dir: string, name: string, withAction = false) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.paths = reconcilePaths(dir, name);
-    this.#diff = new CsvFile(this.paths.diff, DIFF_COLUMNS, true);
+    this.#withAction = withAction;
+    this.#diff = new CsvFile(this.paths.diff, withAction ? DIFF_COLUMNS_WITH_ACTION : DIFF_COLUMNS, true);
   }
 
   /** A row of the file: its comparison's lines, or a `failed` line when it has none. Throws ReportWriteError. */
@@ -119,7 +128,8 @@ export class ReconcileReport {
   #write(line: DiffLine): void {
     const first = this.#first.get(line.status) ?? [];
     if (first.length < FIRST_LINES) this.#first.set(line.status, [...first, line]);
-    this.#diff.append([line.key, line.contactId, line.status, line.field, line.fileValue, line.platformValue, line.errorCode, line.errorMessage, line.action ?? '']);
+    const cells = [line.key, line.contactId, line.status, line.field, line.fileValue, line.platformValue, line.errorCode, line.errorMessage];
+    this.#diff.append(this.#withAction ? [...cells, line.action ?? ''] : cells);
   }
 }
 
