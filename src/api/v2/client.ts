@@ -304,7 +304,8 @@ export class V2Client implements ContactsApi {
     const [first, second] = ids;
     checkContactId('updateContact', first);
     checkContactId('updateContact', second);
-    checkFields('updateContact', fields);
+    // A merge may name no field (the contacts merged as they are).
+    if (Object.keys(fields).length > 0) checkFields('updateContact', fields);
     const numeric = ids.map((id) => Number(id));
     if (!numeric.every((id) => Number.isSafeInteger(id) && id > 0) || first === second) {
       throw new RequestInvalidError({ operation: 'updateContact', problem: `a merge takes two different numeric contact ids, got ${JSON.stringify(ids)}` });
