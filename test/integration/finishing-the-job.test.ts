@@ -72,6 +72,11 @@ describe('undo --delete-created', () => {
     expect(deleteLines.map((line) => [line.key, line.operation])).toEqual([['C0001', 'delete'], ['C0002', 'delete'], ['C0004', 'delete'], ['C0005', 'delete']].sort());
     expect(deleteLines.find((line) => line.key === 'C0002')).toMatchObject({ values: { fields: expectedCustomer(2).fields, tags: expect.arrayContaining(expectedCustomer(2).tags) } });
 
+    // history shows each deletion with the values it keeps.
+    const history = await ws.run(['history', 'jobs.yaml', '--job', 'import', '--run', String(summary.runId)]);
+    expect(history.exitCode).toBe(0);
+    expect(history.stdout).toMatch(/C0002 \d+ delete: .*plan "pro"; tags "newsletter", "crm"/);
+
     // Undo of the undo: the 4 created again, new ids, the state knows them.
     const again = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', String(summary.runId), '--report-dir', 'again']);
     expect(again.exitCode).toBe(0);
@@ -195,6 +200,9 @@ describe('reconcile --merge-duplicates and --tag-extras', () => {
     expect(merges.flatMap((line) => (line.operation === 'merge' ? line.merged : [])).sort()).toEqual(
       [...((listed[0]?.contact_id ?? '').split(';').slice(1) ?? []), ...((listed[1]?.contact_id ?? '').split(';').slice(1) ?? [])].sort(),
     );
+
+    const history = await ws.run(['history', 'jobs.yaml', '--job', 'import', '--run', String(runId)]);
+    expect(history.stdout).toMatch(/C0001 \d+ merge \(merged \d+ into it\): /);
 
     // Merged: the next reconcile finds no duplicate.
     const after = await ws.run(['reconcile', 'jobs.yaml', '--report-dir', 'after']);
