@@ -248,7 +248,11 @@ async function recreateDeleted(api: CountedApi, change: RunChange, options: RunU
   const surface = api.surface.name;
   const known = options.state.get(change.key);
   const recreatedAs = known !== undefined && known.contact.id !== change.contactId && trustedOn(known, surface) ? known.contact.id : undefined;
-  const undo = planRecreate(change, { recreatedAs }, api.surface);
+  const values = change.deleted ?? { fields: {}, tags: [] };
+  // Where a create lands on the holder of its email or phone (v2), that holder is read first.
+  const landsOn = recreatedAs === undefined ? api.surface.createLandsOn(values.fields) : undefined;
+  const holder = landsOn === undefined ? undefined : await holderOf(api, landsOn, values.fields[landsOn] ?? '');
+  const undo = planRecreate(change, { recreatedAs, heldBy: holder === undefined || landsOn === undefined ? undefined : { field: landsOn, contactId: holder } }, api.surface);
   if (dryRun || undo.plan.operations.length === 0) return { key: change.key, contactId: recreatedAs ?? change.contactId, lines: undo.lines };
   const keyField = options.job.key.field;
   const progress: { contactId: string } = { contactId: change.contactId };
@@ -266,10 +270,18 @@ async function recreateDeleted(api: CountedApi, change: RunChange, options: RunU
     },
     progress,
   );
-  const values = change.deleted ?? { fields: {}, tags: [] };
   // What it held when deleted, written back now: not read since (a later run compares and writes where it differs).
   options.state.recordObserved(change.key, { contactId: id, surface, fields: { ...values.fields }, tags: [...values.tags], tagsAdded: [...values.tags], tagsRemoved: [], draftHash: null, rowHash: null, unread: true });
   return { key: change.key, contactId: id, lines: undo.lines.map((line) => ({ ...line, to: id })) };
+}
+
+/** The id of the contact holding `value` in identifier field `field`, if any (one search call). */
+async function holderOf(api: CountedApi, field: string, value: string): Promise<string | undefined> {
+  for await (const page of api.searchContacts(field, value)) {
+    const [found] = page;
+    if (found !== undefined) return found.id;
+  }
+  return undefined;
 }
 
 /**

@@ -105,7 +105,8 @@ export interface UndoPlan {
  * turned back, the tags in calls of the surface's `tagsPerCall`.
  */
 export function undoCallsAtMost(change: RunChange, limits: CallLimits, deleteCreated = false): number {
-  if (change.deleted !== undefined) return recreateOperations(change.deleted, limits).length;
+  // A deletion undone: the read of its email's or phone's holder where a create lands on one (v2), then the create's calls.
+  if (change.deleted !== undefined) return (limits.createLandsOn?.(change.deleted.fields) === undefined ? 0 : 1) + recreateOperations(change.deleted, limits).length;
   // --delete-created: a read, then the delete.
   if (change.created && deleteCreated) return 2;
   if (change.created || untagsOnly(change)) return 1;
@@ -260,14 +261,21 @@ function changesSince(change: RunChange, current: KnownContact): string[] {
 /**
  * Undoing a deletion (`change.deleted`): the contact is created again from the values it held when
  * it was deleted (a new id: the platform gives it), its tags added after the create.
+ * `heldBy`: the surface's create would land on the contact holding its email or phone now
+ * (`createLandsOn`), which the read found: a conflict, nothing created.
  * `recreatedAs`: the state store knows the key's contact by another id now (an earlier undo of
  * this undo, or a run, created it again): no call.
  */
-export function planRecreate(change: RunChange, known: { readonly recreatedAs: string | undefined }, limits: CallLimits): UndoPlan {
+export function planRecreate(change: RunChange, known: { readonly recreatedAs: string | undefined; readonly heldBy?: { readonly field: string; readonly contactId: string } | undefined }, limits: CallLimits): UndoPlan {
   const nothing = unchangedPlan(change);
   const values = change.deleted ?? { fields: {}, tags: [] };
   if (known.recreatedAs !== undefined) {
     return { plan: nothing, lines: [{ action: 'recreate', field: '', from: '', to: known.recreatedAs, outcome: 'unchanged', message: `created again already (contact ${known.recreatedAs})` }] };
+  }
+  // A create by this email or phone (v2's create_or_update) would write over the contact holding it now.
+  if (known.heldBy !== undefined) {
+    const { field, contactId } = known.heldBy;
+    return { plan: nothing, lines: [{ action: 'recreate', field, from: contactId, to: '', outcome: 'conflict', message: `its ${field} is held by contact ${contactId} now: a create would write over that contact, so it was not created again` }] };
   }
   const operations = recreateOperations(values, limits);
   return {

@@ -289,7 +289,16 @@ describe('planRecreate (undoing a deletion)', () => {
       ['addTags', 1],
     ]);
     expect(undo.lines.map((line) => [line.action, line.outcome])).toEqual([['recreate', 'restored']]);
+    // v2 creates by email or phone: none here, so no holder to read first.
     expect(undoCallsAtMost(deleted, V2_SURFACE)).toBe(4);
+    expect(undoCallsAtMost(change({ deleted: { fields: { email: 'a@example.com', firstName: 'A' }, tags: [] } }), V2_SURFACE)).toBe(2);
+    expect(undoCallsAtMost(change({ deleted: { fields: { email: 'a@example.com', firstName: 'A' }, tags: [] } }), V1_SURFACE)).toBe(1);
+  });
+
+  it('a contact holding its email or phone now: a conflict, nothing created (a create_or_update would write over it)', () => {
+    const undo = planRecreate(deleted, { recreatedAs: undefined, heldBy: { field: 'email', contactId: '77' } }, V2_SURFACE);
+    expect(undo.plan.operations).toEqual([]);
+    expect(undo.lines).toEqual([expect.objectContaining({ action: 'recreate', field: 'email', from: '77', outcome: 'conflict' })]);
   });
 
   it('the state knowing the key by another id (created again already): no call', () => {
