@@ -15,7 +15,7 @@ import { syncRow } from './row/sync-row.js';
 import { reconcileRow } from './row/reconcile-row.js';
 import { ReconcileReport } from './report/reconcile-report.js';
 import { runEngine } from './run/run-engine.js';
-import { RECONCILE_ROW_CALLS, reconcileKind, type ReconcileEnding, type ReconcileFinish } from './kinds/reconcile-kind.js';
+import { RECONCILE_MERGE_ROW_CALLS, RECONCILE_ROW_CALLS, reconcileKind, type ReconcileEnding, type ReconcileFinish } from './kinds/reconcile-kind.js';
 import { SYNC_ROW_CALLS, syncKind, type SyncEnding } from './kinds/sync-kind.js';
 import type { ContactDraft } from './map/contact-draft.js';
 import { openFileRun, type FileRunEnd, type RunJobOptions } from './kinds/file-run.js';
@@ -77,7 +77,7 @@ export async function runReconcile(options: RunJobOptions & { readonly finish?: 
     readsEveryKey: true,
     writes: false,
     pagesWhenMarked: RECONCILE_PAGES,
-    calls: RECONCILE_ROW_CALLS,
+    calls: options.finish?.mergeDuplicates === true ? RECONCILE_MERGE_ROW_CALLS : RECONCILE_ROW_CALLS,
     openReport: (reportName) => new ReconcileReport(options.reportDir, reportName, options.finish !== undefined),
     thresholdFile: (report) => report.paths.diff,
   });

@@ -37,6 +37,13 @@ export const NO_EXTRA_WITHOUT_PREFETCH =
 /** A reconcile row only reads its key: one read, whatever the surface (it writes nothing). */
 export const RECONCILE_ROW_CALLS: RowCalls = { atMost: () => KEY_READ_CALLS, unreadAtLeast: () => KEY_READ_CALLS };
 
+/**
+ * With `--merge-duplicates` a row may merge its key's contacts: reckoned (`--max-duration`) as a key
+ * held by two, its read, the merge, the survivor read back and a tags call. A key held by more
+ * makes one merge more each, beyond the reckoning: rare, and said in docs/reconcile.md.
+ */
+export const RECONCILE_MERGE_ROW_CALLS: RowCalls = { atMost: () => KEY_READ_CALLS + 3, unreadAtLeast: () => KEY_READ_CALLS };
+
 export interface ReconcileKindOptions {
   readonly facts: FileRunFacts;
   readonly rows: Omit<FileRowsOptions<RowReconcile>, 'report'>;
