@@ -47,7 +47,7 @@ export const boundaries = [
   room(['src/pipeline/**/*.ts'], PIPELINE),
   // A later block replaces the rule's options for its files: the planner repeats the pipeline's.
   room(
-    ['src/pipeline/row/decide.ts', 'src/pipeline/row/plan.ts', 'src/pipeline/row/contact-order.ts', 'src/pipeline/row/compare.ts', 'src/pipeline/departed/departure-plan.ts', 'src/pipeline/undo/undo-plan.ts', 'src/pipeline/verify/verify-plan.ts', 'src/pipeline/message/send-decision.ts'],
+    ['src/pipeline/row/decide.ts', 'src/pipeline/row/plan.ts', 'src/pipeline/row/contact-order.ts', 'src/pipeline/row/compare.ts', 'src/pipeline/row/finish-plan.ts', 'src/pipeline/departed/departure-plan.ts', 'src/pipeline/undo/undo-plan.ts', 'src/pipeline/verify/verify-plan.ts', 'src/pipeline/message/send-decision.ts'],
     [
       ...PIPELINE,
       [

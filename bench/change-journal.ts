@@ -192,7 +192,7 @@ export async function runJournalBench(context: JournalContext, rows: number, log
     try {
       replay = store.changesOfRun(update.runId).map((line) => {
         byOperation[line.operation] = (byOperation[line.operation] ?? 0) + 1;
-        const entry: ChangeEntry = 'fields' in line ? { operation: line.operation, fields: line.fields, beforeRead: line.beforeRead } : { operation: line.operation, tags: line.tags, beforeRead: line.beforeRead };
+        const { id: _id, runId: _runId, key: _key, contactId: _contactId, recordedAt: _recordedAt, ...entry } = line;
         if ('fields' in line) fieldCounts.add(Object.keys(line.fields).length);
         return { key: line.key, contactId: line.contactId, entry };
       });

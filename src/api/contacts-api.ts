@@ -39,6 +39,13 @@ export interface SendReceipt {
   readonly messageId?: string;
 }
 
+/** What a merge answers: the contact that survived it, read back from the platform's answer. */
+export interface MergeAnswer {
+  readonly survivorId: string;
+  /** The merge's answer was lost and the two ids read back settled it (false: answered). */
+  readonly settledByRead: boolean;
+}
+
 /** A message the platform shows was sent to a contact: its `messageId` (API v2). */
 export interface SentMessage {
   readonly messageId: string;
@@ -149,6 +156,19 @@ export interface ContactsApi {
    * run left "maybe sent" (docs/reliability.md, "Messages exactly once on v2").
    */
   findSentMessage?(id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined>;
+  /**
+   * Deletes contact `id` (v2's `DELETE /contact/{identifier}`). Present only on a surface whose
+   * `deletes` is true; v1 has none. Idempotent: a 404 on a retry after a lost answer means the
+   * first attempt deleted it; a 404 on the first attempt is `NoSuchContactError` (gone already).
+   */
+  deleteContact?(id: string): Promise<void>;
+  /**
+   * Merges two contacts into one holding `fields` (v2's `POST /contact/merge`), answering the
+   * survivor's id as the platform gives it (never assumed to be either of `ids`). Present only on
+   * a surface whose `merges` is true. Not idempotent: a lost answer is settled by reading both ids
+   * back (the one that still exists survived) before the merge is sent again, never blindly.
+   */
+  mergeContacts?(ids: readonly [string, string], fields: Record<string, string>): Promise<MergeAnswer>;
   /** Calls made through this client so far. */
   readonly stats: CallStats;
 }

@@ -30,6 +30,10 @@ export interface PlatformSurface {
   upsertBy(keyField: string): boolean;
   /** Whether a send whose answer was lost can be settled by reading the contact's messages (exactly once). */
   readonly sendsReadable: boolean;
+  /** Whether a contact can be deleted through the API (`ContactsApi.deleteContact`: v2). */
+  readonly deletes: boolean;
+  /** Whether two contacts can be merged into one through the API (`ContactsApi.mergeContacts`: v2). */
+  readonly merges: boolean;
   /**
    * The identifier field whose holder a create of `fields` updates instead of creating a contact
    * (v2's create_or_update by email, else phone), or undefined when a create always makes a new
@@ -53,6 +57,8 @@ export const V1_SURFACE: PlatformSurface = {
   directLookup: () => false,
   upsertBy: () => false,
   sendsReadable: false,
+  deletes: false,
+  merges: false,
   createLandsOn: () => undefined,
   createRefusal: () => undefined,
 };
@@ -69,6 +75,8 @@ export const V2_SURFACE: PlatformSurface = {
   directLookup: (keyField) => V2_IDENTIFIER_FIELDS.has(keyField),
   upsertBy: (keyField) => V2_IDENTIFIER_FIELDS.has(keyField),
   sendsReadable: true,
+  deletes: true,
+  merges: true,
   createLandsOn: (fields) => {
     const creatable = v2CreateBy(fields);
     return creatable.ok ? creatable.by : undefined;

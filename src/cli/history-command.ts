@@ -92,8 +92,13 @@ export function describeChange(line: ChangeLine): string {
   // Undo vouches only for a before the run read: say so where it did not.
   const head = `${line.key} ${line.contactId} ${line.operation}${line.beforeRead ? '' : ' (before not read: the state store\'s)'}`;
   if ('tags' in line) return `${head}: ${line.tags.map((tag) => JSON.stringify(tag)).join(', ')}`;
+  if (line.operation === 'delete') {
+    const held = Object.entries(line.values.fields).map(([name, value]) => `${name} ${JSON.stringify(value)}`);
+    return `${head}: ${[...held, `tags ${line.values.tags.map((tag) => JSON.stringify(tag)).join(', ') || '(none)'}`].join('; ')}`;
+  }
+  const merged = line.operation === 'merge' ? ` (merged ${line.merged.join(', ')} into it)` : '';
   const fields = Object.entries(line.fields).map(([name, [before, after]]) => `${name} ${before === null ? '(none)' : JSON.stringify(before)} -> ${JSON.stringify(after)}`);
-  return `${head}: ${fields.join('; ')}`;
+  return `${head}${merged}: ${fields.join('; ')}`;
 }
 
 /** One line's cells: a value absent (none before, a tag's other side) is null, written as nothing; an empty value is `""` (valueCsvLine). */
@@ -101,5 +106,7 @@ function csvCells(line: ChangeLine): CsvCell[][] {
   const head = [String(line.runId), new Date(line.recordedAt).toISOString(), line.key, line.contactId, line.operation];
   const read = line.beforeRead ? 'yes' : 'no';
   if ('tags' in line) return line.tags.map((tag) => [...head, tag, line.operation === 'remove-tags' ? tag : null, line.operation === 'add-tags' ? tag : null, read]);
+  // A deletion: each value it took away, and each tag (as a removed tag's line is).
+  if (line.operation === 'delete') return [...Object.entries(line.values.fields).map(([name, value]) => [...head, name, value, null, read]), ...line.values.tags.map((tag) => [...head, tag, tag, null, read])];
   return Object.entries(line.fields).map(([name, [before, after]]) => [...head, name, before, after, read]);
 }

@@ -3,7 +3,7 @@
  * finished"), interrupted, stopped at `--max-duration` or aborted, an undo is resumed by running it
  * again (docs/undo.md): what it put back reads as unchanged. `state show` and `history` name that
  * command beside the run. Pure: the run's recorded command line (`describeRun` in run-flags.ts:
- * `undo <jobs.yaml> ... --run N [--force] [--key (K keys)] [--keep-created]`), a table test holds it.
+ * `undo <jobs.yaml> ... --run N [--force] [--key (K keys)] [--keep-created] [--delete-created]`), a table test holds it.
  */
 import type { RunRecord } from '../state/run-journal.js';
 
@@ -14,7 +14,7 @@ export function undoResumeCommand(run: Pick<RunRecord, 'argv' | 'finished' | 'st
   if (run.finished && run.status !== 'interrupted' && run.status !== 'deadline' && run.status !== 'aborted') return undefined;
   const undone = words[words.indexOf('--run') + 1];
   if (!words.includes('--run') || undone === undefined || !/^\d+$/.test(undone)) return undefined;
-  const flags = [words.includes('--force') ? ' --force' : '', words.includes('--keep-created') ? ' --keep-created' : '', words.includes('--key') ? ' --key KEY... (the same keys as then)' : ''].join('');
+  const flags = [words.includes('--force') ? ' --force' : '', words.includes('--keep-created') ? ' --keep-created' : '', words.includes('--delete-created') ? ' --delete-created' : '', words.includes('--key') ? ' --key KEY... (the same keys as then)' : ''].join('');
   return `contact-sync undo ${jobsFile} --job ${job} --run ${undone}${flags}`;
 }
 

@@ -184,7 +184,9 @@ function departedWayOn(summary: JobSummary): string {
 
 /** The table printed when a reconcile of a job ends: keys by how they stand, the calls, the files. */
 export function formatReconcile(summary: ReconcileSummary, reportFiles: readonly string[]): string {
-  const title = `Reconcile ${summary.job} (nothing was written to the platform)`;
+  const { finish } = summary;
+  const wrote = finish !== undefined && !finish.dryRun;
+  const title = `Reconcile ${summary.job} (${wrote ? 'merges and tags written as asked; nothing else' : 'nothing was written to the platform'})`;
   const width = 24;
   const line = (name: string, n: number) => `${name.padEnd(width)}${String(n).padStart(8)}`;
   const { keys } = summary;
@@ -195,6 +197,14 @@ export function formatReconcile(summary: ReconcileSummary, reportFiles: readonly
   if (summary.notReached > 0) lines.push(line('rows not reached', summary.notReached));
   const fields = Object.entries(summary.fields);
   if (fields.length > 0) lines.push('', `fields that differ: ${fields.slice(0, 8).map(([field, n]) => `${field} ${n}`).join(', ')}${fields.length > 8 ? ', ...' : ''}`);
+  if (finish?.merges !== undefined) {
+    const { merges } = finish;
+    lines.push('', finish.dryRun ? `--merge-duplicates (dry run): ${merges.keys} key(s) would be merged into one contact each (${merges.contactsMerged} contact(s) merged away); diff.csv's action says would-merge, the survivor first` : `--merge-duplicates: ${merges.keys} key(s) merged into one contact each (${merges.contactsMerged} contact(s) merged away), ${merges.failed} failed; diff.csv's action says which`);
+  }
+  if (finish?.tagExtras !== undefined) {
+    const tagged = finish.tagExtras;
+    lines.push(finish.dryRun ? `--tag-extras (dry run): ${tagged.tagged} contact(s) the file lacks would get ${tagged.tag}, ${tagged.alreadyTagged} have it` : `--tag-extras: ${tagged.tagged} contact(s) the file lacks got ${tagged.tag}, ${tagged.alreadyTagged} had it, ${tagged.failed} failed${summary.runId === null ? '' : `; \`undo --run ${summary.runId}\` takes it away`}`);
+  }
   lines.push('', line('API calls', summary.apiCalls.total));
   if (summary.aborted !== undefined) lines.push('', `ABORTED (${summary.aborted.code}): ${summary.aborted.message}`);
   lines.push('', 'Reports:', ...reportFiles.map((file) => `  ${file}`));

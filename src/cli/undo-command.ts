@@ -25,7 +25,7 @@ export async function undoCommand(flags: UndoFlags, io: CliIo, logger: Logger): 
   const argv = describeRun('undo', flags.jobsFile, [
     flags.dryRun && '--dry-run',
     flags.maxDuration !== undefined && `--max-duration ${formatDuration(flags.maxDuration)}`,
-    `--run ${flags.runId}${flags.force ? ' --force' : ''}${flags.keys === undefined ? '' : ` --key (${counted(flags.keys.length, 'key')})`}${flags.keepCreated === true ? ' --keep-created' : ''}`,
+    `--run ${flags.runId}${flags.force ? ' --force' : ''}${flags.keys === undefined ? '' : ` --key (${counted(flags.keys.length, 'key')})`}${flags.keepCreated === true ? ' --keep-created' : ''}${flags.deleteCreated === true ? ' --delete-created' : ''}`,
   ]);
   // A job without a state store is refused before its locks are taken: nothing is left behind.
   const refuse = (jobs: readonly Job[]): void => refuseWithoutState(jobs, flags.jobsFile);

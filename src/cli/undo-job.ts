@@ -25,6 +25,8 @@ export interface UndoArgs {
   readonly keys?: readonly string[];
   /** `--keep-created`: leave the contacts the run created alone. */
   readonly keepCreated?: boolean;
+  /** `--delete-created`: delete the contacts the run created (a surface that deletes: API v2). */
+  readonly deleteCreated?: boolean;
 }
 
 /**
@@ -68,6 +70,13 @@ export async function undoJob(run: JobScope, args: UndoArgs): Promise<number> {
   // Exit 2: the ids the journal names are the undone run's surface's, never written to on another.
   const refusal = undoSurfaceRefusal(undone, run.api.surface.name);
   if (refusal !== undefined) throw new UsageError(`${args.jobsFile}: job "${job.name}": ${refusal}; nothing was done`);
+  // Exit 2 before any call: the surface has no delete (API v1).
+  if (args.deleteCreated === true && !run.api.surface.deletes) {
+    throw new UsageError(
+      `--delete-created: job "${job.name}" speaks API ${run.api.surface.name}, which cannot delete a contact; without --delete-created, undo tags the contacts run ${args.runId} created ` +
+        `contact-sync-undone for a person to delete in the platform's interface (--keep-created leaves them alone); nothing was done`,
+    );
+  }
   // The run's record says it wrote, its journal holds nothing: saying "nothing to undo" would
   // hide what it did (a run from before the journal, or pruned by an earlier contact-sync).
   const wrote = (undone.rows?.created ?? 0) + (undone.rows?.updated ?? 0);
@@ -84,7 +93,7 @@ export async function undoJob(run: JobScope, args: UndoArgs): Promise<number> {
         `\`contact-sync history ${args.jobsFile} --job ${job.name} --run ${args.runId}\` lists what it changed; nothing was done`,
     );
   }
-  run.logger.info({ job: job.name, run: args.runId, dryRun: args.dryRun, force: args.force, keys: args.keys?.length, keepCreated: args.keepCreated === true }, 'undo started');
+  run.logger.info({ job: job.name, run: args.runId, dryRun: args.dryRun, force: args.force, keys: args.keys?.length, keepCreated: args.keepCreated === true, deleteCreated: args.deleteCreated === true }, 'undo started');
   const result = await runUndo({
     job,
     api: run.api,
@@ -94,6 +103,7 @@ export async function undoJob(run: JobScope, args: UndoArgs): Promise<number> {
     dryRun: args.dryRun,
     ...(args.keys === undefined ? {} : { keys: args.keys }),
     keepCreated: args.keepCreated === true,
+    deleteCreated: args.deleteCreated === true,
     reportDir: run.reportDir,
     signal: run.signal,
     argv: run.argv,
@@ -110,12 +120,19 @@ export function formatUndo(summary: UndoSummary, reportFiles: readonly string[])
   const { lines } = summary;
   const would = summary.dryRun ? ' (dry run: nothing was written)' : '';
   const text = [
-    `${summary.job}: undo of run ${summary.undoneRunId}${would}: ${counted(summary.contacts.total, 'contact')}; ${lines.restored} put back, ${lines['tagged-for-deletion']} tagged for deletion, ${lines.unchanged} already as before, ${counted(lines.conflict, 'conflict')}, ${lines.unverified} unverified, ${lines.failed} failed${summary.contacts.notReached > 0 ? `; ${counted(summary.contacts.notReached, 'contact')} not reached` : ''}; ${counted(summary.apiCalls.total, 'API call')}`,
+    `${summary.job}: undo of run ${summary.undoneRunId}${would}: ${counted(summary.contacts.total, 'contact')}; ${lines.restored} put back, ${lines['tagged-for-deletion']} tagged for deletion, ${summary.deleteCreated ? `${summary.contacts.deleted} ${summary.dryRun ? 'to delete' : 'deleted'}, ` : ''}${lines.unchanged} already as before, ${counted(lines.conflict, 'conflict')}, ${lines.unverified} unverified, ${lines.failed} failed${summary.contacts.notReached > 0 ? `; ${counted(summary.contacts.notReached, 'contact')} not reached` : ''}; ${counted(summary.apiCalls.total, 'API call')}`,
   ];
   if (summary.contacts.total === 0 && summary.contacts.keptCreated === 0) text.push(`  run ${summary.undoneRunId} has no line in the change journal (it wrote nothing, was a dry run or a reconcile, or ran before the journal existed): nothing to undo`);
   if (summary.keys !== undefined) text.push(`  only the contacts of ${counted(summary.keys.length, 'key')} (--key) were undone; the run's other changes stand`);
   if (summary.contacts.keptCreated > 0) text.push(`  ${counted(summary.contacts.keptCreated, 'contact')} the run created ${summary.contacts.keptCreated === 1 ? 'was' : 'were'} left alone (--keep-created): not tagged for deletion`);
-  if (lines.conflict > 0) text.push(`  conflicts: fields changed on the platform since run ${summary.undoneRunId} were left as they are; undo.csv lists them (--force puts them back too)`);
+  if (lines.conflict > 0) text.push(`  conflicts: fields changed on the platform since run ${summary.undoneRunId} were left as they are${summary.deleteCreated ? ' (a created contact changed since is kept, not deleted)' : ''}; undo.csv lists them (--force puts them back too)`);
+  if (summary.deleteCreated && summary.contacts.deleted > 0) {
+    text.push(
+      summary.dryRun
+        ? `  ${counted(summary.contacts.deleted, 'contact')} the run created would be deleted (--delete-created); none is yet`
+        : `  ${counted(summary.contacts.deleted, 'contact')} the run created ${summary.contacts.deleted === 1 ? 'was' : 'were'} deleted; undoing this undo creates ${summary.contacts.deleted === 1 ? 'it' : 'them'} again (new ids)`,
+    );
+  }
   if (lines.unverified > 0) {
     text.push(`  unverified: run ${summary.undoneRunId} wrote by what the state store knew, without reading the platform, so the values before it are not known to have been there; left as they are; undo.csv lists them (--force puts them back anyway)`);
   }

@@ -13,7 +13,7 @@ import { didYouMean } from '../config/did-you-mean.js';
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   run: 'contact-sync run <jobs.yaml> [--job NAME]... [--dry-run] [--limit N] [--report-dir DIR] [options]',
   reconcile: 'contact-sync reconcile <jobs.yaml> [--job NAME]... [--report-dir DIR] [--limit N] [options]',
-  undo: 'contact-sync undo <jobs.yaml> --job NAME --run RUN_ID [--key KEY]... [--keep-created] [--dry-run] [--force] [--report-dir DIR] [--max-duration DURATION]',
+  undo: 'contact-sync undo <jobs.yaml> --job NAME --run RUN_ID [--key KEY]... [--keep-created] [--delete-created] [--dry-run] [--force] [--report-dir DIR] [--max-duration DURATION]',
   history: 'contact-sync history <jobs.yaml> --job NAME [--key KEY] [--run RUN_ID] [--csv]',
   validate: 'contact-sync validate <jobs.yaml> [--job NAME]...',
   check: 'contact-sync check <jobs.yaml> [--job NAME]...',

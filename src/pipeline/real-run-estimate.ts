@@ -10,7 +10,7 @@
 import type { CallBudget } from '../api/contacts-api.js';
 import { API_OPERATIONS, type ApiOperation } from '../api/wire-types.js';
 import type { Rate } from '../limits.js';
-import type { ContactPlan, Operation } from './row/plan.js';
+import { countedAs, type ContactPlan, type Operation } from './row/plan.js';
 
 /** The calls a dry run decided and did not make, by operation. */
 export class WithheldCalls {
@@ -27,7 +27,7 @@ export class WithheldCalls {
 
   /** A write plan's calls (a row's, or a departed key's). */
   addOperations(operations: readonly Pick<Operation, 'kind'>[]): void {
-    for (const operation of operations) this.byOperation[operation.kind]++;
+    for (const operation of operations) this.byOperation[countedAs(operation.kind)]++;
   }
 
   /** Sends to `recipients` contacts (one call each). */

@@ -16,7 +16,7 @@ import { syncRow } from './row/sync-row.js';
 import { reconcileRow } from './row/reconcile-row.js';
 import { ReconcileReport } from './report/reconcile-report.js';
 import { runEngine } from './run/run-engine.js';
-import { RECONCILE_ROW_CALLS, reconcileKind, type ReconcileEnding } from './kinds/reconcile-kind.js';
+import { RECONCILE_MERGE_ROW_CALLS, RECONCILE_ROW_CALLS, reconcileKind, type ReconcileEnding, type ReconcileFinish } from './kinds/reconcile-kind.js';
 import { SYNC_ROW_CALLS, syncKind, type SyncEnding } from './kinds/sync-kind.js';
 import type { ContactDraft } from './map/contact-draft.js';
 import { openFileRun, type FileRunEnd, type RunJobOptions } from './kinds/file-run.js';
@@ -73,18 +73,20 @@ async function syncOnInput(options: RunJobOptions): Promise<SyncRun> {
  * reports and the state (no guard, no header kept, no departed step), and pages whenever the job
  * has a marker: only the pages list the contacts the file lacks.
  */
-export async function runReconcile(options: RunJobOptions): Promise<ReconcileRun> {
+export async function runReconcile(options: RunJobOptions & { readonly finish?: ReconcileFinish | undefined }): Promise<ReconcileRun> {
   const run = await openFileRun(options, {
     readsEveryKey: true,
     writes: false,
     pagesWhenMarked: RECONCILE_PAGES,
-    calls: RECONCILE_ROW_CALLS,
-    openReport: (reportName) => new ReconcileReport(options.reportDir, reportName, jobMasker(options.job)),
+    calls: options.finish?.mergeDuplicates === true ? RECONCILE_MERGE_ROW_CALLS : RECONCILE_ROW_CALLS,
+    openReport: (reportName) => new ReconcileReport(options.reportDir, reportName, jobMasker(options.job), options.finish !== undefined),
     thresholdFile: (report) => report.paths.diff,
   });
   const { report, seen, index, facts, rows, input, engine, prefetched } = run;
   const { api, job, state } = options;
   const extra = index !== undefined && seen !== undefined ? { index, seen } : undefined;
-  const work = (draft: ContactDraft, cells: string[]): ReturnType<typeof reconcileRow> => reconcileRow(draft, cells, { api, job, ...(state ? { state } : {}), ...(index ? { index } : {}) });
-  return run.end(await runEngine(reconcileKind({ facts, input, report, extra, prefetched, rows: { ...rows, work } }), engine));
+  const { finish } = options;
+  const merge = finish?.mergeDuplicates === true ? { dryRun: finish.dryRun } : undefined;
+  const work = (draft: ContactDraft, cells: string[]): ReturnType<typeof reconcileRow> => reconcileRow(draft, cells, { api, job, ...(state ? { state } : {}), ...(index ? { index } : {}), ...(merge ? { merge } : {}) });
+  return run.end(await runEngine(reconcileKind({ facts, input, report, extra, prefetched, job, finish, writer: { api, journal: state }, rows: { ...rows, work } }), engine));
 }

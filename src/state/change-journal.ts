@@ -5,12 +5,20 @@
  * contact had no value) and after; a tags call with the tags it added or removed. A line is written
  * in its own transaction as soon as its call is confirmed, before the next call leaves, so a killed
  * run loses no line for a confirmed write. Each line says whether its "before" was read from the
- * platform in its run or taken from the state store unread: undo vouches only for what was read. `history` prints it, `undo` folds one run's lines into
+ * platform in its run or taken from the state store unread: undo vouches only for what was read.
+ * A deletion (`delete`, schema 16) keeps the contact's fields and tags as they were, so an undo of
+ * it creates the contact again; a merge (`merge`) the ids merged away and the fields before. `history` prints it, `undo` folds one run's lines into
  * what to put back, `state prune` drops the oldest runs' lines.
  */
 import type Database from 'better-sqlite3';
 
-export type ChangeOperation = 'create' | 'update' | 'add-tags' | 'remove-tags';
+export type ChangeOperation = 'create' | 'update' | 'add-tags' | 'remove-tags' | 'delete' | 'merge';
+
+/** What a contact held when it was deleted (`delete` lines): what an undo of the deletion creates again. */
+export interface DeletedValues {
+  readonly fields: Readonly<Record<string, string>>;
+  readonly tags: readonly string[];
+}
 
 /** A field's value before the call (null: none) and the value written. */
 export type FieldChange = readonly [before: string | null, after: string];
@@ -23,6 +31,13 @@ export type FieldChange = readonly [before: string | null, after: string];
 export type ChangeEntry = (
   | { readonly operation: 'create' | 'update'; readonly fields: Readonly<Record<string, FieldChange>> }
   | { readonly operation: 'add-tags' | 'remove-tags'; readonly tags: readonly string[] }
+  /** The contact deleted (undo --delete-created), with what it held just before (read). */
+  | { readonly operation: 'delete'; readonly values: DeletedValues }
+  /**
+   * Contacts merged into the line's contact (the survivor, read back from the platform's answer):
+   * the ids merged away, and each field the merge wrote with the survivor's value before it.
+   */
+  | { readonly operation: 'merge'; readonly merged: readonly string[]; readonly fields: Readonly<Record<string, FieldChange>> }
 ) & { readonly beforeRead: boolean };
 
 /** One line of the journal. */
@@ -79,7 +94,7 @@ export class ChangeJournal {
     this.#count = db.prepare('SELECT count(*) AS count FROM changes');
     this.#deleteAll = db.prepare('DELETE FROM changes');
     const record = db.transaction((runId: number, key: string, contactId: string, entry: ChangeEntry, at: number): void => {
-      const changes = 'fields' in entry ? entry.fields : entry.tags;
+      const changes = journalJson(entry);
       this.#insert.run(runId, key, contactId, entry.operation, JSON.stringify(changes), at, entry.beforeRead ? 1 : 0);
     });
     this.#record = (runId, key, contactId, entry, at) => record.immediate(runId, key, contactId, entry, at);
@@ -151,6 +166,35 @@ export class ChangeJournal {
   }
 }
 
+/** The `changes_json` of a line: fields, tags, a deleted contact's values, or a merge's ids and fields. */
+export function journalJson(entry: ChangeEntry): unknown {
+  switch (entry.operation) {
+    case 'delete':
+      return { fields: entry.values.fields, tags: entry.values.tags };
+    case 'merge':
+      return { merged: entry.merged, fields: entry.fields };
+    case 'add-tags':
+    case 'remove-tags':
+      return entry.tags;
+    default:
+      return entry.fields;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fieldChanges(parsed: unknown): Record<string, FieldChange> {
+  const fields: Record<string, FieldChange> = {};
+  if (isRecord(parsed)) {
+    for (const [name, value] of Object.entries(parsed)) {
+      if (Array.isArray(value)) fields[name] = [value[0] === null ? null : String(value[0]), String(value[1])];
+    }
+  }
+  return fields;
+}
+
 export function toChangeLine(row: ChangeRow): ChangeLine {
   // A create had nothing before it; any other line is read only when it says so.
   const beforeRead = row.operation === 'create' || row.before_read === 1;
@@ -159,11 +203,14 @@ export function toChangeLine(row: ChangeRow): ChangeLine {
   if (row.operation === 'add-tags' || row.operation === 'remove-tags') {
     return { ...base, operation: row.operation, tags: Array.isArray(parsed) ? parsed.map(String) : [] };
   }
-  const fields: Record<string, FieldChange> = {};
-  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-    for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
-      if (Array.isArray(value)) fields[name] = [value[0] === null ? null : String(value[0]), String(value[1])];
-    }
+  if (row.operation === 'delete') {
+    const fields = isRecord(parsed) && isRecord(parsed.fields) ? Object.fromEntries(Object.entries(parsed.fields).map(([name, value]) => [name, String(value)])) : {};
+    const tags = isRecord(parsed) && Array.isArray(parsed.tags) ? parsed.tags.map(String) : [];
+    return { ...base, operation: 'delete', values: { fields, tags } };
   }
-  return { ...base, operation: row.operation, fields };
+  if (row.operation === 'merge') {
+    const merged = isRecord(parsed) && Array.isArray(parsed.merged) ? parsed.merged.map(String) : [];
+    return { ...base, operation: 'merge', merged, fields: fieldChanges(isRecord(parsed) ? parsed.fields : undefined) };
+  }
+  return { ...base, operation: row.operation, fields: fieldChanges(parsed) };
 }

@@ -111,7 +111,7 @@ export interface RowStore extends KeyReads, DepartedReads, ObservedWrites, Chang
 }
 
 /** A reconciled row (`row/reconcile-row.ts`): the key's state read; the contact observed and the key read absent or present written. */
-export interface ReconcileStore extends KeyReads, DepartedReads {
+export interface ReconcileStore extends KeyReads, DepartedReads, ChangeJournalStore {
   recordObserved(key: string, observed: ObservedContact): void;
   recordReconcileRead(key: string, absent: boolean): void;
 }

@@ -54,7 +54,7 @@ describe('CLI conventions', () => {
   it('undo\'s usage line is README\'s and docs/undo.md\'s, --key and --keep-created included (issue 41 item 18)', async () => {
     const run = await workspace().run(['undo', 'jobs.yaml', '--job', 'migrate']);
     const usage = run.stderr.split('\n').find((line) => line.startsWith('usage: '))?.slice('usage: '.length);
-    expect(usage).toBe('contact-sync undo <jobs.yaml> --job NAME --run RUN_ID [--key KEY]... [--keep-created] [--dry-run] [--force] [--report-dir DIR] [--max-duration DURATION]');
+    expect(usage).toBe('contact-sync undo <jobs.yaml> --job NAME --run RUN_ID [--key KEY]... [--keep-created] [--delete-created] [--dry-run] [--force] [--report-dir DIR] [--max-duration DURATION]');
     for (const doc of ['README.md', 'docs/undo.md']) expect(readFileSync(new URL(`../../${doc}`, import.meta.url), 'utf8')).toContain(usage);
   });
 

@@ -228,7 +228,7 @@ describe('an undo killed mid-way and run again', () => {
     try {
       const undoRuns = store.lastRuns(5).filter((run) => run.argv.startsWith('undo '));
       expect(undoRuns).toHaveLength(2);
-      const restored = undoRuns.flatMap((run) => store.changesOfRun(run.id)).flatMap((line) => ('tags' in line ? line.tags.map((tag) => `${line.contactId} ${line.operation} ${tag}`) : Object.keys(line.fields).map((field) => `${line.contactId} ${field}`)));
+      const restored = undoRuns.flatMap((run) => store.changesOfRun(run.id)).flatMap((line) => ('tags' in line ? line.tags.map((tag) => `${line.contactId} ${line.operation} ${tag}`) : 'fields' in line ? Object.keys(line.fields).map((field) => `${line.contactId} ${field}`) : []));
       expect(restored.length).toBeGreaterThan(0);
       expect(new Set(restored).size).toBe(restored.length);
     } finally {

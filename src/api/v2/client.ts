@@ -18,13 +18,14 @@ import type { AttachmentType, Rate } from '../../limits.js';
 import { DEFAULT_V2_ENDPOINT_RATE, V2_MAX_PAGE_SIZE } from '../../limits.js';
 import type { ApiCallStats } from '../call-stats.js';
 import { checkPositiveInteger, connectionParts, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
-import type { CallBudget, ContactsApi, ContactsPage, CreateOptions, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
+import type { CallBudget, ContactsApi, ContactsPage, CreateOptions, EarlierLimit, MergeAnswer, SendOptions, SendReceipt, SentMessage } from '../contacts-api.js';
 import { parseJsonBody } from '../json-body.js';
 import { errorFromResponse, type RequestContext } from '../error-mapping.js';
 import { httpExchange, type CallSpec } from '../http-exchange.js';
 import {
   ApiError,
   InvalidTokenError,
+  NoSuchContactError,
   MalformedResponseError,
   OutcomeUnknownError,
   PageLimitError,
@@ -56,6 +57,8 @@ const PACED_ENDPOINTS: ReadonlyArray<readonly [endpoint: string, operations: rea
   ['POST /contact/list', ['searchContacts']],
   ['GET /contact/{identifier}', ['getContact']],
   ['POST /contact/create_or_update/{identifier}', ['createContact']],
+  // Deletes (DELETE /contact/{identifier}) and merges (POST /contact/merge) count as updateContact
+  // too, each paced by its own endpoint's budget; the estimate reckons them at the update's.
   ['PUT /contact/{identifier}', ['updateContact']],
   ['POST /contact/{identifier}/tag', ['addTags']],
   ['DELETE /contact/{identifier}/tag', ['removeTags']],
@@ -72,6 +75,7 @@ const ENDPOINT = {
   contact: '/contact/{identifier}',
   createOrUpdate: '/contact/create_or_update/{identifier}',
   list: '/contact/list',
+  merge: '/contact/merge',
   tag: '/contact/{identifier}/tag',
   message: '/contact/{identifier}/message',
   messageList: '/contact/{identifier}/message/list',
@@ -84,6 +88,8 @@ interface V2Call<T> extends CallSpec<T> {
   idempotent?: boolean;
   /** What a 404 means, when it is an answer rather than a failure (a key no contact holds). */
   notFound?: () => T;
+  /** What a 404 on a retry means (a delete whose first attempt's answer was lost: deleted then). */
+  notFoundOnRetry?: () => T;
 }
 
 /** An attempt's outcome: a value, or the error of an answer (returned, so the limits learn from it). */
@@ -266,6 +272,82 @@ export class V2Client implements ContactsApi {
       body,
       read: (text, where) => void readContactIdAnswer(text, where),
     });
+  }
+
+  /**
+   * `DELETE /contact/{identifier}`: paced by its endpoint's budget, counted as the port's
+   * `updateContact` operation (a write of the contact; summary.json's `byEndpoint` names it apart).
+   * Idempotent: retried as an update is, and a 404 on a retry means the lost first attempt deleted it.
+   */
+  async deleteContact(id: string): Promise<void> {
+    checkContactId('updateContact', id);
+    await this.#call({
+      operation: 'updateContact',
+      method: 'DELETE',
+      template: ENDPOINT.contact,
+      path: `/contact/${idIdentifier(id)}`,
+      contactId: id,
+      notFoundOnRetry: () => undefined,
+      read: (text, where) => void readContactIdAnswer(text, where),
+    });
+  }
+
+  /**
+   * `POST /contact/merge` of two contacts, holding `fields` (validated as an update's), answering
+   * the survivor the platform names (which one survives its material does not say: never assumed).
+   * Counted as `updateContact`, never retried after it may have taken effect (`idempotent: false`):
+   * a lost answer is settled by reading both ids back: one gone and one left is the merge done (the
+   * one left survived); both left is no merge, sent once more (counted as a retry); after a second
+   * lost answer, or any other sight, the outcome stays unknown.
+   */
+  async mergeContacts(ids: readonly [string, string], fields: Record<string, string>): Promise<MergeAnswer> {
+    const [first, second] = ids;
+    checkContactId('updateContact', first);
+    checkContactId('updateContact', second);
+    // A merge may name no field (the contacts merged as they are).
+    if (Object.keys(fields).length > 0) checkFields('updateContact', fields);
+    const numeric = ids.map((id) => Number(id));
+    if (!numeric.every((id) => Number.isSafeInteger(id) && id > 0) || first === second) {
+      throw new RequestInvalidError({ operation: 'updateContact', problem: `a merge takes two different numeric contact ids, got ${JSON.stringify(ids)}` });
+    }
+    const call: V2Call<string> = {
+      operation: 'updateContact',
+      method: 'POST',
+      template: ENDPOINT.merge,
+      path: '/contact/merge',
+      body: { contactIds: numeric, ...v2ContactBody(fields) },
+      idempotent: false,
+      read: readContactIdAnswer,
+    };
+    for (let send = 1; ; send += 1) {
+      try {
+        const survivorId = await this.#call(send > 1 ? { ...call, repeat: true } : call);
+        if (survivorId !== first && survivorId !== second) {
+          throw new MalformedResponseError({ operation: 'updateContact', method: 'POST', path: `${this.#c.rootPath}/contact/merge`, problem: `the merge answered contactId ${survivorId}, neither of the two merged (${first}, ${second})` });
+        }
+        return { survivorId, settledByRead: send > 1 };
+      } catch (error) {
+        if (!(error instanceof OutcomeUnknownError)) throw error;
+        const left = await this.#stillThere(ids).catch(() => undefined);
+        this.#c.logger.info({ operation: 'updateContact', merge: ids, left, send }, 'lost merge answer settled by reading both contacts back');
+        if (left?.length === 1) return { survivorId: left[0]!, settledByRead: true };
+        if (left?.length !== 2 || send >= 2) throw error;
+      }
+    }
+  }
+
+  /** Which of `ids` exist now (one read each; a 404 is a contact gone). */
+  async #stillThere(ids: readonly string[]): Promise<string[]> {
+    const left: string[] = [];
+    for (const id of ids) {
+      try {
+        await this.getContact(id);
+        left.push(id);
+      } catch (error) {
+        if (!(error instanceof NoSuchContactError)) throw error;
+      }
+    }
+    return left;
   }
 
   async addTags(id: string, tags: readonly string[]): Promise<void> {
@@ -518,9 +600,10 @@ export class V2Client implements ContactsApi {
       // endpoint then, or the calls queued behind this answer would sleep it before they fail.
       ...(error instanceof RateLimitedError && error.retryAfterMs !== undefined && error.retryAfterMs <= this.#c.retry.maxRetryAfterMs ? { retryAfterMs: error.retryAfterMs } : {}),
     };
-    if (status === 404 && spec.notFound !== undefined) {
+    const notFound = spec.notFound ?? (attempt > 1 ? spec.notFoundOnRetry : undefined);
+    if (status === 404 && notFound !== undefined) {
       this.#c.health.answered();
-      return { value: { ok: true, value: spec.notFound() }, answer };
+      return { value: { ok: true, value: notFound() }, answer };
     }
     if (error !== undefined) return { value: { ok: false, error }, answer };
     try {

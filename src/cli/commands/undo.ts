@@ -19,7 +19,8 @@ export const undoDefinition = (context: CommandContext) =>
           .option('dry-run', { type: 'boolean', default: false, describe: 'read each contact and report what would be put back; write nothing' })
           .option('force', { type: 'boolean', default: false, describe: 'put back fields changed on the platform since the run, and values before the run did not read, too (conflicts and unverified otherwise)' })
           .option('key', { type: 'string', array: true, describe: 'KEY: undo only this key\'s contacts (repeatable); the run\'s other changes stand' })
-          .option('keep-created', { type: 'boolean', default: false, describe: 'leave the contacts the run created alone (not tagged for deletion)' }),
+          .option('keep-created', { type: 'boolean', default: false, describe: 'leave the contacts the run created alone (not tagged for deletion)' })
+          .option('delete-created', { type: 'boolean', default: false, describe: 'delete the contacts the run created (API v2), each read first: one changed since is kept, a conflict; undoing this undo creates them again' }),
         {
           reportDir: 'folder of <job>.undo.csv and <job>.undo.json; a new reports/<timestamp>/ by default',
           maxDuration: 'DURATION (90s, 45m, 6h): stop taking contacts in time; exit 4, running undo again goes on',
@@ -32,6 +33,7 @@ export const undoDefinition = (context: CommandContext) =>
       const { undoCommand } = await import('../undo-command.js');
       const runId = args.run;
       if (runId === undefined || runId === 0) throw new UsageError('--run: a run id is 1 or more; state show lists the runs of the job');
+      if (args.keepCreated && args.deleteCreated) throw new UsageError('--keep-created and --delete-created: give one of them (leave the contacts the run created alone, or delete them)');
       const keys = args.key?.map(String);
       if (keys?.some((key) => key.trim() === '') === true) throw new UsageError('--key: an empty key was given; name each key as the input has it (e.g. --key C0042)');
       context.exit(
@@ -42,6 +44,7 @@ export const undoDefinition = (context: CommandContext) =>
             runId,
             force: args.force,
             keepCreated: args.keepCreated,
+            deleteCreated: args.deleteCreated,
             ...(keys === undefined ? {} : { keys }),
             dryRun: args.dryRun,
             reportDir: args.reportDir,

@@ -39,8 +39,9 @@ export function renderReconcileHtml(input: ReconcileHtmlInput): string {
       : `<span class="status" style="background:${agree ? '#2e7d32' : '#1565c0'}">${agree ? 'the file and the platform agree' : 'the file and the platform differ'}</span>`;
   return `${pageHead(title)}
 <h1>${escape(title)}</h1>
-<p class="meta">${escape(summary.startedAt)} to ${escape(summary.finishedAt)} (${escape(formatDuration(summary.durationMs))}), ${counted(summary.apiCalls.total, 'call')}, nothing written to the platform. ${badge}</p>
+<p class="meta">${escape(summary.startedAt)} to ${escape(summary.finishedAt)} (${escape(formatDuration(summary.durationMs))}), ${counted(summary.apiCalls.total, 'call')}, ${summary.finish !== undefined && !summary.finish.dryRun ? 'merges and tags written as asked, nothing else' : 'nothing written to the platform'}. ${badge}</p>
 ${countsSection(summary)}
+${finishSection(summary)}
 ${fieldsSection(summary)}
 ${KINDS.map((kind) => linesSection(kind, input)).join('\n')}
 <h2 id="files">Files</h2>
@@ -67,6 +68,17 @@ function countsSection(summary: ReconcileSummary): string {
   return `<h2 id="counts">Keys</h2>\n<table>${rows.map(([name, n]) => `<tr><td>${escape(name)}</td><td class="n">${n}</td></tr>`).join('')}</table>${note}`;
 }
 
+/** What `--merge-duplicates` and `--tag-extras` wrote (or would, in a dry run). */
+function finishSection(summary: ReconcileSummary): string {
+  const { finish } = summary;
+  if (finish === undefined) return '';
+  const would = finish.dryRun ? ' (dry run: would be)' : '';
+  const rows: Array<[string, number]> = [];
+  if (finish.merges !== undefined) rows.push([`keys merged into one contact${would}`, finish.merges.keys], [`contacts merged away${would}`, finish.merges.contactsMerged], ['merges failed', finish.merges.failed]);
+  if (finish.tagExtras !== undefined) rows.push([`contacts the file lacks tagged ${finish.tagExtras.tag}${would}`, finish.tagExtras.tagged], ['already tagged', finish.tagExtras.alreadyTagged], ['tags failed', finish.tagExtras.failed]);
+  return `<h2 id="finish">Written to the platform</h2>\n<p class="meta">diff.csv's action column says what was done to each key (a merge lists the survivor first)</p>\n<table>${rows.map(([name, n]) => `<tr><td>${escape(name)}</td><td class="n">${n}</td></tr>`).join('')}</table>`;
+}
+
 function fieldsSection(summary: ReconcileSummary): string {
   const entries = Object.entries(summary.fields);
   if (entries.length === 0) return '';
@@ -81,12 +93,16 @@ function linesSection(kind: (typeof KINDS)[number], input: ReconcileHtmlInput): 
   if (lines.length === 0) return '';
   // A missing key's line has an error only when the platform cannot create it.
   const errors = kind.status === 'failed' || lines.some((line) => line.errorCode !== '');
-  const head = errors ? '<th>key</th><th>error</th><th>message</th>' : '<th>key</th><th>contact</th><th>field</th><th>file</th><th>platform</th>';
+  // Reconcile's own writes (--merge-duplicates, --tag-extras): a column of what was done.
+  const actions = lines.some((line) => (line.action ?? '') !== '');
+  const actionHead = actions ? '<th>action</th>' : '';
+  const actionCell = (line: DiffLine): string => (actions ? `<td>${escape(line.action ?? '')}</td>` : '');
+  const head = errors ? `<th>key</th>${actions ? '<th>contact</th>' : ''}<th>error</th><th>message</th>${actionHead}` : `<th>key</th><th>contact</th><th>field</th><th>file</th><th>platform</th>${actionHead}`;
   const body = lines
     .map((line) =>
       errors
-        ? `<tr><td>${escape(line.key)}</td><td><code>${escape(line.errorCode)}</code></td><td>${escape(line.errorMessage)}</td></tr>`
-        : `<tr><td>${escape(line.key)}</td><td>${escape(line.contactId)}</td><td>${escape(line.field)}</td>${valueCells(line.fileValue, line.platformValue)}</tr>`,
+        ? `<tr><td>${escape(line.key)}</td>${actions ? `<td>${escape(line.contactId)}</td>` : ''}<td><code>${escape(line.errorCode)}</code></td><td>${escape(line.errorMessage)}</td>${actionCell(line)}</tr>`
+        : `<tr><td>${escape(line.key)}</td><td>${escape(line.contactId)}</td><td>${escape(line.field)}</td>${valueCells(line.fileValue, line.platformValue)}${actionCell(line)}</tr>`,
     )
     .join('');
   const more = lines.length >= input.perStatus ? `<p class="meta">The first ${input.perStatus} lines; ${escape(basename(input.paths.diff))} has them all.</p>` : '';

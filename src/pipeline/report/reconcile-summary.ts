@@ -17,6 +17,23 @@ export interface DiffLine {
   readonly platformValue: string;
   readonly errorCode: string;
   readonly errorMessage: string;
+  /**
+   * What reconcile's own writes did to the key (issue 46): `merged`, `would-merge`, `merge-failed`
+   * on a duplicate line (`--merge-duplicates`; `contact_id` then lists the survivor first), `tagged`,
+   * `would-tag`, `already-tagged`, `tag-failed` on an extra line (`--tag-extras`); absent ("" in the file) otherwise.
+   */
+  readonly action?: DiffAction | '';
+}
+
+export type DiffAction = 'merged' | 'would-merge' | 'merge-failed' | 'tagged' | 'would-tag' | 'already-tagged' | 'tag-failed';
+
+/** reconcile.json `finish`: what `--merge-duplicates` and `--tag-extras` wrote (or, `dryRun`, would write). */
+export interface ReconcileFinishSummary {
+  dryRun: boolean;
+  /** Keys merged into one contact (a dry run: to merge); the contacts merged away; keys whose merge failed. Absent without --merge-duplicates. */
+  merges?: { keys: number; contactsMerged: number; failed: number };
+  /** The tag, the contacts of the marker set the file lacks that got it (a dry run: would), those that had it, those whose call failed. Absent without --tag-extras. */
+  tagExtras?: { tag: string; tagged: number; alreadyTagged: number; failed: number };
 }
 
 /** Keys whose file and platform disagree in any way (a `failed` row is not one: it was not compared). */
@@ -52,6 +69,8 @@ export interface ReconcileSummary {
   apiCalls: { total: number; byOperation: Record<string, number> };
   /** Rows of the file not compared (stopped early, `--limit`). */
   notReached: number;
+  /** `--merge-duplicates` and `--tag-extras`: what reconcile wrote to the platform. Absent without either. */
+  finish?: ReconcileFinishSummary;
   aborted?: { code: string; message: string };
 }
 

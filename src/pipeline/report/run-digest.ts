@@ -5,7 +5,7 @@
  * the surface's `tagsPerCall` tags added or removed, a send per message sent), and the departed step's writes.
  */
 import { MAX_FIELDS_PER_CALL } from '../../limits.js';
-import type { CallLimits, Operation } from '../row/plan.js';
+import { countedAs, type CallLimits, type Operation } from '../row/plan.js';
 import type { ReportErrorCode } from './error-codes.js';
 import type { RowResult } from './row-outcome.js';
 
@@ -75,7 +75,7 @@ export class RunDigest {
    * showed its calls as waste.
    */
   addDepartedWrites(operations: readonly Pick<Operation, 'kind'>[]): void {
-    for (const operation of operations) this.minimumWrites[operation.kind] += 1;
+    for (const operation of operations) this.minimumWrites[countedAs(operation.kind)] += 1;
   }
 
   /** Failure codes, the most frequent first. */

@@ -40,13 +40,16 @@ export interface UndoSummary {
   /**
    * Contacts the undone run changed that this undo takes (those of `keys`, less the created ones
    * with `keepCreated`); those it did not reach (a stop, an abort); the created ones `keepCreated`
-   * left alone.
+   * left alone; those deleted (`--delete-created`; a dry run: those it would delete); those with a
+   * conflict (kept as they are, at least one line `conflict`).
    */
-  contacts: { total: number; notReached: number; keptCreated: number };
+  contacts: { total: number; notReached: number; keptCreated: number; deleted: number; conflicts: number };
   /** `--key`: the only keys undone; absent when every key of the run was. */
   keys?: string[];
   /** `--keep-created`: the contacts the run created were left alone (not tagged for deletion). */
   keepCreated: boolean;
+  /** `--delete-created`: the contacts the run created were deleted (read first; one changed since kept, a conflict). */
+  deleteCreated: boolean;
   /** Lines of undo.csv by outcome. */
   lines: Record<UndoLineOutcome, number>;
   /** Contacts the undone run created, tagged `contact-sync-undone` to be deleted in the platform's interface. */
@@ -68,7 +71,9 @@ export interface UndoContactResult {
 export class UndoReport {
   readonly paths: UndoPaths;
   readonly #csv: CsvFile;
-  readonly lines: Record<UndoLineOutcome, number> = { restored: 0, conflict: 0, unverified: 0, 'tagged-for-deletion': 0, unchanged: 0, failed: 0 };
+  readonly lines: Record<UndoLineOutcome, number> = { restored: 0, conflict: 0, unverified: 0, 'tagged-for-deletion': 0, deleted: 0, unchanged: 0, failed: 0 };
+  /** Contacts deleted (`--delete-created`; a dry run: to be deleted), and those kept as conflicts. */
+  readonly contacts = { deleted: 0, conflicts: 0 };
   readonly createdContacts: string[] = [];
 
   /** `privacy.mask`: undo.csv and undo.json show the key and a masked field's values masked, as run's reports do. */
@@ -89,8 +94,10 @@ export class UndoReport {
       this.#csv.append([this.masker.key(result.key), result.contactId, 'contact', '', '', '', 'failed', error.code, this.masker.text(error.message, [result.key])]);
       return;
     }
+    if (result.lines.some((line) => line.outcome === 'conflict')) this.contacts.conflicts++;
     for (const line of result.lines) {
-      const failed = error !== undefined && (line.outcome === 'restored' || line.outcome === 'tagged-for-deletion');
+      const failed = error !== undefined && (line.outcome === 'restored' || line.outcome === 'tagged-for-deletion' || line.outcome === 'deleted');
+      if (line.outcome === 'deleted' && !failed) this.contacts.deleted++;
       const outcome: UndoLineOutcome = failed ? 'failed' : line.outcome;
       this.lines[outcome]++;
       // A created contact still to be deleted in the platform's interface (not one deleted already).

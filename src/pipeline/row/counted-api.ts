@@ -2,7 +2,7 @@
  * A view of the client that counts the calls one row makes, for the `api_calls` column. Retries
  * inside the client are not calls of the row's own; the summary counts them apart.
  */
-import type { CallBudget, ContactsApi, ContactsPage, CreateOptions, EarlierLimit, SendOptions, SendReceipt, SentMessage } from '../../api/contacts-api.js';
+import type { CallBudget, ContactsApi, ContactsPage, CreateOptions, EarlierLimit, MergeAnswer, SendOptions, SendReceipt, SentMessage } from '../../api/contacts-api.js';
 import type { AttachmentType } from '../../limits.js';
 import type { Contact, MessageElement, WhatsappTemplate } from '../../api/wire-types.js';
 
@@ -99,6 +99,26 @@ export class CountedApi implements ContactsApi {
     return (id: string, message: MessageElement, sinceMs: number): Promise<SentMessage | undefined> => {
       this.calls++;
       return api.findSentMessage!(id, message, sinceMs);
+    };
+  }
+
+  /** One call of the unit's; present only where the client it counts can delete (`surface.deletes`). */
+  get deleteContact(): ContactsApi['deleteContact'] {
+    const { api } = this;
+    if (api.deleteContact === undefined) return undefined;
+    return (id: string): Promise<void> => {
+      this.calls++;
+      return api.deleteContact!(id);
+    };
+  }
+
+  /** One call of the unit's (two reads more when its answer was lost); present only where the client can merge. */
+  get mergeContacts(): ContactsApi['mergeContacts'] {
+    const { api } = this;
+    if (api.mergeContacts === undefined) return undefined;
+    return (ids: readonly [string, string], fields: Record<string, string>): Promise<MergeAnswer> => {
+      this.calls++;
+      return api.mergeContacts!(ids, fields);
     };
   }
 }

@@ -14,10 +14,26 @@ export type Operation =
   | { kind: 'createContact'; fields: Record<string, string> }
   | { kind: 'updateContact'; target: ContactTarget; fields: Record<string, string> }
   | { kind: 'addTags'; target: ContactTarget; tags: string[] }
-  | { kind: 'removeTags'; target: ContactTarget; tags: string[] };
+  | { kind: 'removeTags'; target: ContactTarget; tags: string[] }
+  /** Deletes the contact (a surface whose `deletes`); `fields` and `tags`: what it held, read just before (journalled). */
+  | { kind: 'deleteContact'; target: { id: string }; fields: Record<string, string>; tags: string[] }
+  /**
+   * Merges `other` into `target` holding `fields` (a surface whose `merges`). The platform names the
+   * survivor (read back, never assumed): the plan's later calls (`'created'`: the last survivor)
+   * and its journal line go to it.
+   */
+  | { kind: 'mergeContacts'; target: ContactTarget; other: string; fields: Record<string, string> };
 
 /** A known contact id, or the id the create of the same plan returns. */
 export type ContactTarget = { id: string } | 'created';
+
+/**
+ * The port's operation a call of this kind is counted as (summary.json `byOperation`): a delete
+ * and a merge write the contact, as an update does (their endpoints are counted apart in `byEndpoint`).
+ */
+export function countedAs(kind: Operation['kind']): 'createContact' | 'updateContact' | 'addTags' | 'removeTags' {
+  return kind === 'deleteContact' || kind === 'mergeContacts' ? 'updateContact' : kind;
+}
 
 export interface ContactPlan {
   action: 'create' | 'update' | 'unchanged';

@@ -113,6 +113,7 @@ export function confirmedResult(confirmed: readonly Operation[]): Pick<RowResult
   for (const operation of confirmed) {
     if (operation.kind === 'addTags') tagsAdded.push(...operation.tags);
     else if (operation.kind === 'removeTags') tagsRemoved.push(...operation.tags);
+    else if (operation.kind === 'deleteContact') continue;
     else for (const name of Object.keys(operation.fields)) fields.add(name);
   }
   return { outcome: confirmed.some((operation) => operation.kind === 'createContact') ? 'created' : 'updated', fieldsChanged: [...fields], tagsAdded, tagsRemoved };

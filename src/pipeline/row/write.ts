@@ -70,6 +70,23 @@ export async function executePlan(
         progress.contactId = resolve(operation.target);
         await api.removeTags(progress.contactId, operation.tags);
         break;
+      case 'deleteContact':
+        progress.contactId = operation.target.id;
+        if (api.deleteContact === undefined) throw incapable('delete');
+        await api.deleteContact(progress.contactId);
+        break;
+      case 'mergeContacts': {
+        const ids = [resolve(operation.target), operation.other] as const;
+        if (api.mergeContacts === undefined) throw incapable('merge');
+        const { survivorId } = await api.mergeContacts(ids, operation.fields);
+        // The platform named the survivor: the plan's later calls and the journal line go to it.
+        created = survivorId;
+        progress.contactId = survivorId;
+        progress.confirmed?.push(operation);
+        const before = survivorId === plan.contactId ? plan.before : {};
+        hooks.confirmed?.(survivorId, { operation: 'merge', merged: ids.filter((id) => id !== survivorId), fields: Object.fromEntries(Object.entries(operation.fields).map(([name, value]) => [name, [before[name] ?? null, value]])), beforeRead: plan.beforeRead });
+        continue;
+      }
     }
     progress.confirmed?.push(operation);
     hooks.confirmed?.(progress.contactId, changeOf(operation, plan.before, plan.beforeRead));
@@ -93,7 +110,8 @@ export async function writeKnownContact(api: ContactsApi, plan: ContactPlan, key
  * (`before`), none for a contact the plan created; whether it was read is the plan's too (a
  * contact the plan created is known whole: nothing was before).
  */
-export function changeOf(operation: Operation, before: Readonly<Record<string, string | null>>, beforeRead: boolean): ChangeEntry {
+export function changeOf(operation: Exclude<Operation, { kind: 'mergeContacts' }>, before: Readonly<Record<string, string | null>>, beforeRead: boolean): ChangeEntry {
+  if (operation.kind === 'deleteContact') return { operation: 'delete', values: { fields: operation.fields, tags: operation.tags }, beforeRead: true };
   const created = operation.kind === 'createContact' || operation.target === 'created';
   const read = created || beforeRead;
   switch (operation.kind) {
@@ -106,6 +124,15 @@ export function changeOf(operation: Operation, before: Readonly<Record<string, s
     case 'removeTags':
       return { operation: 'remove-tags', tags: operation.tags, beforeRead: read };
   }
+}
+
+/**
+ * A capability of the surface the plan needs (`surface.deletes`, `surface.merges`): the decisions
+ * plan a delete or a merge only where the surface has it, and the commands refuse (exit 2) before
+ * any call where it has not, so its absence here is a bug.
+ */
+function incapable(what: string): Error {
+  return new Error(`planner bug: a ${what} was planned on a surface that cannot ${what}`);
 }
 
 /**

@@ -9,6 +9,9 @@
  * only tagged for deletion, untagged (undoing an undo). Killed and run again,
  * it finds what it already put back `unchanged`, and writes the rest. Every contact it reads or
  * tags has its state refreshed with no hashes, so the next run compares its file with it.
+ * With `--delete-created` (a surface that deletes), a created contact is read and deleted unless
+ * changed since the run (a conflict, kept); the deletion is journalled with its values, so undoing
+ * this undo creates the contact again (`recreateDeleted`) and the store knows the new id.
  */
 import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
@@ -28,8 +31,8 @@ import { StopPolicy } from '../run/stop-policy.js';
 import { CountedApi } from '../row/counted-api.js';
 import { trustedOn, type IdSurface, type KnownContact, type StoredContact } from '../../state/known-contact.js';
 import type { Operation } from '../row/plan.js';
-import { writeKnownContact } from '../row/write.js';
-import { DELETED_SINCE_LINE, foldRunChanges, GONE_LINE, planTagForDeletion, planUndo, planUntagUndone, undoCallsAtMost, UNDONE_TAG, untagsOnly, type RunChange } from './undo-plan.js';
+import { executePlan, writeKnownContact } from '../row/write.js';
+import { DELETED_ALREADY_LINE, DELETED_SINCE_LINE, foldRunChanges, GONE_LINE, planDeleteCreated, planRecreate, planTagForDeletion, planUndo, planUntagUndone, undoCallsAtMost, UNDONE_TAG, untagsOnly, type RunChange } from './undo-plan.js';
 
 /**
  * The part of the state store undo uses: the run's changes, what is known of their keys (refreshed
@@ -49,6 +52,12 @@ export interface RunUndoOptions {
   readonly keys?: readonly string[];
   /** `--keep-created`: leave the contacts the run created alone (no tag for deletion). @default false */
   readonly keepCreated?: boolean;
+  /**
+   * `--delete-created`: delete the contacts the run created (read first; one changed since is a
+   * conflict, kept) instead of tagging them. Only on a surface that `deletes` (the command refuses
+   * it elsewhere, before any call). @default false
+   */
+  readonly deleteCreated?: boolean;
   /** Read and plan, write nothing (not to the platform, not to the state). @default false */
   readonly dryRun?: boolean;
   readonly reportDir: string;
@@ -78,6 +87,8 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   const keepCreated = options.keepCreated === true;
   const changes = keepCreated ? ofKeys.filter((change) => !change.created) : ofKeys;
   const keptCreated = ofKeys.length - changes.length;
+  const deleteCreated = options.deleteCreated === true;
+  if (deleteCreated && !options.api.surface.deletes) throw new Error('runUndo: --delete-created on a surface that cannot delete (the command refuses it before any call)');
   const report = new UndoReport(options.reportDir, job.name, jobMasker(job));
   // The port's pace (v2: the limits learnt so far, or the first guess), not v1's rates.
   const policy = new StopPolicy({ signal: options.signal, deadline: options.deadline, now, spacingMs: contactSpacingMs(options.api.pace()) });
@@ -90,8 +101,8 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   const undo: RunKind<RunChange, UndoneContact, UndoSummary> = {
     units: changes,
     work: {
-      callsAtMost: (change) => undoCallsAtMost(change, options.api.surface),
-      intake: (change) => ({ kind: 'dispatch', key: change.key, callsAtMost: undoCallsAtMost(change, options.api.surface), run: () => undoContact(change, options, dryRun), notSent: (abort) => notSentContact(change, abort) }),
+      callsAtMost: (change) => undoCallsAtMost(change, options.api.surface, deleteCreated),
+      intake: (change) => ({ kind: 'dispatch', key: change.key, callsAtMost: undoCallsAtMost(change, options.api.surface, deleteCreated), run: () => undoContact(change, options, dryRun), notSent: (abort) => notSentContact(change, abort) }),
       finish: (done) => {
         policy.abortWith(writeUnitReport(() => report.add(done), CONTACTS_LEFT));
       },
@@ -110,9 +121,10 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
         force: options.force === true,
         startedAt: startedAt.toISOString(),
         finishedAt: now().toISOString(),
-        contacts: { total: changes.length, notReached, keptCreated },
+        contacts: { total: changes.length, notReached, keptCreated, ...report.contacts },
         ...(options.keys === undefined ? {} : { keys: options.keys.map((key) => report.masker.key(key)) }),
         keepCreated,
+        deleteCreated,
         lines: { ...report.lines },
         createdContacts: [...report.createdContacts],
         apiCalls: { total: options.api.stats.total(), byOperation: callsByOperation(options.api) },
@@ -163,6 +175,26 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
     }
   };
   try {
+    if (change.deleted !== undefined) return await recreateDeleted(api, change, options, dryRun);
+    if (change.created && options.deleteCreated === true) {
+      let current: KnownContact | undefined;
+      try {
+        current = await api.getContact(change.contactId);
+      } catch (error) {
+        if (!(error instanceof NoSuchContactError)) throw error;
+      }
+      const undo = planDeleteCreated(change, current, { force: options.force === true });
+      lines = undo.lines;
+      if (dryRun) return { key: change.key, contactId: change.contactId, lines };
+      if (current === undefined || undo.plan.operations.length === 0) {
+        if (current === undefined) forgetIfKnown(options.state, change, surface);
+        return { key: change.key, contactId: change.contactId, lines };
+      }
+      // Deleted between the read and the delete: where undo wants it, with nothing journalled.
+      if (!(await writeUnlessGone(undo.plan))) return { key: change.key, contactId: change.contactId, lines: [DELETED_ALREADY_LINE] };
+      forgetIfKnown(options.state, change, surface);
+      return { key: change.key, contactId: change.contactId, lines };
+    }
     if (change.created) {
       const undo = planTagForDeletion(change, { alreadyTagged: knownTagged(options.state, change, surface) });
       lines = undo.lines;
@@ -207,6 +239,51 @@ async function undoWith(api: CountedApi, change: RunChange, options: RunUndoOpti
     const failure = abort ?? (error as ApiError);
     return { key: change.key, contactId: change.contactId, lines, error: { code: failure.code, message: failure.message }, ...(abort === undefined ? {} : { abort }) };
   }
+}
+
+/**
+ * Undoing a deletion: the contact created again from its values (`planRecreate`), through the one
+ * writer (a create whose answer is lost is settled by searching the key), journalled as this
+ * undo's create; the state store then knows the key by the new id.
+ */
+async function recreateDeleted(api: CountedApi, change: RunChange, options: RunUndoOptions, dryRun: boolean): Promise<UndoContactResult> {
+  const surface = api.surface.name;
+  const known = options.state.get(change.key);
+  const recreatedAs = known !== undefined && known.contact.id !== change.contactId && trustedOn(known, surface) ? known.contact.id : undefined;
+  const values = change.deleted ?? { fields: {}, tags: [] };
+  // Where a create lands on the holder of its email or phone (v2), that holder is read first.
+  const landsOn = recreatedAs === undefined ? api.surface.createLandsOn(values.fields) : undefined;
+  const holder = landsOn === undefined ? undefined : await holderOf(api, landsOn, values.fields[landsOn] ?? '');
+  const undo = planRecreate(change, { recreatedAs, heldBy: holder === undefined || landsOn === undefined ? undefined : { field: landsOn, contactId: holder } }, api.surface);
+  if (dryRun || undo.plan.operations.length === 0) return { key: change.key, contactId: recreatedAs ?? change.contactId, lines: undo.lines };
+  const keyField = options.job.key.field;
+  const progress: { contactId: string } = { contactId: change.contactId };
+  const id = await executePlan(
+    api,
+    undo.plan,
+    change.key,
+    {
+      findByKey: async (key) => {
+        const found: KnownContact[] = [];
+        for await (const page of api.searchContacts(keyField, key)) found.push(...page.filter((contact) => (contact.custom_fields[keyField] ?? '') === key));
+        return found;
+      },
+      confirmed: (contactId, entry) => options.state.journalChange(change.key, contactId, entry),
+    },
+    progress,
+  );
+  // What it held when deleted, written back now: not read since (a later run compares and writes where it differs).
+  options.state.recordObserved(change.key, { contactId: id, surface, fields: { ...values.fields }, tags: [...values.tags], tagsAdded: [...values.tags], tagsRemoved: [], draftHash: null, rowHash: null, unread: true });
+  return { key: change.key, contactId: id, lines: undo.lines.map((line) => ({ ...line, to: id })) };
+}
+
+/** The id of the contact holding `value` in identifier field `field`, if any (one search call). */
+async function holderOf(api: CountedApi, field: string, value: string): Promise<string | undefined> {
+  for await (const page of api.searchContacts(field, value)) {
+    const [found] = page;
+    if (found !== undefined) return found.id;
+  }
+  return undefined;
 }
 
 /**

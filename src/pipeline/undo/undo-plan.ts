@@ -21,10 +21,13 @@
  *   (`planTagForDeletion`): the tag call alone does it, and "no such contact" means deleted since.
  * - A contact that no longer exists cannot be put back: a `conflict` (one the run created and that
  *   was deleted since is where undo wants it: `unchanged`).
+ * - With `--delete-created` (a surface that `deletes`), a contact the run created is read and
+ *   deleted instead (`planDeleteCreated`) unless changed since the run (a `conflict`, kept); the
+ *   deletion is journalled with the contact's values, and undoing it creates it again (`planRecreate`).
  * Planned again after a kill, or for a run already undone, every line is `unchanged` and no call
  * is made: undo is resumable and undoing twice writes nothing.
  */
-import type { ChangeLine } from '../../state/change-journal.js';
+import type { ChangeLine, DeletedValues } from '../../state/change-journal.js';
 import { trustedOn, type IdSurface, type KnownContact } from '../../state/known-contact.js';
 import { fieldChunks, tagOperations, type CallLimits, type ContactPlan, type Operation } from '../row/plan.js';
 import { UNDONE_TAG } from '../row/undone-tag.js';
@@ -63,10 +66,15 @@ export interface RunChange {
   readonly tagsRemoved: readonly string[];
   /** Those of `tagsAdded` and `tagsRemoved` that the run changed without reading the contact's tags. */
   readonly unreadTags: readonly string[];
+  /**
+   * The run deleted the contact (an undo with `--delete-created`), which held these values: undoing
+   * it creates the contact again (`planRecreate`). Absent when the run deleted nothing.
+   */
+  readonly deleted?: DeletedValues;
 }
 
-export type UndoAction = 'field' | 'remove-tag' | 'add-tag' | 'tag-for-deletion' | 'contact';
-export type UndoOutcome = 'restored' | 'conflict' | 'unverified' | 'tagged-for-deletion' | 'unchanged';
+export type UndoAction = 'field' | 'remove-tag' | 'add-tag' | 'tag-for-deletion' | 'contact' | 'delete' | 'recreate';
+export type UndoOutcome = 'restored' | 'conflict' | 'unverified' | 'tagged-for-deletion' | 'unchanged' | 'deleted';
 
 /** One line of `<job>.undo.csv` (before the call's outcome: a failed call turns `restored` into `failed`). */
 export interface UndoLine {
@@ -96,7 +104,11 @@ export interface UndoPlan {
  * one tag call, or an undo's tag for deletion taken off (`untagsOnly`); else a read, then every field it changed put back and every tag it changed
  * turned back, the tags in calls of the surface's `tagsPerCall`.
  */
-export function undoCallsAtMost(change: RunChange, limits: CallLimits): number {
+export function undoCallsAtMost(change: RunChange, limits: CallLimits, deleteCreated = false): number {
+  // A deletion undone: the read of its email's or phone's holder where a create lands on one (v2), then the create's calls.
+  if (change.deleted !== undefined) return (limits.createLandsOn?.(change.deleted.fields) === undefined ? 0 : 1) + recreateOperations(change.deleted, limits).length;
+  // --delete-created: a read, then the delete.
+  if (change.created && deleteCreated) return 2;
   if (change.created || untagsOnly(change)) return 1;
   const fields = Object.fromEntries(Object.keys(change.fields).map((name) => [name, '']));
   return 1 + fieldChunks(fields).length + tagOperations({ id: change.contactId }, [...change.tagsRemoved], [...change.tagsAdded], limits).length;
@@ -206,6 +218,80 @@ export function planUntagUndone(change: RunChange, known: { readonly alreadyUnta
   };
 }
 
+/**
+ * `undo --delete-created`: a contact the run created, read just now (`current`; undefined: no such
+ * contact), is deleted when it still holds what the run wrote: each field the run wrote holds the
+ * run's value, and its tags are the ones the run added (contact-sync's own `contact-sync-undone`
+ * aside). Anything else is a change made since the run: a `conflict`, the contact kept (`force`
+ * deletes it anyway). The delete carries the contact's values as read, for the journal: an undo
+ * of this undo creates it again from them. A contact gone already is where undo wants it.
+ */
+export function planDeleteCreated(change: RunChange, current: KnownContact | undefined, options: { readonly force: boolean }): UndoPlan {
+  const nothing = unchangedPlan(change);
+  if (current === undefined) return { plan: nothing, lines: [DELETED_ALREADY_LINE] };
+  const changes = changesSince(change, current);
+  const fields = Object.fromEntries(Object.entries(current.custom_fields).filter(([, value]) => value !== ''));
+  const tags = current.tags.filter((tag) => tag !== UNDONE_TAG);
+  if (changes.length > 0 && !options.force) {
+    return { plan: nothing, lines: [{ action: 'delete', field: '', from: '', to: '', outcome: 'conflict', message: `changed on the platform since the run (${changes.join('; ')}): kept; --force deletes it anyway` }] };
+  }
+  const why = changes.length > 0 ? `changed since the run (${changes.join('; ')}), deleted with --force` : 'the run created this contact and it holds what the run wrote';
+  return {
+    plan: { ...nothing, action: 'update', operations: [{ kind: 'deleteContact', target: { id: change.contactId }, fields, tags }], beforeRead: true },
+    lines: [{ action: 'delete', field: '', from: '', to: '', outcome: 'deleted', message: `${why}; deleted (an undo of this undo creates it again, with a new id)` }],
+  };
+}
+
+/** What differs between what the run left on a contact it created and what the contact holds now. */
+function changesSince(change: RunChange, current: KnownContact): string[] {
+  const differs: string[] = [];
+  for (const [name, { after }] of Object.entries(change.fields)) {
+    const now = current.custom_fields[name] ?? '';
+    if (now !== after) differs.push(`${name} is ${JSON.stringify(now)}, the run wrote ${JSON.stringify(after)}`);
+  }
+  const wrote = new Set(change.tagsAdded);
+  const held = new Set(current.tags.filter((tag) => tag !== UNDONE_TAG));
+  const added = [...held].filter((tag) => !wrote.has(tag));
+  const removed = [...wrote].filter((tag) => !held.has(tag));
+  if (added.length > 0) differs.push(`tags added since: ${added.join(', ')}`);
+  if (removed.length > 0) differs.push(`tags removed since: ${removed.join(', ')}`);
+  return differs;
+}
+
+/**
+ * Undoing a deletion (`change.deleted`): the contact is created again from the values it held when
+ * it was deleted (a new id: the platform gives it), its tags added after the create.
+ * `heldBy`: the surface's create would land on the contact holding its email or phone now
+ * (`createLandsOn`), which the read found: a conflict, nothing created.
+ * `recreatedAs`: the state store knows the key's contact by another id now (an earlier undo of
+ * this undo, or a run, created it again): no call.
+ */
+export function planRecreate(change: RunChange, known: { readonly recreatedAs: string | undefined; readonly heldBy?: { readonly field: string; readonly contactId: string } | undefined }, limits: CallLimits): UndoPlan {
+  const nothing = unchangedPlan(change);
+  const values = change.deleted ?? { fields: {}, tags: [] };
+  if (known.recreatedAs !== undefined) {
+    return { plan: nothing, lines: [{ action: 'recreate', field: '', from: '', to: known.recreatedAs, outcome: 'unchanged', message: `created again already (contact ${known.recreatedAs})` }] };
+  }
+  // A create by this email or phone (v2's create_or_update) would write over the contact holding it now.
+  if (known.heldBy !== undefined) {
+    const { field, contactId } = known.heldBy;
+    return { plan: nothing, lines: [{ action: 'recreate', field, from: contactId, to: '', outcome: 'conflict', message: `its ${field} is held by contact ${contactId} now: a create would write over that contact, so it was not created again` }] };
+  }
+  const operations = recreateOperations(values, limits);
+  return {
+    plan: { action: 'create', contactId: undefined, operations, fieldsChanged: Object.keys(values.fields), tagsAdded: [...values.tags], tagsRemoved: [], before: {}, beforeRead: true },
+    lines: [{ action: 'recreate', field: '', from: '', to: '', outcome: 'restored', message: 'the undone undo deleted this contact: created again from its values then (a new id)' }],
+  };
+}
+
+function recreateOperations(values: DeletedValues, limits: CallLimits): Operation[] {
+  const [first = {}, ...rest] = fieldChunks({ ...values.fields });
+  return [{ kind: 'createContact', fields: first }, ...rest.map((fields): Operation => ({ kind: 'updateContact', target: 'created', fields })), ...tagOperations('created', [...values.tags], [], limits)];
+}
+
+/** The line of a created contact `--delete-created` finds gone already: where undo wants it. */
+export const DELETED_ALREADY_LINE: UndoLine = { action: 'delete', field: '', from: '', to: '', outcome: 'unchanged', message: 'the run created this contact and it has been deleted since' };
+
 /** The line of a contact the run changed (not created) and that no longer exists: nothing of it can be put back. */
 export const GONE_LINE: UndoLine = { action: 'contact', field: '', from: '', to: '', outcome: 'conflict', message: 'the contact no longer exists on the platform: nothing of it can be put back' };
 
@@ -224,7 +310,7 @@ function unchangedPlan(change: RunChange): ContactPlan {
  */
 export function foldRunChanges(lines: readonly ChangeLine[]): RunChange[] {
   // Tag -> whether the line that changed it had read the contact's tags.
-  const byContact = new Map<string, { key: string; created: boolean; fields: Map<string, { before: string | null; after: string; read: boolean }>; added: Map<string, boolean>; removed: Map<string, boolean> }>();
+  const byContact = new Map<string, { key: string; created: boolean; deleted?: DeletedValues; fields: Map<string, { before: string | null; after: string; read: boolean }>; added: Map<string, boolean>; removed: Map<string, boolean> }>();
   for (const line of lines) {
     let contact = byContact.get(line.contactId);
     if (contact === undefined) {
@@ -232,6 +318,11 @@ export function foldRunChanges(lines: readonly ChangeLine[]): RunChange[] {
       byContact.set(line.contactId, contact);
     }
     switch (line.operation) {
+      case 'delete':
+        contact.deleted = line.values;
+        break;
+      // A merge's survivor: its fields are put back as an update's; the contact merged away stays merged.
+      case 'merge':
       case 'create':
       case 'update':
         if (line.operation === 'create') contact.created = true;
@@ -260,5 +351,6 @@ export function foldRunChanges(lines: readonly ChangeLine[]): RunChange[] {
     tagsAdded: [...contact.added.keys()],
     tagsRemoved: [...contact.removed.keys()],
     unreadTags: [...contact.added, ...contact.removed].filter(([, read]) => !read).map(([tag]) => tag),
+    ...(contact.deleted === undefined ? {} : { deleted: contact.deleted }),
   }));
 }

@@ -18,7 +18,7 @@
  * written after the loss, and the pipeline stops the job as it does for a SQLite failure.
  */
 import type { AbsentRead } from '../absent-reads.js';
-import { toChangeLine, type ChangeEntry, type ChangeLine, type ChangeRow, type FieldChange } from '../change-journal.js';
+import { journalJson, toChangeLine, type ChangeEntry, type ChangeLine, type ChangeRow, type FieldChange } from '../change-journal.js';
 import {
   contactOf,
   nextJobTags,
@@ -906,7 +906,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
   }
 
   #insertChange(runId: number, key: string, contactId: string, entry: ChangeEntry, at: number): Statement {
-    const changes = 'fields' in entry ? entry.fields : entry.tags;
+    const changes = journalJson(entry);
     return {
       text: `WITH n AS (UPDATE ${this.#s}.jobs SET next_change_id = next_change_id + 1 WHERE id = $1 RETURNING next_change_id - 1 AS id)
              INSERT INTO ${this.#s}.state_changes (job_id, id, run_id, key, contact_id, operation, changes_json, recorded_at, before_read)

@@ -3,7 +3,7 @@
  * contact holds now, and the calls and report lines that follow. No server.
  */
 import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/platform-surface.js';
-import { foldRunChanges, planTagForDeletion, planUndo, planUntagUndone, undoCallsAtMost, UNDONE_TAG, untagsOnly, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
+import { DELETED_ALREADY_LINE, foldRunChanges, planDeleteCreated, planRecreate, planTagForDeletion, planUndo, planUntagUndone, undoCallsAtMost, UNDONE_TAG, untagsOnly, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
 
 const ID = '1776025372480910';
@@ -157,7 +157,7 @@ describe('planUndo', () => {
     const tags = Array.from({ length: 12 }, (_unused, i) => `t${i}`);
     const undo = planUndo(change({ fields, tagsAdded: tags }), contact(Object.fromEntries(Object.keys(fields).map((name) => [name, 'b'])), tags), { force: false, limits: V1_SURFACE });
 
-    expect(undo.plan.operations.map((operation) => (operation.kind === 'updateContact' ? Object.keys(operation.fields).length : operation.kind === 'createContact' ? 0 : operation.tags.length))).toEqual([30, 15, 10, 2]);
+    expect(undo.plan.operations.map((operation) => (operation.kind === 'updateContact' ? Object.keys(operation.fields).length : 'tags' in operation ? operation.tags.length : 0))).toEqual([30, 15, 10, 2]);
   });
 
   it('planned again against what the first undo left, every line is unchanged and no call is made', () => {
@@ -244,6 +244,78 @@ describe('foldRunChanges', () => {
         unreadTags: ['vip'],
       },
       { key: 'C0002', contactId: 'b', created: true, fields: { customerid: { before: null, after: 'C0002', read: true } }, tagsAdded: [], tagsRemoved: [], unreadTags: [] },
+    ]);
+  });
+});
+
+describe('planDeleteCreated (--delete-created)', () => {
+  const created = change({ created: true, fields: { customerid: { before: null, after: 'C0001' }, plan: { before: null, after: 'pro' } }, tagsAdded: ['crm', 'vip'] });
+  const deleteCall = (fields: Record<string, string>, tags: string[]) => [{ kind: 'deleteContact', target, fields, tags }];
+  type DeleteRow = [string, KnownContact | undefined, boolean, { calls: unknown[]; outcome: string; message?: RegExp }];
+  const TABLE_DELETE: DeleteRow[] = [
+    ['a contact holding what the run wrote is deleted, carrying its values for the journal', contact({ customerid: 'C0001', plan: 'pro' }, ['vip', 'crm']), false, { calls: deleteCall({ customerid: 'C0001', plan: 'pro' }, ['vip', 'crm']), outcome: 'deleted' }],
+    ['contact-sync-undone (an earlier undo\'s tag) is not a change, and not a value to create again', contact({ customerid: 'C0001', plan: 'pro' }, ['crm', 'vip', UNDONE_TAG]), false, { calls: deleteCall({ customerid: 'C0001', plan: 'pro' }, ['crm', 'vip']), outcome: 'deleted' }],
+    ['a field changed since the run: a conflict, kept', contact({ customerid: 'C0001', plan: 'gold' }, ['crm', 'vip']), false, { calls: [], outcome: 'conflict', message: /plan is "gold", the run wrote "pro"/ }],
+    ['a tag added since the run: a conflict, kept', contact({ customerid: 'C0001', plan: 'pro' }, ['crm', 'vip', 'agent']), false, { calls: [], outcome: 'conflict', message: /tags added since: agent/ }],
+    ['a tag removed since the run: a conflict, kept', contact({ customerid: 'C0001', plan: 'pro' }, ['crm']), false, { calls: [], outcome: 'conflict', message: /tags removed since: vip/ }],
+    ['--force deletes a changed one, saying so', contact({ customerid: 'C0001', plan: 'gold' }, ['crm', 'vip']), true, { calls: deleteCall({ customerid: 'C0001', plan: 'gold' }, ['crm', 'vip']), outcome: 'deleted', message: /deleted with --force/ }],
+    ['a contact deleted since: where undo wants it, no call', undefined, false, { calls: [], outcome: 'unchanged' }],
+  ];
+  it.each(TABLE_DELETE)('%s', (_name, current, force, expected) => {
+    const undo = planDeleteCreated(created, current, { force });
+    expect(undo.plan.operations).toEqual(expected.calls);
+    expect(undo.lines.map((line) => [line.action, line.outcome])).toEqual([['delete', expected.outcome]]);
+    if (expected.message !== undefined) expect(undo.lines[0]?.message).toMatch(expected.message);
+  });
+
+  it('a contact deleted since is the DELETED_ALREADY line; the calls at most are a read and the delete', () => {
+    expect(planDeleteCreated(created, undefined, { force: false }).lines).toEqual([DELETED_ALREADY_LINE]);
+    expect(undoCallsAtMost(created, V2_SURFACE, true)).toBe(2);
+    expect(undoCallsAtMost(created, V2_SURFACE, false)).toBe(1);
+  });
+});
+
+describe('planRecreate (undoing a deletion)', () => {
+  const values = { fields: Object.fromEntries(Array.from({ length: 32 }, (_unused, i) => [`f${i}`, `v${i}`])), tags: Array.from({ length: 11 }, (_unused, i) => `t${i}`) };
+  const deleted = change({ deleted: values });
+
+  it('creates the contact again from its values: the create, the fields past 30, the tags in calls of 10', () => {
+    const undo = planRecreate(deleted, { recreatedAs: undefined }, V2_SURFACE);
+    expect(undo.plan.action).toBe('create');
+    expect(undo.plan.operations.map((operation) => [operation.kind, 'tags' in operation ? operation.tags.length : Object.keys(operation.fields).length])).toEqual([
+      ['createContact', 30],
+      ['updateContact', 2],
+      ['addTags', 10],
+      ['addTags', 1],
+    ]);
+    expect(undo.lines.map((line) => [line.action, line.outcome])).toEqual([['recreate', 'restored']]);
+    // v2 creates by email or phone: none here, so no holder to read first.
+    expect(undoCallsAtMost(deleted, V2_SURFACE)).toBe(4);
+    expect(undoCallsAtMost(change({ deleted: { fields: { email: 'a@example.com', firstName: 'A' }, tags: [] } }), V2_SURFACE)).toBe(2);
+    expect(undoCallsAtMost(change({ deleted: { fields: { email: 'a@example.com', firstName: 'A' }, tags: [] } }), V1_SURFACE)).toBe(1);
+  });
+
+  it('a contact holding its email or phone now: a conflict, nothing created (a create_or_update would write over it)', () => {
+    const undo = planRecreate(deleted, { recreatedAs: undefined, heldBy: { field: 'email', contactId: '77' } }, V2_SURFACE);
+    expect(undo.plan.operations).toEqual([]);
+    expect(undo.lines).toEqual([expect.objectContaining({ action: 'recreate', field: 'email', from: '77', outcome: 'conflict' })]);
+  });
+
+  it('the state knowing the key by another id (created again already): no call', () => {
+    const undo = planRecreate(deleted, { recreatedAs: '99' }, V2_SURFACE);
+    expect(undo.plan.operations).toEqual([]);
+    expect(undo.lines).toEqual([expect.objectContaining({ action: 'recreate', outcome: 'unchanged', to: '99' })]);
+  });
+
+  it('foldRunChanges gives a delete line\'s values as the change\'s deleted; a merge line\'s fields fold as an update\'s', () => {
+    const at = { runId: 8, recordedAt: 0, beforeRead: true };
+    const folded = foldRunChanges([
+      { ...at, id: 1, key: 'C0001', contactId: 'a', operation: 'delete', values: { fields: { plan: 'pro' }, tags: ['crm'] } },
+      { ...at, id: 2, key: 'C0002', contactId: 'b', operation: 'merge', merged: ['c'], fields: { plan: ['basic', 'pro'] } },
+    ]);
+    expect(folded).toEqual([
+      { key: 'C0001', contactId: 'a', created: false, fields: {}, tagsAdded: [], tagsRemoved: [], unreadTags: [], deleted: { fields: { plan: 'pro' }, tags: ['crm'] } },
+      { key: 'C0002', contactId: 'b', created: false, fields: { plan: { before: 'basic', after: 'pro', read: true } }, tagsAdded: [], tagsRemoved: [], unreadTags: [] },
     ]);
   });
 });

@@ -148,6 +148,16 @@ export function storeContract(name: string, open: OpenStore): void {
         expect([store.runChangedKey(two, 'C-1'), store.runChangedKey(two, 'C-2')]).toEqual([true, false]);
       });
 
+      test('a deletion keeps the contact\'s fields and tags, a merge the ids merged away and the fields before (issue 46)', () => {
+        const one = run();
+        store.journalChange('C-1', '100', { operation: 'delete', values: { fields: { plan: 'pro', email: 'a@example.com' }, tags: ['crm', 'vip'] }, beforeRead: true });
+        store.journalChange('C-2', '200', { operation: 'merge', merged: ['201', '202'], fields: { plan: ['free', 'pro'] }, beforeRead: true });
+        expect(store.changesOfRun(one)).toMatchObject([
+          { key: 'C-1', contactId: '100', operation: 'delete', values: { fields: { plan: 'pro', email: 'a@example.com' }, tags: ['crm', 'vip'] }, beforeRead: true },
+          { key: 'C-2', contactId: '200', operation: 'merge', merged: ['201', '202'], fields: { plan: ['free', 'pro'] }, beforeRead: true },
+        ]);
+      });
+
       test("pruning keeps the newest runs' lines and a creating run's unless asked; the pruned runs are marked", () => {
         const creating = run();
         store.journalChange('C-1', '100', { operation: 'create', fields: { plan: [null, 'pro'] }, beforeRead: true });
