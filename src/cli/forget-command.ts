@@ -14,6 +14,8 @@ import { join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
 import { EXIT } from '../exit-codes.js';
+import { erasePlatformContacts, type ErasureStore, type KeyErasureResult, type PlatformErasure } from '../pipeline/forget/platform-erasure.js';
+import { formatDuration } from '../pipeline/report/duration.js';
 import { describeLock, LockHeldError } from '../lock/job-lock.js';
 import { counted } from '../pipeline/report/counted.js';
 import type { ErasedKey, PersonalDataStore, RunJournalStore, StateAdmin } from '../state/state-port.js';
@@ -21,6 +23,7 @@ import { StateStore } from '../state/state-store.js';
 import type { CliIo } from './cli-io.js';
 import { loadJobs } from './load-jobs.js';
 import { statePath, stateRun } from './state-command.js';
+import { runSession } from './run-session.js';
 import { UsageError } from './usage-error.js';
 
 export interface ForgetArgs {
@@ -32,6 +35,12 @@ export interface ForgetArgs {
   readonly keysFile?: string;
   /** `--report-dir` (repeatable): more folders whose reports are searched for the keys, beside `reports/`. */
   readonly reportDirs?: readonly string[];
+  /** `--platform`: the keys' contacts are deleted on the platform too, first (`pipeline/forget/`); on a surface that cannot delete, listed. */
+  readonly platform?: boolean;
+  /** `--dry-run`: list what would be deleted and erased, change nothing. */
+  readonly dryRun?: boolean;
+  /** `--max-duration`, in ms (with `--platform`): stop taking keys in time. */
+  readonly maxDuration?: number;
 }
 
 /** The folder of the reports of runs with no `--report-dir` (`report-folder.ts`), under the working folder. */
@@ -39,6 +48,9 @@ const DEFAULT_REPORTS = 'reports';
 
 export async function forgetCommand(args: ForgetArgs, io: CliIo, logger: Logger): Promise<number> {
   const keys = keysToForget(args, io.cwd);
+  if (args.platform === true) return forgetOnPlatform(args, keys, io, logger);
+  if (args.maxDuration !== undefined) throw new UsageError('--max-duration: only with --platform (forget without it makes no call and takes no time to speak of); nothing was erased');
+  const dryRun = args.dryRun === true;
   // No call is made: the token's variable may be unset.
   const [job] = await loadJobs(args.jobsFile, [args.job], io, logger, { tokenOptional: true });
   if (job === undefined) throw new UsageError(`${args.jobsFile}: no job named "${args.job}"`);
@@ -48,16 +60,66 @@ export async function forgetCommand(args: ForgetArgs, io: CliIo, logger: Logger)
   // A job that never ran has no store: nothing of the keys is in it, and none is created for them.
   const exists = existsSync(path);
   if (!exists) io.stdout.write(`job "${job.name}": no state at ${path}; it holds no key\n`);
-  const erased = exists ? erase(job, path, args.jobsFile, keys) : keys.map((key): ErasedKey => ({ key, known: false, removed: {}, runIds: [] }));
-  const reports = reportFiles(job, [resolve(io.cwd, DEFAULT_REPORTS), ...(args.reportDirs ?? []).map((dir) => resolve(io.cwd, dir))]);
-  const holders = filesHolding(reports, keys);
-  for (const entry of erased) io.stdout.write(`${formatErased(entry, job, (holders.get(entry.key) ?? []).map((file) => relative(io.cwd, file) || file))}\n`);
+  const erased = exists ? erase(job, path, args.jobsFile, keys, dryRun) : keys.map((key): ErasedKey => ({ key, known: false, removed: {}, runIds: [] }));
+  const holders = keyHolders(job, args, keys, io.cwd);
+  for (const entry of erased) io.stdout.write(`${formatErased(entry, job, holders(entry.key), dryRun)}\n`);
   const unknown = erased.filter((entry) => !entry.known).length;
-  if (job.mode === 'create' && unknown < erased.length) {
-    io.stdout.write(`  job "${job.name}" is in mode: create, which creates a key its state never saw without a search: run it once with --full next, so the forgotten keys are searched, not created again\n`);
-  }
-  logger.info({ job: job.name, keys: keys.length, erased: erased.length - unknown, unknown }, `forget: ${counted(erased.length - unknown, 'key')} erased from the state store, ${unknown} not known to it`);
+  if (!dryRun && job.mode === 'create' && unknown < erased.length) io.stdout.write(`${createModeNote(job)}\n`);
+  if (dryRun) io.stdout.write('dry run: nothing was erased\n');
+  logger.info({ job: job.name, keys: keys.length, erased: erased.length - unknown, unknown, dryRun }, `forget: ${counted(erased.length - unknown, 'key')} ${dryRun ? 'to erase' : 'erased'} from the state store, ${unknown} not known to it`);
   return unknown > 0 ? EXIT.rowsFailed : EXIT.ok;
+}
+
+/**
+ * `forget --platform`: a run session (`run-session.ts`: the job's lock, its limiters, signals and
+ * `--max-duration`) whose one job deletes the keys' contacts on the platform, then erases them from
+ * the store (`pipeline/forget/platform-erasure.ts`), through the one engine and writer.
+ */
+async function forgetOnPlatform(args: ForgetArgs, keys: readonly string[], io: CliIo, logger: Logger): Promise<number> {
+  const dryRun = args.dryRun === true;
+  // The lock's holder and the journal: flags and a count, never a key.
+  const argv = `forget ${args.jobsFile} --platform --keys ${keys.length}${dryRun ? ' --dry-run' : ''}${args.maxDuration === undefined ? '' : ` --max-duration ${formatDuration(args.maxDuration)}`}`;
+  let ended: { readonly job: Job; readonly erasure: PlatformErasure; readonly store: string | undefined; readonly surface: string } | undefined;
+  const session = { jobsFile: args.jobsFile, job: [args.job], argv, readsInput: false, ...(args.maxDuration === undefined ? {} : { maxDuration: args.maxDuration }) };
+  const exitCode = await runSession(session, io, logger, async (scope) => {
+    const { job } = scope;
+    // A job with no store (state: false, or never run) has no id to give: the lookup alone finds the contacts.
+    const path = job.state === false ? undefined : job.state;
+    const state: ErasureStore | undefined = path !== undefined && existsSync(path) ? StateStore.open(path, { job: job.name, keyField: job.key.field }) : undefined;
+    if (state !== undefined) scope.defer(() => (state as StateStore).close());
+    const erasure = await erasePlatformContacts({ job, api: scope.api, state, keys, dryRun, signal: scope.signal, deadline: scope.deadline, argv });
+    ended = { job, erasure, store: state === undefined ? (path === undefined ? 'state: false' : `no state at ${path}`) : undefined, surface: scope.api.surface.name };
+    const count = (outcome: string): number => erasure.keys.filter((key) => key.outcome === outcome).length;
+    if (erasure.abort !== undefined) scope.logger.error({ job: job.name, code: erasure.abort.code }, `forget stopped: ${erasure.abort.message}`);
+    scope.logger.info(
+      { job: job.name, keys: keys.length, erased: count('erased'), byHand: count('by-hand'), unknown: count('unknown'), failed: count('failed'), notReached: count('not-reached'), dryRun, exitCode: erasure.exitCode },
+      `forget --platform: ${counted(keys.length, 'key')}; ${count('erased')} erased on the platform and in the store, ${count('by-hand')} left to delete by hand, ${count('unknown')} unknown, ${count('failed')} failed, ${count('not-reached')} not reached`,
+    );
+    return { exitCode: erasure.exitCode };
+  });
+  if (ended === undefined) return exitCode;
+  const { job, erasure } = ended;
+  if (ended.store !== undefined) io.stdout.write(`job "${job.name}": ${ended.store}: no state store holds the keys; their contacts are found by the platform's lookup of ${job.key.field}\n`);
+  const holders = keyHolders(job, args, keys, io.cwd);
+  for (const result of erasure.keys) io.stdout.write(`${formatPlatformErased(result, { job, surface: ended.surface, dryRun, store: ended.store === undefined }, holders(result.key))}\n`);
+  if (erasure.abort !== undefined) io.stdout.write(`forget stopped (${erasure.abort.code}): ${erasure.abort.message}; a key not erased is still known to the store: run forget again to finish\n`);
+  if (!dryRun && job.mode === 'create' && erasure.keys.some((result) => result.store?.known === true)) io.stdout.write(`${createModeNote(job)}\n`);
+  if (erasure.keys.some((result) => result.outcome === 'by-hand')) {
+    io.stdout.write(`API ${ended.surface} cannot delete a contact: the erasure is not complete until the contacts listed are deleted in the platform's interface (exit 1)\n`);
+  }
+  if (dryRun) io.stdout.write('dry run: nothing was deleted on the platform or erased from the state store\n');
+  return exitCode;
+}
+
+/** For each key, the job's report files under `reports/` and each `--report-dir` that hold it, relative to the working folder. */
+function keyHolders(job: Job, args: ForgetArgs, keys: readonly string[], cwd: string): (key: string) => string[] {
+  const reports = reportFiles(job, [resolve(cwd, DEFAULT_REPORTS), ...(args.reportDirs ?? []).map((dir) => resolve(cwd, dir))]);
+  const holders = filesHolding(reports, keys);
+  return (key) => (holders.get(key) ?? []).map((file) => relative(cwd, file) || file);
+}
+
+function createModeNote(job: Job): string {
+  return `  job "${job.name}" is in mode: create, which creates a key its state never saw without a search: run it once with --full next, so the forgotten keys are searched, not created again`;
 }
 
 /** The keys of `--key` or `--keys-file`, each once, in their order. */
@@ -84,9 +146,11 @@ function keysToForget(args: ForgetArgs, cwd: string): string[] {
 }
 
 /** Erases the keys, journalled as a run that keeps no value (`forget <jobs.yaml> --keys N`). */
-function erase(job: Job, path: string, jobsFile: string, keys: readonly string[]): ErasedKey[] {
+function erase(job: Job, path: string, jobsFile: string, keys: readonly string[], dryRun: boolean): ErasedKey[] {
   const store: StateAdmin & PersonalDataStore & RunJournalStore = StateStore.open(path, { job: job.name, keyField: job.key.field });
   try {
+    // A dry run counts in a transaction rolled back, and journals nothing.
+    if (dryRun) return store.eraseKeys(keys, { dryRun: true });
     const runId = store.startRun({ job: job.name, argv: `forget ${jobsFile} --keys ${keys.length}`, full: false, surface: job.connection.api });
     const erased = store.eraseKeys(keys);
     const known = erased.filter((entry) => entry.known).length;
@@ -150,13 +214,57 @@ const KIND_WORDS: Readonly<Record<string, readonly [one: string, many: string]>>
 };
 
 /** One key's line: what left the store (and from which runs' journal), which report files still hold it. */
-export function formatErased(entry: ErasedKey, job: Pick<Job, 'name'>, files: readonly string[]): string {
-  const still = files.length === 0 ? 'no report file found holds it' : `still in ${counted(files.length, 'report file')} (yours to delete or edit): ${files.join(', ')}`;
-  if (!entry.known) return `${entry.key}: not in the state store of job "${job.name}": nothing erased; ${still}`;
+export function formatErased(entry: ErasedKey, job: Pick<Job, 'name'>, files: readonly string[], dryRun = false): string {
+  if (!entry.known) return `${entry.key}: not in the state store of job "${job.name}": nothing ${dryRun ? 'to erase' : 'erased'}; ${stillIn(files)}`;
+  return `${entry.key}: ${storeWords(entry, dryRun)}; ${stillIn(files)}`;
+}
+
+function stillIn(files: readonly string[]): string {
+  return files.length === 0 ? 'no report file found holds it' : `still in ${counted(files.length, 'report file')} (yours to delete or edit): ${files.join(', ')}`;
+}
+
+/** What left the store of a key it knew (a dry run: what would leave), in words. */
+function storeWords(entry: ErasedKey, dryRun: boolean): string {
   const removed = Object.entries(entry.removed).map(([kind, count]) => {
     const [one, many] = KIND_WORDS[kind] ?? [kind, kind];
     return `${count} ${count === 1 ? one : many}`;
   });
   const runs = entry.runIds.length === 0 ? '' : ` (of run${entry.runIds.length === 1 ? '' : 's'} ${entry.runIds.join(', ')})`;
-  return `${entry.key}: erased from the state store: ${removed.join(', ')}${runs}; ${still}`;
+  return `${dryRun ? 'would erase from the state store' : 'erased from the state store'}: ${removed.join(', ')}${runs}`;
+}
+
+/** `contact 17`, `contacts 17, 18`. */
+function contactsWords(ids: readonly string[]): string {
+  return `contact${ids.length === 1 ? '' : 's'} ${ids.join(', ')}`;
+}
+
+/**
+ * One key's line of `forget --platform`: what was deleted on the platform (contact ids), what left
+ * the store, and which report files still hold the key. For the operator, who gave the keys: not masked.
+ */
+export function formatPlatformErased(
+  result: KeyErasureResult,
+  context: { readonly job: Pick<Job, 'name' | 'key'>; readonly surface: string; readonly dryRun: boolean; readonly store: boolean },
+  files: readonly string[],
+): string {
+  const { key } = result;
+  const { job, dryRun } = context;
+  const gone = result.gone.length === 0 ? '' : ` (${contactsWords(result.gone)} gone already)`;
+  const store = result.store === undefined || !result.store.known ? (context.store ? `not in the state store of job "${job.name}"` : 'no state store') : storeWords(result.store, dryRun);
+  switch (result.outcome) {
+    case 'not-reached':
+      return `${key}: not reached (${result.error?.message ?? 'the forget stopped before it'}): nothing deleted on the platform, nothing erased from the state store; run forget again`;
+    case 'failed': {
+      const done = result.deleted.length + result.gone.length === 0 ? '' : `; ${contactsWords([...result.deleted, ...result.gone])} deleted on the platform before it`;
+      return `${key}: ${result.error?.code ?? 'FAILED'}: ${result.error?.message ?? 'failed'}${done}; nothing erased from the state store, which still knows what to delete: run forget again to finish`;
+    }
+    case 'unknown':
+      return `${key}: no contact on the platform holds ${job.key.field} "${key}", and ${store}: nothing ${dryRun ? 'to erase' : 'erased'}; ${stillIn(files)}`;
+    case 'by-hand':
+      return `${key}: API ${context.surface} cannot delete a contact: delete ${contactsWords(result.byHand)} in the platform's interface (nothing was deleted there); ${store}; ${stillIn(files)}`;
+    case 'erased': {
+      const platform = result.contactIds.length === 0 ? 'no contact on the platform holds it' : `${dryRun ? 'would delete on the platform' : 'deleted on the platform'}: ${contactsWords(result.contactIds)}${gone}`;
+      return `${key}: ${platform}; ${store}; ${stillIn(files)}`;
+    }
+  }
 }

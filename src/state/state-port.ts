@@ -207,8 +207,11 @@ export interface ErasedKey {
 export interface PersonalDataStore {
   /** Deletes the change lines (values before and after) of every run started before `before` (ms since the epoch); run lines and counts stay, each marked expired at now. */
   expireJournal(before: number): ExpiredJournal;
-  /** Every value of each key leaves the store: its record, marks, journal lines, message records, departure, reads. One entry per key, in the order given. */
-  eraseKeys(keys: readonly string[]): ErasedKey[];
+  /**
+   * Every value of each key leaves the store: its record, marks, journal lines, message records, departure, reads. One entry per key, in the order given.
+   * `dryRun` (`forget --dry-run`): the same entries, counted in a transaction rolled back: nothing leaves.
+   */
+  eraseKeys(keys: readonly string[], options?: { readonly dryRun?: boolean }): ErasedKey[];
 }
 
 // --- state copy (issue 44) ---

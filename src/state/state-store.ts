@@ -86,7 +86,7 @@ export class StateStore implements StatePort {
   readonly #forgetAllButMessages: () => void;
   readonly #pruneChanges: (keepRuns: number, includeCreating: boolean) => PrunedChanges;
   readonly #expireJournal: (before: number) => ExpiredJournal;
-  readonly #eraseKeys: (keys: readonly string[]) => ErasedKey[];
+  readonly #eraseKeys: (keys: readonly string[], dryRun: boolean) => ErasedKey[];
   readonly #settle: (key: string, contact: { readonly contactId: string; readonly surface: IdSurface }, fields: Readonly<Record<string, string>>, record: () => void) => void;
   /** The run this store started last (`startRun`): the run `journalChange` files its lines under. */
   #runId: number | undefined;
@@ -155,14 +155,24 @@ export class StateStore implements StatePort {
       return expired;
     });
     this.#expireJournal = (before) => expireJournal.immediate(before);
-    const eraseKeys = db.transaction((keys: readonly string[]): ErasedKey[] =>
-      keys.map((key): ErasedKey => {
+    const eraseKeys = db.transaction((keys: readonly string[], dryRun: boolean): ErasedKey[] => {
+      const erased = keys.map((key): ErasedKey => {
         const { contactId, removed, runIds } = personal.erase(key);
         const known = Object.keys(removed).length > 0;
         return { key, known, ...(contactId === undefined ? {} : { contactId }), removed, runIds };
-      }),
-    );
-    this.#eraseKeys = (keys) => eraseKeys.immediate(keys);
+      });
+      // A dry run's count leaves nothing: a throw is how better-sqlite3 ends a transaction without its commit.
+      if (dryRun) throw new RolledBack(erased);
+      return erased;
+    });
+    this.#eraseKeys = (keys, dryRun) => {
+      try {
+        return eraseKeys.immediate(keys, dryRun);
+      } catch (error) {
+        if (error instanceof RolledBack) return error.erased;
+        throw error;
+      }
+    };
 
     // A contact that settles a pending create is the contact that create made: journalled as a
     // create of the run that sent it, in the transaction that clears the mark, so no instant
@@ -629,11 +639,13 @@ export class StateStore implements StatePort {
    * Every value of each key leaves the store, in one transaction: its record, pending create,
    * message due, departure, absent read, uncreatable row, change lines, and the message records of
    * its contact ids; then the WAL is checkpointed and truncated, as `expireJournal`. One entry per
-   * key, in the order given; `known: false` for a key the store held nothing of.
+   * key, in the order given; `known: false` for a key the store held nothing of. `dryRun`: the
+   * same entries, counted in a transaction rolled back (`forget --dry-run`): nothing leaves.
    */
-  eraseKeys(keys: readonly string[]): ErasedKey[] {
-    const erased = this.#eraseKeys(keys);
-    if (erased.some((entry) => entry.known)) this.#scrubWal();
+  eraseKeys(keys: readonly string[], options: { readonly dryRun?: boolean } = {}): ErasedKey[] {
+    const dryRun = options.dryRun === true;
+    const erased = this.#eraseKeys(keys, dryRun);
+    if (!dryRun && erased.some((entry) => entry.known)) this.#scrubWal();
     return erased;
   }
 
@@ -806,4 +818,11 @@ function refuseEmptyStateFile(path: string, job: string): void {
     `${path}: the state file of job "${job}" is empty (0 bytes), so its contact ids, change journal and message history are not in it; ` +
       `restore it from a backup, or remove it (with \`${resetCommand(job)}\` or rm) to start afresh: the next run then searches every key again and no longer knows which messages were sent`,
   );
+}
+
+/** A dry run's erasure, counted and rolled back (`eraseKeys` with `dryRun`). */
+class RolledBack extends Error {
+  constructor(readonly erased: ErasedKey[]) {
+    super('rolled back: a dry run of eraseKeys');
+  }
 }

@@ -805,8 +805,8 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
     return { runs: Number(deleted?.[0]?.runs ?? 0), lines: Number(deleted?.[0]?.lines ?? 0) };
   }
 
-  /** Every value of each key leaves the store, in one transaction: one entry per key, in the order given. */
-  eraseKeys(keys: readonly string[]): ErasedKey[] {
+  /** Every value of each key leaves the store, in one transaction: one entry per key, in the order given (`dryRun`: counted, rolled back). */
+  eraseKeys(keys: readonly string[], options: { readonly dryRun?: boolean } = {}): ErasedKey[] {
     if (keys.length === 0) return [];
     const erased: ErasedKey[] = [];
     this.#q([], { begin: true });
@@ -846,7 +846,9 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
       if (this.#failure === undefined) this.#q([{ text: 'ROLLBACK' }]);
       throw error;
     }
-    this.#q([], { commit: true });
+    // A dry run (`forget --dry-run`) counted what would leave, and leaves it.
+    if (options.dryRun === true) this.#q([{ text: 'ROLLBACK' }]);
+    else this.#q([], { commit: true });
     return erased;
   }
 
