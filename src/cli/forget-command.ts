@@ -8,6 +8,11 @@
  * are erased still). It refuses to run while a run of the job holds the state, as `state reset`.
  *
  * The erasure is journalled as a run of the job that keeps no value: `forget <jobs.yaml> --keys N`.
+ *
+ * With `--platform`, the keys' contacts are deleted on the platform first, in a run session (the
+ * job's lock, limits, signals, `--max-duration`) through the one engine and writer
+ * (`pipeline/forget/platform-erasure.ts`), and only then erased from the store; on a surface that
+ * cannot delete (v1), listed to delete by hand (exit 1). `--dry-run` changes nothing.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';

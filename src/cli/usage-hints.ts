@@ -18,7 +18,7 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   validate: 'contact-sync validate <jobs.yaml> [--job NAME]...',
   check: 'contact-sync check <jobs.yaml> [--job NAME]...',
   state: 'contact-sync state show|reset|prune <jobs.yaml> --job NAME',
-  forget: 'contact-sync forget <jobs.yaml> --job NAME (--key KEY... | --keys-file FILE) [--report-dir DIR]...',
+  forget: 'contact-sync forget <jobs.yaml> --job NAME (--key KEY... | --keys-file FILE) [--platform] [--dry-run] [--report-dir DIR]... [--max-duration DURATION]',
   emulator: 'contact-sync emulator [--port N] [--host H] [--token TOKEN[:viber]]...',
 };
 

@@ -67,11 +67,6 @@ export function erasureOutcome(end: ErasureEnd): ErasureOutcome {
   return 'erased';
 }
 
-/** Whether the store is erased after the platform: only once nothing is left to delete there (a failure keeps what a re-run needs). */
-export function erasesStore(outcome: ErasureOutcome): boolean {
-  return outcome === 'erased' || outcome === 'by-hand';
-}
-
 /** The erasure is not complete (exit 1): a key unknown everywhere, failed, or left to delete by hand. */
 export function needsLook(outcomes: readonly ErasureOutcome[]): boolean {
   return outcomes.some((outcome) => outcome === 'unknown' || outcome === 'failed' || outcome === 'by-hand');

@@ -336,6 +336,19 @@ export function storeContract(name: string, open: OpenStore): void {
         expect([store.run(one)?.id, store.run(two)?.id]).toEqual([one, two]);
         expect(store.eraseKeys(['C-1'])).toEqual([{ key: 'C-1', known: false, removed: {}, runIds: [] }]);
       });
+
+      test('a dry run of the erasure counts what would leave and leaves it (forget --dry-run)', () => {
+        const one = run();
+        store.recordConfirmed('C-1', { contactId: '100', surface: V1, fields: { email: 'kept-7731@example.com' }, draftHash: 'd1' });
+        store.journalChange('C-1', '100', { operation: 'create', fields: { email: [null, 'kept-7731@example.com'] }, beforeRead: true });
+        const counted = [{ key: 'C-1', known: true, contactId: '100', removed: { record: 1, changeLines: 1 }, runIds: [one] }, { key: 'NOPE', known: false, removed: {}, runIds: [] }];
+        expect(store.eraseKeys(['C-1', 'NOPE'], { dryRun: true })).toEqual(counted);
+        expect([store.get('C-1')?.contact.id, store.changesOfKey('C-1').length]).toEqual(['100', 1]);
+        // Counted again the same: nothing left; the real erasure then finds it all.
+        expect(store.eraseKeys(['C-1', 'NOPE'], { dryRun: true })).toEqual(counted);
+        expect(store.eraseKeys(['C-1', 'NOPE'])).toEqual(counted);
+        expect(store.get('C-1')).toBeUndefined();
+      });
     });
 
     describe('state copy', () => {
