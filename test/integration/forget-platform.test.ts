@@ -161,6 +161,41 @@ describe('forget --platform', () => {
     expect(inState(ws, 'C0001')).toBe(false);
   });
 
+  it('without --platform, --dry-run counts what would leave the store and changes nothing, with no call; --max-duration needs --platform (exit 2)', async () => {
+    const ws = await synced(v2Jobs(emulator.v2Url), 2);
+    const before = emulator.v2Counters().total.received;
+
+    const dry = await ws.run(['forget', 'jobs.yaml', '--job', 'import', '--key', 'C0001', '--dry-run']);
+
+    expect(dry.exitCode).toBe(0);
+    expect(dry.stdout).toMatch(/^C0001: would erase from the state store: 1 record, 2 change journal lines \(of run 1\); .*\ndry run: nothing was erased\n$/);
+    expect(emulator.v2Counters().total.received).toBe(before);
+    expect(inState(ws, 'C0001')).toBe(true);
+    const refused = await ws.run(['forget', 'jobs.yaml', '--job', 'import', '--key', 'C0001', '--max-duration', '5m']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('--max-duration: only with --platform');
+    expect(inState(ws, 'C0001')).toBe(true);
+  });
+
+  it('privacy.mask masks the logs of a v2 job keyed by email; the operator\'s stdout line names the key given', async () => {
+    const email = 'josephine.doe@example.com';
+    const ws = workspace();
+    ws.write('people.csv', `email,first_name\n${email},Josephine\nmax.roe@example.org,Max\n`);
+    const job = ['input: people.csv', 'key: { column: email, field: email }', 'fields:', '  firstName: first_name', 'state: state/people.db', 'privacy: { mask: [email, firstName] }'].join('\n');
+    ws.write('jobs.yaml', jobsYaml({ url: emulator.v2Url, name: 'people', token: WORKSPACE_TOKEN, job, connectionExtra: '    api: v2\n    channelId: 1' }));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'])).exitCode).toBe(0);
+    expect(emulator.contacts(TOKEN)).toHaveLength(2);
+
+    const forget = await ws.run(['forget', 'jobs.yaml', '--job', 'people', '--key', email, '--platform', '--log-level', 'debug']);
+
+    expect(forget.exitCode).toBe(0);
+    expect(forget.stdout).toMatch(new RegExp(`^${email.replace(/\./g, '\\.')}: deleted on the platform: contact \\d+; erased from the state store`));
+    expect(deletes(emulator)).toBe(1);
+    expect(emulator.contacts(TOKEN)).toHaveLength(1);
+    expect(forget.stderr).toContain('j•••@example.com');
+    expect([email, encodeURIComponent(email)].filter((form) => forget.stderr.includes(form))).toEqual([]);
+  });
+
   it('on v1 deletes nothing, erases the store and lists the contact id to delete by hand: exit 1', async () => {
     const ws = await synced(jobsYaml({ url: emulator.url, job: STATE_JOB }), 2);
     const id = contactIdOf(emulator, 'C0001');
