@@ -10,6 +10,8 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { acquireJobLock } from '../../src/lock/job-lock.js';
+import { stateLockTarget } from '../../src/lock/lock-target.js';
 import { StateStore } from '../../src/state/state-store.js';
 import { TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { STATE_FILE, STATE_JOB, contactIdOf, contactsByKey } from '../helpers/state-fixtures.js';
@@ -194,6 +196,21 @@ describe('forget --platform', () => {
     expect(emulator.contacts(TOKEN)).toHaveLength(1);
     expect(forget.stderr).toContain('j•••@example.com');
     expect([email, encodeURIComponent(email)].filter((form) => forget.stderr.includes(form))).toEqual([]);
+  });
+
+  it('refuses (75) while a run holds the job\'s state: no call, nothing deleted or erased', async () => {
+    const ws = await synced(v2Jobs(emulator.v2Url), 1);
+    const before = emulator.v2Counters().total.received;
+    const held = acquireJobLock({ jobsFile: 'jobs.yaml', job: 'import', target: stateLockTarget(join(ws.dir, STATE_FILE)) }, { command: 'run jobs.yaml', pid: 4242, host: 'cron-1' });
+    try {
+      const forget = await ws.run(['forget', 'jobs.yaml', '--job', 'import', '--key', 'C0001', '--platform']);
+      expect(forget.exitCode).toBe(75);
+    } finally {
+      held.release();
+    }
+    expect(emulator.v2Counters().total.received).toBe(before);
+    expect(emulator.contacts(TOKEN)).toHaveLength(1);
+    expect(inState(ws, 'C0001')).toBe(true);
   });
 
   it('on v1 deletes nothing, erases the store and lists the contact id to delete by hand: exit 1', async () => {
