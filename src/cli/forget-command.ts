@@ -90,8 +90,9 @@ async function forgetOnPlatform(args: ForgetArgs, keys: readonly string[], io: C
     const { job } = scope;
     // A job with no store (state: false, or never run) has no id to give: the lookup alone finds the contacts.
     const path = job.state === false ? undefined : job.state;
-    const state: ErasureStore | undefined = path !== undefined && existsSync(path) ? StateStore.open(path, { job: job.name, keyField: job.key.field }) : undefined;
-    if (state !== undefined) scope.defer(() => (state as StateStore).close());
+    const store = path !== undefined && existsSync(path) ? StateStore.open(path, { job: job.name, keyField: job.key.field }) : undefined;
+    if (store !== undefined) scope.defer(() => store.close());
+    const state: ErasureStore | undefined = store;
     const erasure = await erasePlatformContacts({ job, api: scope.api, state, keys, dryRun, signal: scope.signal, deadline: scope.deadline, argv });
     ended = { job, erasure, store: state === undefined ? (path === undefined ? 'state: false' : `no state at ${path}`) : undefined, surface: scope.api.surface.name };
     const count = (outcome: string): number => erasure.keys.filter((key) => key.outcome === outcome).length;
