@@ -17,6 +17,7 @@ import { ATTACHMENT_TYPES } from '../limits.js';
 import { parseMaxErrors } from './max-errors.js';
 import { parseMissingShare, parseVerifyShare } from './missing-share.js';
 import { isLoopbackHost } from './loopback-host.js';
+import { DEFAULT_STATE_SCHEMA, stateOfText, type StateSpec } from './state-location.js';
 
 export interface NormaliseContext {
   /** Absolute path of the jobs file. */
@@ -151,8 +152,7 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
       prune: input.tags?.prune ?? false,
     },
     match: {},
-    state:
-      input.state === false ? false : resolve(context.baseDir, input.state ?? defaultStatePath(input.name)),
+    state: normaliseState(input.state, input.name, context.baseDir),
     concurrency: input.concurrency ?? CONFIG_DEFAULTS.concurrency,
   };
   if (input.tags?.column !== undefined) job.tags.column = input.tags.column;
@@ -172,6 +172,14 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
   const notify = input.notify === undefined ? connection.notify : normaliseNotify(input.notify, [...path, 'notify'], warnings);
   if (notify !== undefined) job.notify = notify;
   return job;
+}
+
+/** A file resolved against the jobs file's folder; a URL (never a path) or `{url, schema}` a PostgreSQL state. */
+function normaliseState(state: JobParsed['state'], name: string, baseDir: string): StateSpec {
+  if (state === false) return false;
+  if (typeof state === 'object') return { kind: 'postgres', url: state.url.trim(), schema: state.schema ?? DEFAULT_STATE_SCHEMA };
+  const spec = stateOfText(state ?? defaultStatePath(name));
+  return typeof spec === 'string' ? resolve(baseDir, spec) : spec;
 }
 
 function normaliseField(name: string, source: FieldSourceParsed): FieldSpec {
