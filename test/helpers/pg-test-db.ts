@@ -47,6 +47,6 @@ export function pgTestDb(prefix = 'cs_cli'): PgTestDb {
   return {
     url: () => `postgres://${user}@${host}:${port}/${name}`,
     urlWithPassword: (password) => `postgres://${user}:${encodeURIComponent(password)}@${host}:${port}/${name}`,
-    query: (text, values) => onDatabase(name, async (client) => (await client.query(text, values)).rows),
+    query: <Row extends Record<string, unknown>>(text: string, values?: unknown[]) => onDatabase(name, async (client) => (await client.query<Row>(text, values)).rows),
   };
 }
