@@ -88,6 +88,11 @@ export async function openExistingState(job: Job, options: OpenStateOptions = {}
   return undefined;
 }
 
+/** Deletes a state file and its SQLite companions (`state reset`); returns the files that existed. */
+export function deleteStateFile(path: string): string[] {
+  return StateStore.reset(path);
+}
+
 /** "no file at PATH" or "nothing of it in DATABASE": why a job has no state yet, for messages. */
 export function noStateYet(job: Job): string {
   if (typeof job.state === 'string') return `no file at ${job.state}`;

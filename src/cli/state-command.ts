@@ -15,14 +15,13 @@ import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
 import { DEFAULT_STATE_SCHEMA, looksLikeUrl, STATE_SCHEMA_PATTERN, stateLocation, stateUrlProblem, type PostgresState, type StateSpec } from '../config/state-location.js';
 import type { RunRecord } from '../state/run-journal.js';
-import { StateStore } from '../state/state-store.js';
 import type { StateAdmin, StateSummary } from '../state/state-port.js';
 import { isBusyStore, StateStoreError } from '../state/state-store-error.js';
 import { isSqliteError } from '../pipeline/job-abort.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
-import { noStateYet, openExistingState, openStateStore, runLockHolder, type OpenedState, type RunLockHolder } from './open-state.js';
+import { deleteStateFile, noStateYet, openExistingState, openStateStore, runLockHolder, type OpenedState, type RunLockHolder } from './open-state.js';
 import { resumeNote } from './resume-hint.js';
 import { UsageError } from './usage-error.js';
 import { counted } from '../pipeline/report/counted.js';
@@ -191,7 +190,7 @@ async function reset(job: Job, io: CliIo, options: { yes: boolean; keepMessages:
     return EXIT.ok;
   }
   store?.close();
-  const removed = StateStore.reset(path);
+  const removed = deleteStateFile(path);
   io.stdout.write(
     [`job "${job.name}": deleted the state store`, ...removed.map((file) => `  ${file}`), 'The next run searches each key once and records it again.', ''].join('\n'),
   );
