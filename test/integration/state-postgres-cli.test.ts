@@ -98,6 +98,26 @@ describe('a job whose state is in PostgreSQL', () => {
     expect(calls()).toBe(0);
   });
 
+  it('two jobs of one jobs file on one database keep their states apart; a rerun of both makes no call', async () => {
+    const env = { STATE_URL: db.url() };
+    const ws = workspaceWith(inSchema('s_two'));
+    const second = `  - name: import-b\n    connection: main\n${inSchema('s_two').replace(/^/gm, '    ')}\n`;
+    ws.write('jobs.yaml', `${jobsYaml({ url: emulator.url, job: inSchema('s_two') })}${second}`);
+
+    expectOk(await ws.run(['run', 'jobs.yaml', '--report-dir', 'first'], { env }));
+    expect(ws.summary('import', 'first').rows).toMatchObject({ created: 20 });
+    // The second job finds the first one's contacts by search: its state was not the first one's.
+    expect(ws.summary('import-b', 'first').rows).toMatchObject({ created: 0, unchanged: 20 });
+    emulator.resetCounters(TOKEN);
+    expectOk(await ws.run(['run', 'jobs.yaml', '--report-dir', 'second'], { env }));
+    expect(calls()).toBe(0);
+    for (const job of ['import', 'import-b']) {
+      const show = await ws.run(['state', 'show', 'jobs.yaml', '--job', job], { env });
+      expect(show.stdout).toMatch(new RegExp(`^job: +${job}$`, 'm'));
+      expect(show.stdout).toMatch(/^keys: +20$/m);
+    }
+  });
+
   it('a dry run before any run reads no state and leaves none of the job: state show and history still say none', async () => {
     const env = { STATE_URL: db.url() };
     const ws = workspaceWith(inSchema('s_dry'));
