@@ -23,6 +23,7 @@ const PIPELINE = [
     '(^|/)api/(v1|v2)/|(^|/)api/(limiter|limiter-slots|http-exchange|call-attempts)\\.js$',
     `the pipeline talks to the platform through the ContactsApi port (src/api/contacts-api.ts), never an adapter (src/api/v1/, src/api/v2/) or the HTTP layer under them${SEE}`,
   ],
+  ['^pg$|(^|/)state/postgres/', `the pipeline keeps its state through the state port (src/state/state-port.ts), never the PostgreSQL adapter or its client${SEE}`],
 ];
 
 const API_KNOWS_NO_JOB = ['^(\\.\\./)+(config|pipeline|state|cli|emulator)/', `the API client knows no job: it imports only src/limits.ts and its own room${SEE}`];

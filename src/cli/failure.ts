@@ -11,7 +11,7 @@ import { RateLimiterUnavailableError } from '../api/rate-limiter-unavailable-err
 import type { ConfigErrorCode } from '../config/config-error.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { ContactSyncError } from '../failure/contact-sync-error.js';
-import { isSqliteError, type JobAbortCode } from '../pipeline/job-abort.js';
+import { isStoreFailure, type JobAbortCode } from '../pipeline/job-abort.js';
 import { ReportWriteError } from '../pipeline/report/report.js';
 import type { SourceErrorCode } from '../pipeline/source/source-error.js';
 import { isBusyStore, stateStoreFix, type StateStoreErrorCode } from '../state/state-store-error.js';
@@ -111,7 +111,7 @@ export function describeFailure(error: unknown): Failure {
   const message = error instanceof Error ? error.message : String(error);
   // SQLite failed outside a job's rows (which stop the job with STATE_WRITE_FAILED): in a read
   // before the run (`state show`, `history`): nothing was done, and the fix is the failure's.
-  if (isSqliteError(error)) {
+  if (isStoreFailure(error)) {
     const code = isBusyStore(error) ? 'STATE_BUSY' : 'STATE_UNREADABLE';
     return { exitCode: EXIT_OF[code], code, message: `${message} (the state store, read before the run). ${stateStoreFix(error, undefined)}`, showUsage: false };
   }

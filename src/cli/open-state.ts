@@ -15,11 +15,12 @@ import { hostname } from 'node:os';
 import type { Job } from '../config/job-types.js';
 import { stateLocation, type PostgresState } from '../config/state-location.js';
 import { platformIdentity } from '../lock/lock-target.js';
-import type { StatePort, StateTransfer } from '../state/state-port.js';
+import type { PostgresStoreOptions } from '../state/postgres/postgres-store.js';
+import type { StatePort } from '../state/state-port.js';
 import { StateStore } from '../state/state-store.js';
 
-/** What a command holds of a job's state: every role of the port, and the copy's. */
-export type OpenedState = StatePort & StateTransfer;
+/** What a command holds of a job's state: every role of the port, the copy's among them. */
+export type OpenedState = StatePort;
 
 /** Who holds a job's run, for the lock across hosts of a store in PostgreSQL. */
 export interface RunLockHolder {
@@ -46,24 +47,13 @@ export async function openStateStore(job: Job, options: OpenStateOptions = {}): 
   const { state } = job;
   if (state === false) throw new Error(`internal: job "${job.name}" has state: false; its callers check before opening`);
   const identity = { job: job.name, keyField: job.key.field, ...(options.now === undefined ? {} : { now: options.now }) };
-  // Until issue 44's adapter brings StateTransfer to the SQLite store too, the port's type says it.
-  if (typeof state === 'string') return StateStore.open(state, identity) as unknown as OpenedState;
+  if (typeof state === 'string') return StateStore.open(state, identity);
   return openPostgres(state, { ...identity, platform: platformIdentity(job.connection), ...(options.runLock === undefined ? {} : { runLock: options.runLock }) });
 }
 
-/** The PostgreSQL adapter's opening, as `postgres-store.ts` declares it. */
-interface PostgresOpener {
-  open(
-    target: { url: string; schema: string },
-    options: { job: string; keyField: string; platform: string; now?: () => number; runLock?: RunLockHolder },
-  ): OpenedState;
-}
-
-/** The module's path in a variable: it is loaded only for a job whose state is in PostgreSQL. */
-const POSTGRES_STORE_MODULE = '../state/postgres/postgres-store.js';
-
-async function openPostgres(state: PostgresState, options: Parameters<PostgresOpener['open']>[1]): Promise<OpenedState> {
-  const { PostgresStateStore } = (await import(POSTGRES_STORE_MODULE)) as { PostgresStateStore: PostgresOpener };
+/** Loaded here, only for a job whose state is in PostgreSQL: a SQLite run never loads the client or its worker. */
+async function openPostgres(state: PostgresState, options: PostgresStoreOptions): Promise<OpenedState> {
+  const { PostgresStateStore } = await import('../state/postgres/postgres-store.js');
   return PostgresStateStore.open({ url: state.url, schema: state.schema }, options);
 }
 

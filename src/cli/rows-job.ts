@@ -6,7 +6,7 @@
 import type { Job } from '../config/job-types.js';
 import type { MaxErrors } from '../config/max-errors.js';
 import type { GuardName } from '../pipeline/guards/guard-verdict.js';
-import { isSqliteError } from '../pipeline/job-abort.js';
+import { isStoreFailure } from '../pipeline/job-abort.js';
 import { formatDuration } from '../pipeline/report/duration.js';
 import type { FileRunEnd, RunJobOptions } from '../pipeline/run-job.js';
 import type { JobSummary } from '../pipeline/report/job-summary.js';
@@ -123,7 +123,7 @@ function keepLearntLimits(state: RunWiringStore & Pick<StateAdmin, 'path'>, budg
   try {
     state.keepLearntLimits(budgets.filter((budget) => budget.source === 'learnt').map(({ name, rate }) => ({ name, rate })));
   } catch (error) {
-    if (!isSqliteError(error)) throw error;
+    if (!isStoreFailure(error)) throw error;
     scope.logger.warn({ job: scope.job.name }, `${state.path}: the limits this run learnt could not be kept (${error.message}); the next run's estimates start from a first guess`);
   }
 }
@@ -152,7 +152,7 @@ function readOfStore<T>(state: Pick<StateAdmin, 'path'>, job: Job, read: () => T
   try {
     return read();
   } catch (error) {
-    if (!isSqliteError(error)) throw error;
+    if (!isStoreFailure(error)) throw error;
     const code = isBusyStore(error) ? 'STATE_BUSY' : 'STATE_UNREADABLE';
     throw new StateStoreError(code, state.path, `${state.path}: the state store of job "${job.name}" cannot be read (${error.message}). ${stateStoreFix(error, job.name)}`, { cause: error });
   }

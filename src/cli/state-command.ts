@@ -17,7 +17,7 @@ import { DEFAULT_STATE_SCHEMA, looksLikeUrl, STATE_SCHEMA_PATTERN, stateLocation
 import type { RunRecord } from '../state/run-journal.js';
 import type { StateAdmin, StateSummary } from '../state/state-port.js';
 import { isBusyStore, StateStoreError } from '../state/state-store-error.js';
-import { isSqliteError } from '../pipeline/job-abort.js';
+import { isStoreFailure } from '../pipeline/job-abort.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { loadJobs } from './load-jobs.js';
@@ -214,7 +214,7 @@ async function openForReset(job: Job): Promise<{ store: OpenedState; keys: numbe
       const cause = (error.cause as { message?: unknown } | undefined)?.message;
       return { unreadable: typeof cause === 'string' ? cause : 'it is empty (0 bytes)' };
     }
-    if (isSqliteError(error) && !isBusyStore(error)) return { unreadable: error.message };
+    if (isStoreFailure(error) && !isBusyStore(error)) return { unreadable: error.message };
     throw error;
   }
 }
@@ -296,7 +296,7 @@ function sourceState(from: string, schema: string | undefined, cwd: string): Exc
     const problem = stateUrlProblem(from);
     if (problem !== undefined) throw new UsageError(`state copy --from: the value ${problem}`);
     const chosen = schema ?? DEFAULT_STATE_SCHEMA;
-    if (!STATE_SCHEMA_PATTERN.test(chosen)) throw new UsageError(`--from-schema: ${JSON.stringify(chosen)} is not a schema name; use letters, digits and "_" (not starting with a digit), e.g. ${DEFAULT_STATE_SCHEMA}`);
+    if (!STATE_SCHEMA_PATTERN.test(chosen)) throw new UsageError(`--from-schema: ${JSON.stringify(chosen)} is not a schema name; use lower-case letters, digits and "_" (not starting with a digit), e.g. ${DEFAULT_STATE_SCHEMA}`);
     return { kind: 'postgres', url: from.trim(), schema: chosen };
   }
   if (schema !== undefined) throw new UsageError('--from-schema: --from names a file, which has no schema; name a postgres:// URL, or leave --from-schema out');

@@ -453,7 +453,7 @@ const stateStore = z
         schema: z
           .string()
           .regex(STATE_SCHEMA_PATTERN, {
-            error: (issue) => `${show(issue.input)} is not a schema name; use letters, digits and "_" (not starting with a digit, at most 63), e.g. ${DEFAULT_STATE_SCHEMA}`,
+            error: (issue) => `${show(issue.input)} is not a schema name; use lower-case letters, digits and "_" (not starting with a digit, at most 63), e.g. ${DEFAULT_STATE_SCHEMA}`,
           })
           .optional()
           .meta({ description: 'the schema the tables live in', default: DEFAULT_STATE_SCHEMA }),

@@ -13,8 +13,11 @@ export const POSTGRES_SCHEMES = ['postgres:', 'postgresql:'] as const;
 /** The schema a PostgreSQL state store's tables live in unless `state: {url, schema}` names another. */
 export const DEFAULT_STATE_SCHEMA = 'contact_sync';
 
-/** A schema name PostgreSQL takes without quoting: letters, digits and `_`, not starting with a digit, at most 63 bytes. */
-export const STATE_SCHEMA_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/**
+ * A schema name PostgreSQL reads alike quoted or not: lower-case letters, digits and `_`, not
+ * starting with a digit, at most 63 bytes (the adapter's own check, `pg-schema.ts`, is the same).
+ */
+export const STATE_SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** The forms `state:` accepts, for the fix part of a message. */
 export const STATE_FORMS =
@@ -86,10 +89,10 @@ export function shownStateUrl(url: string): string {
 
 /**
  * Where the state lives, in words for messages: the file's path, or the database's URL without
- * its password and the schema; '' for none.
+ * its password and `#schema` (as the adapter's `path` names it); '' for none.
  */
 export function stateLocation(state: StateSpec): string {
   if (state === false) return '';
   if (typeof state === 'string') return state;
-  return `${shownStateUrl(state.url)} (schema ${state.schema})`;
+  return `${shownStateUrl(state.url)}#${state.schema}`;
 }

@@ -3,7 +3,7 @@
  * connection, never the token.
  */
 import { ContactSyncError } from '../failure/contact-sync-error.js';
-import { isBusyStore, isDamagedStore, stateStoreFix } from '../state/state-store-error.js';
+import { isBusyStore, isDamagedStore, isPostgresFailure, stateStoreFix } from '../state/state-store-error.js';
 
 export const JOB_ABORT_CODES = [
   /** The platform refused the channel token (401). */
@@ -46,13 +46,15 @@ export class JobAbortError extends ContactSyncError<JobAbortCode> {
 }
 
 /**
- * better-sqlite3's SqliteError: `code` is SQLITE_FULL, SQLITE_IOERR_WRITE, SQLITE_READONLY...
- * Recognised by its code, not `instanceof Error`: a native module's error can come from another
- * realm (jest's VM context runs the CLI in-process), where instanceof says no.
+ * A failure of the state store, whichever adapter: better-sqlite3's SqliteError (`code`
+ * SQLITE_FULL, SQLITE_IOERR_WRITE, SQLITE_READONLY...) or the PostgreSQL store's StoreFailure
+ * (`code` STATE_PG_LOST, STATE_PG_TIMEOUT, STATE_PG_FAILED: its connection lost, no answer, a
+ * statement refused). Recognised by its code, not `instanceof Error`: an error can come from
+ * another realm (jest's VM context runs the CLI in-process), where instanceof says no.
  */
-export function isSqliteError(error: unknown): error is Error & { code: string } {
+export function isStoreFailure(error: unknown): error is Error & { code: string } {
   const code: unknown = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && code.startsWith('SQLITE_');
+  return typeof code === 'string' && (code.startsWith('SQLITE_') || code.startsWith('STATE_PG_'));
 }
 
 /**
@@ -60,6 +62,9 @@ export function isSqliteError(error: unknown): error is Error & { code: string }
  * its failure needs (a full disk, another process holding it, a damaged file), as at its open.
  */
 export function stateWriteFailed(path: string, where: string, error: Error): JobAbortError {
+  if (isPostgresFailure(error)) {
+    return new JobAbortError('STATE_WRITE_FAILED', `the state store could not be used ${where}: ${error.message}. ${stateStoreFix(error, undefined)}`, { cause: error });
+  }
   if (isDamagedStore(error) || isBusyStore(error)) {
     return new JobAbortError('STATE_WRITE_FAILED', `the state store ${path} could not be used ${where} (${error.message}). ${stateStoreFix(error, undefined)}`, { cause: error });
   }

@@ -35,7 +35,8 @@ export type ChangeLine = ChangeEntry & {
   readonly recordedAt: number;
 };
 
-interface ChangeRow {
+/** A `changes` row as stored (both adapters). */
+export interface ChangeRow {
   id: number;
   run_id: number;
   key: string;
@@ -150,7 +151,7 @@ export class ChangeJournal {
   }
 }
 
-function toChangeLine(row: ChangeRow): ChangeLine {
+export function toChangeLine(row: ChangeRow): ChangeLine {
   // A create had nothing before it; any other line is read only when it says so.
   const beforeRead = row.operation === 'create' || row.before_read === 1;
   const base = { id: row.id, runId: row.run_id, key: row.key, contactId: row.contact_id, recordedAt: row.recorded_at, beforeRead };

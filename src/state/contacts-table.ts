@@ -84,7 +84,8 @@ export interface ScannedKey extends Pick<StoredContact, 'key' | 'surface' | 'con
   readonly departed: boolean;
 }
 
-interface ContactRow {
+/** A `contacts` row as stored (both adapters: the PostgreSQL one adds its job_id). */
+export interface ContactRow {
   key: string;
   contact_id: string;
   fields_json: string;
@@ -394,7 +395,7 @@ export class ContactsTable {
 }
 
 /** The job's tags after a write: what it added joins them, what it removed leaves them; JSON, sorted. */
-function nextJobTags(earlierJson: string | null, added: readonly string[] = [], removed: readonly string[] = []): string | null {
+export function nextJobTags(earlierJson: string | null, added: readonly string[] = [], removed: readonly string[] = []): string | null {
   if (earlierJson === null && added.length === 0) return null;
   const tags = new Set(earlierJson === null ? [] : parseTags(earlierJson));
   for (const tag of added) tags.add(tag);
@@ -402,11 +403,11 @@ function nextJobTags(earlierJson: string | null, added: readonly string[] = [], 
   return JSON.stringify([...tags].sort());
 }
 
-function contactOf(row: ContactRow): KnownContact {
+export function contactOf(row: ContactRow): KnownContact {
   return { id: row.contact_id, custom_fields: parseFields(row.fields_json), tags: parseTags(row.tags_json) };
 }
 
-function toStoredContact(row: ContactRow): StoredContact {
+export function toStoredContact(row: ContactRow): StoredContact {
   return {
     key: row.key,
     surface: row.surface,
@@ -420,7 +421,7 @@ function toStoredContact(row: ContactRow): StoredContact {
 }
 
 /** A brief whose whole record is the one `rows` holds for its key, once read. */
-function storedContactBrief(brief: Omit<StoredContactBrief, 'record'>, rows: ReadonlyMap<string, ContactRow>): StoredContactBrief {
+export function storedContactBrief(brief: Omit<StoredContactBrief, 'record'>, rows: ReadonlyMap<string, ContactRow>): StoredContactBrief {
   const { key } = brief;
   let record: StoredContact | undefined;
   return {
@@ -445,6 +446,6 @@ function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
 }
 
 /** A row hash is only ever stored with the draft hash it stands for. */
-function rowHashOf(write: { readonly draftHash: string | null; readonly rowHash?: string | null }): string | null {
+export function rowHashOf(write: { readonly draftHash: string | null; readonly rowHash?: string | null }): string | null {
   return write.draftHash === null ? null : (write.rowHash ?? null);
 }

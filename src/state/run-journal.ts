@@ -53,7 +53,8 @@ export interface RunRecord {
   readonly prunedAt: number | null;
 }
 
-interface RunRow {
+/** A `runs` row as stored (both adapters). */
+export interface RunRow {
   id: number;
   job: string;
   started_at: number;
@@ -142,7 +143,7 @@ export class RunJournal {
 
 const RUN_STATUSES: ReadonlySet<string> = new Set(['completed', 'interrupted', 'aborted', 'deadline']);
 
-function toRunRecord(row: RunRow): RunRecord {
+export function toRunRecord(row: RunRow): RunRecord {
   return {
     id: row.id,
     job: row.job,

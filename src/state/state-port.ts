@@ -1,13 +1,14 @@
 /**
  * The state store as a port: one narrow role per user, each the whole of what that user may ask
  * of the store. A user depends on its role, never on an adapter; `StatePort` is every role at
- * once, what an adapter implements (`state-store.ts`, SQLite, is the one today) and what only
- * the wiring (the CLI, `run-job.ts`) holds. The behaviour each role promises is one contract
- * suite run against every adapter (test/state/contract/).
+ * once, what an adapter implements (`state-store.ts`, SQLite, the embedded default;
+ * `postgres/postgres-store.ts`, PostgreSQL) and what only the wiring (the CLI, `run-job.ts`)
+ * holds. The behaviour each role promises is one contract suite run against every adapter
+ * (test/state/contract/).
  *
- * The port is synchronous today: SQLite answers in-process. How the asynchronous, batched port
- * comes with the PostgreSQL adapter is in docs/decisions.md, "The state port is synchronous
- * until its second adapter".
+ * The port is synchronous: SQLite answers in-process, and the PostgreSQL adapter waits on a
+ * worker thread that holds its connections (docs/decisions.md, "The PostgreSQL adapter: a
+ * synchronous port over a worker").
  */
 import type { AbsentRead } from './absent-reads.js';
 import type { ChangeEntry, ChangeLine } from './change-journal.js';
@@ -239,4 +240,5 @@ export interface StatePort
     RunJournalStore,
     UndoStore,
     RunWiringStore,
-    StateAdmin {}
+    StateAdmin,
+    StateTransfer {}

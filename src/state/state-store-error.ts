@@ -9,7 +9,11 @@ export type StateStoreErrorCode =
   | 'STATE_KEY_FIELD_MISMATCH'
   /** The file was written by a newer contact-sync, with a schema this version does not know. */
   | 'STATE_SCHEMA_TOO_NEW'
-  /** The file cannot be opened or read as a state store (not SQLite, no permission, damaged, empty). */
+  /**
+   * The store cannot be opened or read: a file that is not SQLite, no permission, damaged, empty;
+   * a PostgreSQL database unreachable, refusing the login, missing, or without the right to create
+   * the schema (the message names host, port and database, never the password).
+   */
   | 'STATE_UNREADABLE'
   /** Another process held the file for longer than the store waits (exit 75, as a held job lock: try later). */
   | 'STATE_BUSY';
@@ -30,6 +34,31 @@ export class StateStoreError extends ContactSyncError<StateStoreErrorCode> {
   get context(): Readonly<Record<string, unknown>> {
     return { path: this.path };
   }
+}
+
+/** How the PostgreSQL store failed mid-use: its connection lost, no answer in time, a statement refused. */
+export type StoreFailureCode = 'STATE_PG_LOST' | 'STATE_PG_TIMEOUT' | 'STATE_PG_FAILED';
+
+/**
+ * The PostgreSQL store failed after it opened (the SQLite store's counterpart is better-sqlite3's
+ * SqliteError). Once thrown, every later call of that store throws it again at once: nothing is
+ * written after the loss. Recognised by its code (`STATE_PG_...`: `isPostgresFailure`), as
+ * SqliteError is, since an error can come from another realm (jest's VM context).
+ */
+export class StoreFailure extends Error {
+  override readonly name = 'StoreFailure';
+  constructor(
+    readonly code: StoreFailureCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The PostgreSQL store failed mid-use (`StoreFailure`, by its code). */
+export function isPostgresFailure(error: unknown): boolean {
+  return codeOf(error).startsWith('STATE_PG_');
 }
 
 /** The command that starts a job's state afresh, for the fix part of a message. */
@@ -63,6 +92,9 @@ export function isBusyStore(error: unknown): boolean {
  */
 export function stateStoreFix(error: unknown, job: string | undefined): string {
   const code = codeOf(error);
+  if (isPostgresFailure(error)) {
+    return 'Check the database server and the network between this host and it, then run again: the next run resumes, and what was confirmed is kept.';
+  }
   if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code === 'ENOSPC') {
     return 'The disk is full or failing: free space on it (or move the file elsewhere and set the job\'s `state:`), then run again; the state is kept.';
   }

@@ -48,7 +48,8 @@ import { migrate, SCHEMA_VERSION } from './schema.js';
 import { prepareStateFile, removeStateFiles, stateFilePaths } from './state-file.js';
 import { isBusyStore, StateStoreError, resetCommand, stateStoreFix } from './state-store-error.js';
 import { openSqliteDatabase, SqliteBindingError } from './sqlite-database.js';
-import type { PrunedChanges, StatePort, StateSummary } from './state-port.js';
+import type { PrunedChanges, StatePage, StatePort, StateSummary } from './state-port.js';
+import { STATE_TABLES } from './state-tables.js';
 
 export interface StateStoreOptions {
   /** The job that owns the file; recorded in the file and shown by `state show`. */
@@ -616,6 +617,73 @@ export class StateStore implements StatePort {
     };
   }
 
+  // --- state copy (StateTransfer, issue 44) ---
+
+  /** Whether the file holds any state of the job: a known key or a run. */
+  holdsState(): boolean {
+    const row = this.#db.prepare<[], { holds: number }>('SELECT EXISTS (SELECT 1 FROM contacts) OR EXISTS (SELECT 1 FROM runs) AS holds').get();
+    return row?.holds === 1;
+  }
+
+  /**
+   * The job's whole state, a page of one table at a time (state-tables.ts: the tables in order,
+   * each in its key's order, every column as this file has it), from one read transaction. The
+   * file's identity (meta's job, key field, creation) is not state: it is not exported.
+   */
+  exportState(visit: (page: StatePage) => void): void {
+    this.#contacts.flushRowHashNotes();
+    const read = this.#db.transaction(() => {
+      for (const table of STATE_TABLES) {
+        const order = table.key.map((name) => `"${name}"`).join(', ');
+        let after: unknown[] | null = null;
+        for (;;) {
+          const keyset: string = after === null ? '' : `AND (${order}) > (${table.key.map(() => '?').join(', ')})`;
+          const rows = this.#db
+            .prepare<unknown[], Record<string, unknown>>(`SELECT * FROM "${table.sqlite}" WHERE 1 ${table.exportWhere ?? ''} ${keyset} ORDER BY ${order} LIMIT ${EXPORT_PAGE_ROWS}`)
+            .all(...(after ?? []));
+          if (rows.length > 0) visit({ table: table.sqlite, rows });
+          if (rows.length < EXPORT_PAGE_ROWS) break;
+          const last = rows[rows.length - 1] ?? {};
+          after = table.key.map((name) => last[name]);
+        }
+      }
+    });
+    read.deferred();
+  }
+
+  /**
+   * Replaces the job's whole state by the pages `source` visits (another store's `exportState`),
+   * in one transaction: every table of the state emptied, then each page's rows inserted with
+   * the columns this file has (a column of a newer or other store's that it lacks is left out),
+   * run and line ids kept. The file's identity stays its own.
+   */
+  importState(source: (visit: (page: StatePage) => void) => void): void {
+    this.#contacts.flushRowHashNotes();
+    const columnsOf = new Map<string, Set<string>>();
+    const load = this.#db.transaction(() => {
+      for (const table of STATE_TABLES) this.#db.prepare(`DELETE FROM "${table.sqlite}" WHERE 1 ${table.exportWhere ?? ''}`).run();
+      source((page) => {
+        const table = STATE_TABLES.find((candidate) => candidate.sqlite === page.table);
+        if (table === undefined) {
+          throw new StateStoreError('STATE_UNREADABLE', this.path, `${this.path}: the state to import has a table "${page.table}" this contact-sync does not know: copy it with the same version on both sides.`);
+        }
+        let known = columnsOf.get(table.sqlite);
+        if (known === undefined) {
+          known = new Set(this.#db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table.sqlite}')`).all().map((column) => column.name));
+          columnsOf.set(table.sqlite, known);
+        }
+        for (const row of table.importFilter === undefined ? page.rows : page.rows.filter(table.importFilter)) {
+          const names = Object.keys(row).filter((name) => known.has(name));
+          this.#db
+            .prepare(`INSERT INTO "${table.sqlite}" (${names.map((name) => `"${name}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`)
+            .run(...names.map((name) => row[name]));
+        }
+      });
+    });
+    this.#durably(() => load.immediate());
+    this.#uncreatable.recount();
+  }
+
   /** Runs `write` as a transaction that is fsynced before it returns. */
   #durably(write: () => void): void {
     this.#syncFull.run();
@@ -626,6 +694,9 @@ export class StateStore implements StatePort {
     }
   }
 }
+
+/** Rows of one page of `exportState`. */
+const EXPORT_PAGE_ROWS = 5_000;
 
 /** Records job and key field in a new file; refuses a file recorded for another key field. */
 function bindIdentity(db: Database.Database, path: string, options: StateStoreOptions, now: number): void {

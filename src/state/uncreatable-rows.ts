@@ -75,6 +75,11 @@ export class UncreatableRows {
     this.#any = false;
   }
 
+  /** Whether the table may hold a mark, read again (after an import wrote the table). */
+  recount(): void {
+    this.#any = this.count() > 0;
+  }
+
   count(): number {
     return this.#count.get()?.n ?? 0;
   }

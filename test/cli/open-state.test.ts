@@ -35,7 +35,7 @@ describe('openStateStore and openExistingState', () => {
   it('"no state yet" names the file, or the database without its password', () => {
     expect(noStateYet(makeJob({ state: '/srv/crm.db' }))).toBe('no file at /srv/crm.db');
     expect(noStateYet(makeJob({ state: { kind: 'postgres', url: 'postgres://sync:pw-77aa@db.internal:5432/crm', schema: 'contact_sync' } }))).toBe(
-      'nothing of it in postgres://sync@db.internal:5432/crm (schema contact_sync)',
+      'nothing of it in postgres://sync@db.internal:5432/crm#contact_sync',
     );
   });
 });

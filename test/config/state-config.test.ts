@@ -73,7 +73,7 @@ describe('state: the forms it takes', () => {
       expect.stringMatching(/^jobs\[0\]\.state: is a postgres:\/\/ URL that does not parse \(the value is not shown: it may hold a password\); write postgres:\/\/USER:PASSWORD@HOST:PORT\/DATABASE/),
       expect.stringMatching(/^jobs\[0\]\.state\.url: is a postgres:\/\/ URL that does not parse/),
       expect.stringMatching(/^jobs\[0\]\.state\.url: is a postgres:\/\/ URL that does not parse/),
-      'jobs[0].state.schema: "1bad-name" is not a schema name; use letters, digits and "_" (not starting with a digit, at most 63), e.g. contact_sync',
+      'jobs[0].state.schema: "1bad-name" is not a schema name; use lower-case letters, digits and "_" (not starting with a digit, at most 63), e.g. contact_sync',
     ]);
     expect(messages.join('\n')).not.toContain(PASSWORD);
   });
@@ -88,7 +88,7 @@ describe('state: the forms it takes', () => {
   test('where the state lives, in words, never shows the password', () => {
     expect(shownStateUrl(env.STATE_URL)).toBe('postgres://sync@db.internal:5433/crm');
     expect(shownStateUrl(`postgres://db.internal/crm?password=${PASSWORD}&sslmode=require`)).toBe('postgres://db.internal/crm?password=&sslmode=require');
-    expect(stateLocation({ kind: 'postgres', url: env.STATE_URL, schema: 'crm_state' })).toBe('postgres://sync@db.internal:5433/crm (schema crm_state)');
+    expect(stateLocation({ kind: 'postgres', url: env.STATE_URL, schema: 'crm_state' })).toBe('postgres://sync@db.internal:5433/crm#crm_state');
     expect(stateLocation('/srv/crm.db')).toBe('/srv/crm.db');
     expect(stateLocation(false)).toBe('');
   });

@@ -127,7 +127,7 @@ describe('a job whose state is in PostgreSQL', () => {
     expectOk(dry);
     const show = await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import'], { env });
     expectOk(show);
-    expect(show.stdout).toMatch(/^job "import": no state yet \(nothing of it in postgres:\/\/.* \(schema s_dry\)\); the first run of the job creates it$/m);
+    expect(show.stdout).toMatch(/^job "import": no state yet \(nothing of it in postgres:\/\/.*#s_dry\); the first run of the job creates it$/m);
     const history = await ws.run(['history', 'jobs.yaml', '--job', 'import', '--run', '1'], { env });
     expect(history.stdout).toMatch(/no state yet/);
     const undo = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', '1'], { env });

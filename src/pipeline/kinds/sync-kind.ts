@@ -7,7 +7,7 @@
  * departed key or a verification failed, or the departed step was refused.
  */
 import { stateLocation } from '../../config/state-location.js';
-import { isSqliteError, stateWriteFailed, type JobAbortError } from '../job-abort.js';
+import { isStoreFailure, stateWriteFailed, type JobAbortError } from '../job-abort.js';
 import { settleDeparted, type DepartedStepOptions, type DepartedSummary } from '../departed/settle-departed.js';
 import type { DepartedStore, VerifyStore } from '../../state/state-port.js';
 import { estimateRealRun, type WithheldCalls } from '../real-run-estimate.js';
@@ -163,7 +163,7 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
       return wiring.policy.abort;
     } catch (error) {
       if (error instanceof ReportWriteError) return reportWriteFailed(error);
-      if (isSqliteError(error)) return stateWriteFailed(stateLocation(job.state), 'in verification', error);
+      if (isStoreFailure(error)) return stateWriteFailed(stateLocation(job.state), 'in verification', error);
       throw error;
     }
   }
@@ -175,7 +175,7 @@ async function runDepartedStep(step: DepartedStepOptions, statePath: string): Pr
     return await settleDeparted(step);
   } catch (error) {
     if (error instanceof ReportWriteError) return { abort: reportWriteFailed(error) };
-    if (isSqliteError(error)) return { abort: stateWriteFailed(statePath, 'in the departed step', error) };
+    if (isStoreFailure(error)) return { abort: stateWriteFailed(statePath, 'in the departed step', error) };
     throw error;
   }
 }

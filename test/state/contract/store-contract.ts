@@ -256,6 +256,30 @@ export function storeContract(name: string, open: OpenStore): void {
       });
     });
 
+    describe('state copy', () => {
+      test("a store's exported state imported into another is the same state, ids kept; the import replaces what was there", async () => {
+        expect(store.holdsState()).toBe(false);
+        const one = run();
+        store.recordConfirmed('C-1', { contactId: '100', surface: V1, fields: { plan: 'pro' }, tagsAdded: ['a'], draftHash: 'd1', rowHash: 'r1' });
+        store.journalChange('C-1', '100', { operation: 'create', fields: { plan: [null, 'pro'] }, beforeRead: true });
+        store.markCreatePending('C-2');
+        store.recordMessage('100', 'm1', 'sent', 'msg-1');
+        store.finishRun(one, { rows: { total: 1, created: 1 }, exitCode: 0, status: 'completed' });
+        expect(store.holdsState()).toBe(true);
+        const target = await open({ now: () => clock });
+        try {
+          target.recordConfirmed('OLD', { contactId: '999', surface: V1, draftHash: null });
+          target.importState((visit) => store.exportState(visit));
+          expect([target.get('OLD'), target.get('C-1'), target.isCreatePending('C-2'), target.messageRecord('100', 'm1')?.messageId]).toEqual([undefined, store.get('C-1'), true, 'msg-1']);
+          expect([target.run(one), target.changesOfRun(one)]).toEqual([store.run(one), store.changesOfRun(one)]);
+          expect(target.startRun({ job: 'crm', argv: 'run', full: false, surface: V1 })).toBeGreaterThan(one);
+          expect(target.summary()).toMatchObject({ job: 'crm', keyField: 'customerid', keys: 1, pendingCreates: 1, messages: 1, changes: 1 });
+        } finally {
+          target.close();
+        }
+      });
+    });
+
     describe('runs', () => {
       test('runs are journalled as started and finished, the latest first; the header and the limits learnt are kept', () => {
         expect([store.lastRun(), store.lastFinishedRun(), store.lastHeader(), store.learntLimits()]).toEqual([undefined, undefined, undefined, []]);

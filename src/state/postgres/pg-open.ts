@@ -1,0 +1,116 @@
+/**
+ * Opening the PostgreSQL store (postgres-store.ts): the database as messages name it (never the
+ * password), what went wrong at open said with its fix, the job's identity found or recorded, and
+ * the job's run lock taken. docs/state.md, "State in PostgreSQL".
+ */
+import { LockHeldError, type LockHolder } from '../../lock/job-lock.js';
+import { StateStoreError, resetCommand } from '../state-store-error.js';
+import type { BridgeFailure, SyncBridge } from './sync-bridge.js';
+
+/** The connection as messages name it: never the password. */
+export interface Endpoint {
+  readonly host: string;
+  readonly port: string;
+  readonly database: string;
+  readonly user: string;
+  readonly password: string;
+}
+
+/** `text` with every occurrence of the password masked (a message that might quote the URL). */
+export function hidePassword(text: string, password: string): string {
+  return password === '' ? text : text.split(password).join('***');
+}
+
+/** Host, port, database and user of a `postgres://` URL (libpq's defaults where it names none). */
+export function parseEndpoint(url: string): Endpoint {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = new URL('invalid://');
+  }
+  const shown = url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new StateStoreError('STATE_UNREADABLE', shown, `${shown}: not a PostgreSQL URL: write it postgres://USER:PASSWORD@HOST:PORT/DATABASE (\${ENV} may hold the password).`);
+  }
+  const user = decodeURIComponent(parsed.username) || process.env.PGUSER || '';
+  return {
+    host: parsed.hostname === '' ? (process.env.PGHOST ?? 'localhost') : parsed.hostname,
+    port: parsed.port === '' ? (process.env.PGPORT ?? '5432') : parsed.port,
+    database: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || process.env.PGDATABASE || user,
+    user,
+    password: decodeURIComponent(parsed.password),
+  };
+}
+
+/** What went wrong at open, in one sentence naming host, port and database, and the fix; never the password. */
+export function openFailure(error: BridgeFailure, endpoint: Endpoint, path: string, job: string): StateStoreError {
+  const at = `the PostgreSQL database "${endpoint.database}" at host ${endpoint.host}, port ${endpoint.port}`;
+  const code = error.code;
+  let sentence: string;
+  if (code === '28P01' || code === '28000') {
+    sentence = `${at} refused the login of user "${endpoint.user}" (${code}): check the user and password in the job's \`state:\` URL (or the variable that holds it) and the server's pg_hba.conf.`;
+  } else if (code === '3D000') {
+    sentence = `${at} does not exist (${code}): create it (createdb -h ${endpoint.host} -p ${endpoint.port} ${endpoint.database}) or name an existing database in the job's \`state:\` URL.`;
+  } else if (code === '42501') {
+    sentence = `${at} refused user "${endpoint.user}" the right to create the state schema (${code}): grant it (GRANT CREATE ON DATABASE ${endpoint.database} TO ${endpoint.user}), or have its owner run contact-sync once to create it.`;
+  } else if (/^E[A-Z]+$/.test(code) || /timeout|terminated/i.test(error.message)) {
+    sentence = `cannot reach ${at} (${code === 'PG_FAILED' ? 'no answer in time' : code}): check that PostgreSQL runs there and accepts connections from this host (listen_addresses, pg_hba.conf, a firewall), or fix the host and port in the job's \`state:\` URL.`;
+  } else {
+    sentence = `${at} failed while opening the state store of job "${job}" (${code}: ${error.message}); check the server's log, or ${resetCommand(job)} if the schema is damaged.`;
+  }
+  return new StateStoreError('STATE_UNREADABLE', path, hidePassword(`${path}: ${sentence}`, endpoint.password), { cause: new Error(hidePassword(error.message, endpoint.password)) });
+}
+
+/** Finds or records the job's identity (name, key field, platform); refuses another key field for the same name and platform. */
+export function bindIdentity(bridge: SyncBridge, path: string, s: string, options: { readonly job: string; readonly keyField: string; readonly platform: string }, now: number): number {
+  const [others] = bridge.run([
+    { text: `SELECT key_field FROM ${s}.jobs WHERE name = $1 AND platform = $2 AND key_field <> $3 ORDER BY id LIMIT 1`, values: [options.job, options.platform, options.keyField] },
+  ]);
+  const recorded = others?.[0]?.key_field;
+  if (recorded !== undefined) {
+    throw new StateStoreError(
+      'STATE_KEY_FIELD_MISMATCH',
+      path,
+      `${path}: the state of job "${options.job}" holds keys of the field "${recorded as string}", but the job now uses the key field ` +
+        `"${options.keyField}"; its keys would name other contacts. Start the job's state afresh with \`${resetCommand(options.job)}\` ` +
+        `(the next run searches each key once), or give the job another name.`,
+    );
+  }
+  const [, rows] = bridge.run([
+    {
+      text: `INSERT INTO ${s}.jobs (name, key_field, platform, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name, key_field, platform) DO NOTHING`,
+      values: [options.job, options.keyField, options.platform, now],
+    },
+    { text: `SELECT id FROM ${s}.jobs WHERE name = $1 AND key_field = $2 AND platform = $3`, values: [options.job, options.keyField, options.platform] },
+  ]);
+  return Number(rows?.[0]?.id);
+}
+
+/**
+ * Takes the job's run lock: a session advisory lock (the schema's lock class, the job's id) on the
+ * worker's second connection, held until that connection ends (close, or the process's death:
+ * the server frees it). The holder's row names it for the run that is refused.
+ * @throws LockHeldError naming the holder's host, pid and start
+ */
+export function takeRunLock(bridge: SyncBridge, path: string, s: string, schema: string, jobId: number, job: string, holder: { readonly host: string; readonly pid: number; readonly command: string }, now: number): void {
+  const [taken] = bridge.run([{ text: 'SELECT pg_try_advisory_lock(hashtext($1), $2::int) AS taken', values: [`contact-sync run ${schema}`, jobId] }], { client: 'lock' });
+  if (taken?.[0]?.taken === true) {
+    bridge.run([
+      {
+        text: `INSERT INTO ${s}.run_locks (job_id, host, pid, command, started_at) VALUES ($1, $2, $3, $4, $5)
+               ON CONFLICT (job_id) DO UPDATE SET host = excluded.host, pid = excluded.pid, command = excluded.command, started_at = excluded.started_at`,
+        values: [jobId, holder.host, holder.pid, holder.command, now],
+      },
+    ]);
+    return;
+  }
+  const [rows] = bridge.run([{ text: `SELECT host, pid, command, started_at FROM ${s}.run_locks WHERE job_id = $1`, values: [jobId] }]);
+  const row = rows?.[0];
+  const held: LockHolder | undefined =
+    row === undefined
+      ? undefined
+      : { host: String(row.host), pid: Number(row.pid), command: String(row.command), startedAt: new Date(Number(row.started_at)).toISOString(), job, id: `${String(row.host)}:${String(row.pid)}` };
+  throw new LockHeldError(held, `job "${job}"`, `the state database ${path}`);
+}
+
