@@ -61,8 +61,8 @@ async function openPostgres(state: PostgresState, options: PostgresStoreOptions)
  * The job's store when it already holds state, else undefined: what reads that must leave no
  * state behind open (a dry run, `history`, `state show`, undo's check). A SQLite file is not
  * created (its existence is asked, as before); a PostgreSQL database is asked whether it holds the
- * job (opening it may create the product's empty tables, never a run or a key of the job:
- * docs/state.md).
+ * job (opening it creates the product's empty tables on a first use and records the job's
+ * identity, never a run, a key or a journal line: docs/state.md).
  */
 export async function openExistingState(job: Job, options: OpenStateOptions = {}): Promise<OpenedState | undefined> {
   if (job.state === false) return undefined;
