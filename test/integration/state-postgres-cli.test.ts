@@ -126,6 +126,23 @@ describe('a job whose state is in PostgreSQL', () => {
     }
   });
 
+  it('shards side by side, each its schema by its index (docs/scaling.md): the rerun of both makes no call', async () => {
+    const ws = workspaceWith(stateJob('{ url: "${STATE_URL}", schema: "s_shard_${SHARD_INDEX}" }'), 40);
+    const shard = (index: number, dir: string) => ws.run(['run', 'jobs.yaml', '--shard', `${index}/2`, '--report-dir', `${dir}-${index}`], { env: { STATE_URL: db.url(), SHARD_INDEX: String(index) } });
+
+    const first = await Promise.all([shard(1, 'first'), shard(2, 'first')]);
+
+    for (const run of first) expectOk(run);
+    const created = [1, 2].map((index) => ws.summary(`import.shard-${index}-of-2`, `first-${index}`).rows.created ?? 0);
+    expect(created[0]! + created[1]!).toBe(40);
+    expect(created.every((count) => count > 0)).toBe(true);
+    emulator.resetCounters(TOKEN);
+    for (const run of await Promise.all([shard(1, 'second'), shard(2, 'second')])) expectOk(run);
+    expect(calls()).toBe(0);
+    const schemas = await database.query<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE nspname LIKE 's_shard_%' ORDER BY nspname");
+    expect(schemas.map((row) => row.nspname)).toEqual(['s_shard_1', 's_shard_2']);
+  });
+
   it('a dry run before any run reads no state and leaves none of the job: state show and history still say none', async () => {
     const env = { STATE_URL: db.url() };
     const ws = workspaceWith(inSchema('s_dry'));
