@@ -14,7 +14,7 @@
  * (`pipeline/forget/platform-erasure.ts`), and only then erased from the store; on a surface that
  * cannot delete (v1), listed to delete by hand (exit 1). `--dry-run` changes nothing.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
@@ -24,10 +24,10 @@ import { formatDuration } from '../pipeline/report/duration.js';
 import { describeLock, LockHeldError } from '../lock/job-lock.js';
 import { counted } from '../pipeline/report/counted.js';
 import type { ErasedKey, PersonalDataStore, RunJournalStore, StateAdmin } from '../state/state-port.js';
-import { StateStore } from '../state/state-store.js';
 import type { CliIo } from './cli-io.js';
 import { loadJobs } from './load-jobs.js';
-import { statePath, stateRun } from './state-command.js';
+import { noStateYet, openExistingState, runLockHolder } from './open-state.js';
+import { stateRun } from './state-command.js';
 import { runSession } from './run-session.js';
 import { UsageError } from './usage-error.js';
 
@@ -59,13 +59,18 @@ export async function forgetCommand(args: ForgetArgs, io: CliIo, logger: Logger)
   // No call is made: the token's variable may be unset.
   const [job] = await loadJobs(args.jobsFile, [args.job], io, logger, { tokenOptional: true });
   if (job === undefined) throw new UsageError(`${args.jobsFile}: no job named "${args.job}"`);
-  const path = statePath(job, args.jobsFile);
-  const { lock, running } = stateRun(resolve(io.cwd, args.jobsFile), job.name, path, io.env);
-  if (running !== undefined) throw new LockHeldError(running, `${describeLock(lock)}: cannot forget keys in its state while it`, lock.target.what);
+  if (job.state === false) {
+    throw new UsageError(`${args.jobsFile}: job "${job.name}" has state: false, so it keeps no state store to forget keys in; forget --platform deletes their contacts on the platform`);
+  }
+  // A state file's own locks (a run by whichever path or hard link); a database's is the store's, taken as it opens.
+  if (typeof job.state === 'string') {
+    const { lock, running } = stateRun(resolve(io.cwd, args.jobsFile), job.name, job.state, io.env);
+    if (running !== undefined) throw new LockHeldError(running, `${describeLock(lock)}: cannot forget keys in its state while it`, lock.target.what);
+  }
   // A job that never ran has no store: nothing of the keys is in it, and none is created for them.
-  const exists = existsSync(path);
-  if (!exists) io.stdout.write(`job "${job.name}": no state at ${path}; it holds no key\n`);
-  const erased = exists ? erase(job, path, args.jobsFile, keys, dryRun) : keys.map((key): ErasedKey => ({ key, known: false, removed: {}, runIds: [] }));
+  const store = await openExistingState(job, { runLock: runLockHolder(`forget ${args.jobsFile} --keys ${keys.length}`) });
+  if (store === undefined) io.stdout.write(`job "${job.name}": no state yet (${noStateYet(job)}); it holds no key\n`);
+  const erased = store !== undefined ? erase(store, job, args.jobsFile, keys, dryRun) : keys.map((key): ErasedKey => ({ key, known: false, removed: {}, runIds: [] }));
   const holders = keyHolders(job, args, keys, io.cwd);
   for (const entry of erased) io.stdout.write(`${formatErased(entry, job, holders(entry.key), dryRun)}\n`);
   const unknown = erased.filter((entry) => !entry.known).length;
@@ -89,12 +94,11 @@ async function forgetOnPlatform(args: ForgetArgs, keys: readonly string[], io: C
   const exitCode = await runSession(session, io, logger, async (scope) => {
     const { job } = scope;
     // A job with no store (state: false, or never run) has no id to give: the lookup alone finds the contacts.
-    const path = job.state === false ? undefined : job.state;
-    const store = path !== undefined && existsSync(path) ? StateStore.open(path, { job: job.name, keyField: job.key.field }) : undefined;
+    const store = await openExistingState(job, { runLock: runLockHolder(argv) });
     if (store !== undefined) scope.defer(() => store.close());
     const state: ErasureStore | undefined = store;
     const erasure = await erasePlatformContacts({ job, api: scope.api, state, keys, dryRun, signal: scope.signal, deadline: scope.deadline, argv });
-    ended = { job, erasure, store: state === undefined ? (path === undefined ? 'state: false' : `no state at ${path}`) : undefined, surface: scope.api.surface.name };
+    ended = { job, erasure, store: state === undefined ? (job.state === false ? 'state: false' : `no state yet (${noStateYet(job)})`) : undefined, surface: scope.api.surface.name };
     const count = (outcome: string): number => erasure.keys.filter((key) => key.outcome === outcome).length;
     if (erasure.abort !== undefined) scope.logger.error({ job: job.name, code: erasure.abort.code }, `forget stopped: ${erasure.abort.message}`);
     scope.logger.info(
@@ -152,8 +156,7 @@ function keysToForget(args: ForgetArgs, cwd: string): string[] {
 }
 
 /** Erases the keys, journalled as a run that keeps no value (`forget <jobs.yaml> --keys N`). */
-function erase(job: Job, path: string, jobsFile: string, keys: readonly string[], dryRun: boolean): ErasedKey[] {
-  const store: StateAdmin & PersonalDataStore & RunJournalStore = StateStore.open(path, { job: job.name, keyField: job.key.field });
+function erase(store: StateAdmin & PersonalDataStore & RunJournalStore, job: Job, jobsFile: string, keys: readonly string[], dryRun: boolean): ErasedKey[] {
   try {
     // A dry run counts in a transaction rolled back, and journals nothing.
     if (dryRun) return store.eraseKeys(keys, { dryRun: true });

@@ -2,15 +2,14 @@
  * `contact-sync history <jobs.yaml> --job NAME (--key KEY | --run RUN_ID) [--csv]`: the change
  * journal (docs/undo.md) read back: one key's changes run by run, or everything one run changed.
  * `--csv` writes it for an auditor: one line per field or tag, with its value before and after.
- * Read only, and never creates a state file; safe while the job runs (SQLite's WAL).
+ * Read only, and never creates a state file (`open-state.ts`); safe while the job runs (SQLite's WAL, PostgreSQL's MVCC).
  */
-import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { csvLine, valueCsvLine, type CsvCell } from '../pipeline/report/csv-line.js';
 import { spreadsheetSafe } from '../pipeline/report/spreadsheet-safe.js';
 import type { ChangeLine } from '../state/change-journal.js';
 import type { RunRecord } from '../state/run-journal.js';
-import { StateStore } from '../state/state-store.js';
+import { noStateYet, openExistingState } from './open-state.js';
 import type { StateAdmin } from '../state/state-port.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from '../exit-codes.js';
@@ -35,12 +34,12 @@ export async function historyCommand(args: HistoryArgs, io: CliIo, logger: Logge
   }
   const [job] = await loadJobs(args.jobsFile, [args.job], io, logger, { tokenOptional: true });
   if (job === undefined) throw new UsageError(`${args.jobsFile}: no job named "${args.job}"`);
-  if (job.state === false) throw new UsageError(`${args.jobsFile}: job "${job.name}" has state: false, so no change of it was journalled; set its state: to a file to keep one`);
-  if (!existsSync(job.state)) {
-    io.stdout.write(`job "${job.name}": no state yet (no file at ${job.state}); nothing was journalled\n`);
+  if (job.state === false) throw new UsageError(`${args.jobsFile}: job "${job.name}" has state: false, so no change of it was journalled; set its state: to a file or a database to keep one`);
+  const store: StateAdmin | undefined = await openExistingState(job);
+  if (store === undefined) {
+    io.stdout.write(`job "${job.name}": no state yet (${noStateYet(job)}); nothing was journalled\n`);
     return EXIT.ok;
   }
-  const store: StateAdmin = StateStore.open(job.state, { job: job.name, keyField: job.key.field });
   try {
     if (args.run !== undefined && store.run(args.run) === undefined) {
       throw new UsageError(`${args.jobsFile}: job "${job.name}" has no run ${args.run} in its state store; \`contact-sync state show ${args.jobsFile} --job ${job.name}\` lists its runs`);

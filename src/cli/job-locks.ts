@@ -111,7 +111,11 @@ export class JobLocks {
   }
 }
 
-/** What a job's locks are taken on: its name, state file, key field and channel (token and surface). */
+/**
+ * What a job's locks are taken on: its name, state file, key field and channel (token and
+ * surface). A state in PostgreSQL has no file to lock: the store takes the lock across hosts
+ * itself (`open-state.ts`, `runLock`); the channel's lock file stays.
+ */
 export function lockedJob(job: Job): LockedJob {
-  return { name: job.name, state: job.state, keyField: job.key.field, connection: job.connection };
+  return { name: job.name, state: typeof job.state === 'string' ? job.state : false, keyField: job.key.field, connection: job.connection };
 }

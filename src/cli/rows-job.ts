@@ -3,7 +3,6 @@
  * taken on the job's cleanup stack, and the command's kind of file run (`runSync`, `runReconcile`) over the job's rows. The command
  * says what is printed and logged around it (`run-command.ts`, `reconcile-command.ts`).
  */
-import { existsSync } from 'node:fs';
 import type { Job } from '../config/job-types.js';
 import type { MaxErrors } from '../config/max-errors.js';
 import type { GuardName } from '../pipeline/guards/guard-verdict.js';
@@ -16,7 +15,7 @@ import { callsByOperation } from '../pipeline/report/summary-figures.js';
 import type { CallBudget } from '../api/contacts-api.js';
 import type { Shard } from '../pipeline/kinds/shard.js';
 import { isBusyStore, StateStoreError, stateStoreFix } from '../state/state-store-error.js';
-import { StateStore } from '../state/state-store.js';
+import { openExistingState, openStateStore, runLockHolder } from './open-state.js';
 import type { RunWiringStore, StateAdmin } from '../state/state-port.js';
 import { countLines } from './line-count.js';
 import type { LogFormat } from './logger.js';
@@ -61,9 +60,10 @@ export async function runRowsJob<Run extends FileRunEnd>(scope: JobScope, option
   // The count is the progress display's estimate alone: a run that shows none does not read the file for it.
   const lines = progressMode === 'off' ? undefined : await countLines(job.input.path).catch(() => undefined);
   const fileRows = lines === undefined ? undefined : Math.max(0, lines - 1);
-  // A dry run reads the state when there is one and never creates or writes it.
+  // A dry run reads the state when there is one and never creates or writes it; it holds no
+  // run lock across hosts (it writes nothing a run could lose).
   const dryRun = options.dryRun === true;
-  const state = job.state === false || (dryRun && !existsSync(job.state)) ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
+  const state = dryRun ? await openExistingState(job) : job.state === false ? undefined : await openStateStore(job, { runLock: runLockHolder(scope.argv) });
   if (state !== undefined) scope.defer(() => state.close());
   // retention.journal, at the start: before any row, so a run that stops early still keeps the
   // retention, its own lines (none yet) are never concerned, and the deletion's checkpoint does

@@ -9,8 +9,8 @@ import type { Job } from '../config/job-types.js';
 import { runUndo } from '../pipeline/undo/run-undo.js';
 import { undoSurfaceRefusal } from '../pipeline/undo/undo-plan.js';
 import type { UndoSummary } from '../pipeline/report/undo-report.js';
-import { StateStore } from '../state/state-store.js';
-import type { StateAdmin, UndoStore } from '../state/state-port.js';
+import { noStateYet, openStateStore, runLockHolder } from './open-state.js';
+import type { StateAdmin, StateTransfer, UndoStore } from '../state/state-port.js';
 import type { JobScope } from './run-session.js';
 import { UsageError } from './usage-error.js';
 import { counted } from '../pipeline/report/counted.js';
@@ -31,23 +31,25 @@ export interface UndoArgs {
 
 /**
  * Refuses (exit 2) a job with no state store to undo from, before the session takes its locks: a
- * lock taken for it would leave a lock file (and the state's folder) where no state store is.
+ * lock taken for it would leave a lock file (and the state's folder) where no state store is. A
+ * database is asked in `undoJob`, once the job's locks are held (it leaves no file behind).
  */
 export function refuseWithoutState(jobs: readonly Job[], jobsFile: string): void {
-  for (const job of jobs) stateToUndo(job, jobsFile);
+  for (const job of jobs) if (job.state === false || (typeof job.state === 'string' && !existsSync(job.state))) throw noStateToUndo(job, jobsFile);
 }
 
-/** The job's state store file, or a UsageError when it has none. */
-function stateToUndo(job: Job, jobsFile: string): string {
-  if (job.state !== false && existsSync(job.state)) return job.state;
-  const why = job.state === false ? 'has state: false, so no run of it was journalled' : `has no state store yet (no file at ${job.state})`;
-  throw new UsageError(`${jobsFile}: job "${job.name}" ${why}; undo puts back what a journalled run changed; nothing was done`);
+/** Why a job with no state, or none yet, cannot be undone. */
+function noStateToUndo(job: Job, jobsFile: string): UsageError {
+  const why = job.state === false ? 'has state: false, so no run of it was journalled' : `has no state store yet (${noStateYet(job)})`;
+  return new UsageError(`${jobsFile}: job "${job.name}" ${why}; undo puts back what a journalled run changed; nothing was done`);
 }
 
 export async function undoJob(run: JobScope, args: UndoArgs): Promise<number> {
   const { job } = run;
-  const state: StateAdmin & UndoStore = StateStore.open(stateToUndo(job, args.jobsFile), { job: job.name, keyField: job.key.field });
+  if (job.state === false) throw noStateToUndo(job, args.jobsFile);
+  const state: StateAdmin & UndoStore & StateTransfer = await openStateStore(job, { runLock: runLockHolder(run.argv) });
   run.defer(() => state.close());
+  if (typeof job.state !== 'string' && !state.holdsState()) throw noStateToUndo(job, args.jobsFile);
   const undone = state.run(args.runId);
   if (undone === undefined) {
     throw new UsageError(`${args.jobsFile}: job "${job.name}" has no run ${args.runId} in its state store; \`contact-sync state show ${args.jobsFile} --job ${job.name}\` lists its runs; nothing was done`);

@@ -17,7 +17,7 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   history: 'contact-sync history <jobs.yaml> --job NAME [--key KEY] [--run RUN_ID] [--csv]',
   validate: 'contact-sync validate <jobs.yaml> [--job NAME]...',
   check: 'contact-sync check <jobs.yaml> [--job NAME]...',
-  state: 'contact-sync state show|reset|prune <jobs.yaml> --job NAME',
+  state: 'contact-sync state show|reset|prune|copy <jobs.yaml> --job NAME [--from PATH|URL] [--replace]',
   forget: 'contact-sync forget <jobs.yaml> --job NAME (--key KEY... | --keys-file FILE) [--platform] [--dry-run] [--report-dir DIR]... [--max-duration DURATION]',
   emulator: 'contact-sync emulator [--port N] [--host H] [--token TOKEN[:viber]]...',
 };

@@ -5,6 +5,9 @@
 import type { ChannelType } from '../api/wire-types.js';
 import type { Rate } from '../limits.js';
 import type { MaxErrors } from './max-errors.js';
+import type { StateSpec } from './state-location.js';
+
+export type { PostgresState, StateSpec } from './state-location.js';
 
 export interface Connection {
   /** Key under `connections:` in jobs.yaml. */
@@ -246,8 +249,11 @@ export interface Job {
   guards?: GuardsSpec;
   /** `verify:`: after the rows, re-read a share of the contacts the state trusts and repair drift. */
   verify?: VerifySpec;
-  /** State store path (resolved), or false. */
-  state: string | false;
+  /**
+   * Where the state lives: a SQLite file's path (resolved), a PostgreSQL database
+   * (`{kind: 'postgres', url, schema}`), or false for none (`state-location.ts`).
+   */
+  state: StateSpec;
   /** Rows in flight at once. @default 8 */
   concurrency: number;
   /** Abort when failed rows exceed this count, or this share of the rows (`percent`: 0 to 100, `"5%"` -> 5). */

@@ -17,6 +17,7 @@ import { ATTACHMENT_TYPES } from '../limits.js';
 import { parseMaxErrors } from './max-errors.js';
 import { parseMissingShare, parseVerifyShare } from './missing-share.js';
 import { isLoopbackHost } from './loopback-host.js';
+import { DEFAULT_STATE_SCHEMA, stateOfText, type StateSpec } from './state-location.js';
 
 export interface NormaliseContext {
   /** Absolute path of the jobs file. */
@@ -168,8 +169,7 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
       prune: input.tags?.prune ?? false,
     },
     match: {},
-    state:
-      input.state === false ? false : resolve(context.baseDir, input.state ?? defaultStatePath(input.name)),
+    state: normaliseState(input.state, input.name, context.baseDir),
     concurrency: input.concurrency ?? CONFIG_DEFAULTS.concurrency,
   };
   if (input.tags?.column !== undefined) job.tags.column = input.tags.column;
@@ -197,6 +197,14 @@ function normaliseJob(input: JobParsed, connection: Connection, context: Normali
 function normaliseRetention(input: JobsFileParsed['retention'], path: YamlPath): RetentionSpec | undefined {
   if (input?.journal === undefined) return undefined;
   return { journal: input.journal, journalMs: parseDuration(input.journal) ?? 0, setAt: formatYamlPath([...path, 'journal']) };
+}
+
+/** A file resolved against the jobs file's folder; a URL (never a path) or `{url, schema}` a PostgreSQL state. */
+function normaliseState(state: JobParsed['state'], name: string, baseDir: string): StateSpec {
+  if (state === false) return false;
+  if (typeof state === 'object') return { kind: 'postgres', url: state.url.trim(), schema: state.schema ?? DEFAULT_STATE_SCHEMA };
+  const spec = stateOfText(state ?? defaultStatePath(name));
+  return typeof spec === 'string' ? resolve(baseDir, spec) : spec;
 }
 
 function normaliseField(name: string, source: FieldSourceParsed): FieldSpec {

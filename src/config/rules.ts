@@ -9,6 +9,7 @@ import { ATTACHMENT_TYPES } from '../limits.js';
 import { CONFIG_DEFAULTS, defaultStatePath } from './defaults.js';
 import { didYouMean } from './did-you-mean.js';
 import { isLoopbackHost } from './loopback-host.js';
+import { looksLikeUrl } from './state-location.js';
 import type { PathIssue } from './schema-issues.js';
 import { fillPlaceholders, parseTemplate } from './template-placeholders.js';
 import { formatYamlPath } from './yaml-path.js';
@@ -443,7 +444,11 @@ function uniqueNameRule(jobs: readonly unknown[]): PathIssue[] {
   return issues;
 }
 
-/** Two jobs writing one state file would overwrite each other's memory of what was written. */
+/**
+ * Two jobs writing one state file would overwrite each other's memory of what was written. Files
+ * only: two jobs naming one database keep apart there, each under its own identity (job name,
+ * channel, key field).
+ */
 function uniqueStateRule(jobs: readonly unknown[]): PathIssue[] {
   const seen = new Map<string, { index: number; explicit: boolean }>();
   const issues: PathIssue[] = [];
@@ -452,7 +457,7 @@ function uniqueStateRule(jobs: readonly unknown[]): PathIssue[] {
     const name = asText(record?.name);
     const explicit = record?.state !== undefined;
     const state = explicit ? asText(record?.state) : name === undefined ? undefined : defaultStatePath(name);
-    if (state === undefined) return;
+    if (state === undefined || looksLikeUrl(state)) return;
     const file = normalize(state);
     const first = seen.get(file);
     if (first === undefined) seen.set(file, { index, explicit });

@@ -20,6 +20,7 @@ import { parseMissingShare, parseVerifyShare } from './missing-share.js';
 import { DURATION_FORMS, parseDuration, RETENTION_FORMS } from './duration.js';
 import { parseRate, RATE_FORMS, RATE_PATTERN } from './rate.js';
 import { parseTemplate } from './template-placeholders.js';
+import { DEFAULT_STATE_SCHEMA, looksLikeUrl, STATE_FORMS, STATE_SCHEMA_PATTERN, stateUrlProblem } from './state-location.js';
 
 /** Job names name report and state files. */
 export const JOB_NAME_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
@@ -464,6 +465,41 @@ const message = z
   })
   .meta({ description: 'a message: {when, type, text, url, quickReplies, template, forceCancelSurvey, repeat, contactIdColumn, channelId}' });
 
+/**
+ * `state:` (docs/configuration.md, docs/state.md): a SQLite file, false, or a PostgreSQL database.
+ * A text that looks like a URL is never a file path (state-location.ts); no message shows it, as
+ * it may hold a password.
+ */
+const stateStore = z
+  .union([
+    nonEmpty('a file path').superRefine((text, ctx) => {
+      const problem = looksLikeUrl(text) ? stateUrlProblem(text) : undefined;
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+    z.literal(false),
+    z
+      .strictObject({
+        url: z
+          .string()
+          .superRefine((text, ctx) => {
+            const problem = looksLikeUrl(text) ? stateUrlProblem(text) : 'is not a postgres:// URL (the value is not shown: it may hold a password); write postgres://USER:PASSWORD@HOST:PORT/DATABASE';
+            if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+          })
+          .meta({ description: 'the PostgreSQL database: postgres://USER:PASSWORD@HOST:PORT/DATABASE (${ENV} allowed; the password is never printed)' }),
+        schema: z
+          .string()
+          .regex(STATE_SCHEMA_PATTERN, {
+            error: (issue) => `${show(issue.input)} is not a schema name; use lower-case letters, digits and "_" (not starting with a digit, at most 63), e.g. ${DEFAULT_STATE_SCHEMA}`,
+          })
+          .optional()
+          .meta({ description: 'the schema the tables live in', default: DEFAULT_STATE_SCHEMA }),
+      })
+      .meta({ description: 'a PostgreSQL state store: {url, schema}' }),
+  ])
+  .meta({
+    description: `where the job's state lives: ${STATE_FORMS}; a file is relative to the jobs file (default .contact-sync/<job>.db)`,
+  });
+
 const maxErrors = z
   .union([z.number(), z.string()])
   .superRefine((value, ctx) => {
@@ -518,10 +554,7 @@ const job = z
     verify: verify.optional(),
     match: match.optional(),
     message: message.optional(),
-    state: z
-      .union([nonEmpty('a file path'), z.literal(false)])
-      .optional()
-      .meta({ description: 'a state store file, relative to the jobs file, or false for none (default .contact-sync/<job>.db)' }),
+    state: stateStore.optional(),
     concurrency: envInteger('concurrency', CONCURRENCY_RANGE.min, CONCURRENCY_RANGE.max)
       .optional()
       .meta({ description: `the rows in flight at once, a whole number from ${CONCURRENCY_RANGE.min} to ${CONCURRENCY_RANGE.max}`, default: CONFIG_DEFAULTS.concurrency }),

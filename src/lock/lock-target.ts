@@ -110,9 +110,24 @@ export function stateInodeLockTarget(
  * `127.0.0.1`, `/api` and `/%61pi` are one platform).
  */
 export function channelDigest(job: LockedJob): string {
-  const token = createHash('sha256').update(job.connection.token).digest('hex');
-  const parts = [token, job.connection.api ?? 'v1', job.keyField, job.name];
+  const parts = [tokenDigest(job.connection.token), job.connection.api ?? 'v1', job.keyField, job.name];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/** The token, digested: what the channel's lock and a state store's platform identity are keyed on, never the token itself. */
+export function tokenDigest(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * The platform identity a state store in PostgreSQL keys a job's state on, with the job's name and
+ * key field (docs/state.md, "Choosing where the state lives"): `<surface>:<digest>`, the surface
+ * (v1 or v2) and a digest of the token's digest (the channel or workspace it opens; the base URL's
+ * text does not say which). Another token, a rotated one too, is another identity.
+ */
+export function platformIdentity(connection: { token: string; api?: 'v1' | 'v2' }): string {
+  const digest = createHash('sha256').update(`contact-sync platform\u0000${tokenDigest(connection.token)}`).digest('hex');
+  return `${connection.api ?? 'v1'}:${digest.slice(0, 32)}`;
 }
 
 /**

@@ -8,6 +8,7 @@ import { ApiError, ApiUnavailableError, InvalidTokenError } from '../api/errors.
 import { RetryAfterTooLongError } from '../api/connection-health.js';
 import { RateLimiterUnavailableError } from '../api/rate-limiter-unavailable-error.js';
 import type { Job } from '../config/job-types.js';
+import { stateLocation } from '../config/state-location.js';
 import { isStoreFailure, JobAbortError, stateWriteFailed } from './job-abort.js';
 
 /**
@@ -30,7 +31,7 @@ export function abortReason(error: unknown, job: Job, where: string): JobAbortEr
     return new JobAbortError('RATE_LIMITED', `connection "${job.connection.name}": ${error.message}`, { cause: error });
   }
   if (error instanceof ApiError) return undefined;
-  if (isStoreFailure(error)) return stateWriteFailed(job.state === false ? '' : job.state, where, error);
+  if (isStoreFailure(error)) return stateWriteFailed(stateLocation(job.state), where, error);
   const detail = error instanceof Error ? error.message : String(error);
   return new JobAbortError('UNEXPECTED', `an unexpected error stopped the job ${where}: ${detail}; please report it`, { cause: error });
 }

@@ -41,8 +41,8 @@ describe('CLI conventions', () => {
     [['undo', 'jobs.yaml', '--job', 'migrate'], 'contact-sync: undo: --run RUN_ID is missing: it is required', 'usage: contact-sync undo <jobs.yaml> --job NAME --run RUN_ID'],
     [['undo', 'jobs.yaml'], 'contact-sync: undo: --job NAME and --run RUN_ID are missing: they are required', 'see: contact-sync undo --help'],
     [['history', 'jobs.yaml', '--key', 'C0001'], 'contact-sync: history: --job NAME is missing: it is required', 'usage: contact-sync history <jobs.yaml> --job NAME'],
-    [['state', 'show', 'jobs.yaml'], 'contact-sync: state: --job NAME is missing: it is required', 'usage: contact-sync state show|reset|prune <jobs.yaml> --job NAME'],
-    [['state', '--job', 'import'], 'contact-sync: state: show|reset|prune and <jobs.yaml> are missing; the usage below shows where they go', 'see: contact-sync state --help'],
+    [['state', 'show', 'jobs.yaml'], 'contact-sync: state: --job NAME is missing: it is required', 'usage: contact-sync state show|reset|prune|copy <jobs.yaml> --job NAME [--from PATH|URL] [--replace]'],
+    [['state', '--job', 'import'], 'contact-sync: state: show|reset|prune|copy and <jobs.yaml> are missing; the usage below shows where they go', 'see: contact-sync state --help'],
     [['state', 'show', '--job', 'import'], 'contact-sync: state: <jobs.yaml> is missing; the usage below shows where it goes', 'see: contact-sync state --help'],
   ])('%j: exit 2, naming the command and what is missing', async (argv, error, footer) => {
     const run = await workspace().run(argv);

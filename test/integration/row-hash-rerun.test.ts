@@ -45,7 +45,7 @@ describe('unchanged rows settled by their row hash', () => {
   async function run(job: Job, options: Partial<RunJobOptions> = {}): Promise<{ run: SyncRun; calls: number; results: Record<string, string>[]; resultsText: string }> {
     emulator.resetCounters(TOKEN);
     const reportDir = `reports-${++runs}`;
-    const store = job.state === false ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
+    const store = typeof job.state !== 'string' ? undefined : StateStore.open(job.state, { job: job.name, keyField: job.key.field });
     try {
       const done = await runSync({
         job,

@@ -7,7 +7,9 @@
 import { createHash } from 'node:crypto';
 import { chownSync, linkSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { channelLockTarget, hostLockDir, lockTargets, realPathOf, type LockedJob, type LockTargetOptions } from '../../src/lock/lock-target.js';
+import { channelLockTarget, hostLockDir, lockTargets, platformIdentity, realPathOf, type LockedJob, type LockTargetOptions } from '../../src/lock/lock-target.js';
+import { lockedJob } from '../../src/cli/job-locks.js';
+import { makeJob } from '../helpers/job-factory.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const TOKEN = 'tok-3f9a1c77e2';
@@ -117,5 +119,33 @@ describe('lock targets', () => {
     expect(() => hostLockDir({}, hostTemp)).toThrow(
       `the folder of the job locks, ${theirs}, belongs to another user; remove it, or set CONTACT_SYNC_LOCK_DIR to a folder this user owns, the same for every run on this host; nothing was done`,
     );
+  });
+});
+
+describe('the platform identity a state in PostgreSQL is keyed on', () => {
+  it('the surface and a digest of the token: one for one token and surface, apart for another; never the token or its plain digest', () => {
+    const v1 = platformIdentity({ token: TOKEN });
+    const table = [
+      { case: 'the same token, v1 by default and named', a: v1, b: platformIdentity({ token: TOKEN, api: 'v1' }), same: true },
+      { case: 'another token (a rotated one too)', a: v1, b: platformIdentity({ token: `${TOKEN}x` }), same: false },
+      { case: 'the same token on v2', a: v1, b: platformIdentity({ token: TOKEN, api: 'v2' }), same: false },
+    ];
+    expect(table.map((row) => ({ case: row.case, same: row.a === row.b }))).toEqual(table.map((row) => ({ case: row.case, same: row.same })));
+    expect(v1).toMatch(/^v1:[0-9a-f]{32}$/);
+    expect(platformIdentity({ token: TOKEN, api: 'v2' })).toMatch(/^v2:[0-9a-f]{32}$/);
+    const plainDigest = createHash('sha256').update(TOKEN).digest('hex');
+    expect(v1).not.toContain(TOKEN);
+    expect(v1).not.toContain(plainDigest.slice(0, 16));
+  });
+});
+
+describe('the lock targets of a job by where its state lives', () => {
+  it('a file: the channel and the state file; PostgreSQL: the channel only (the database holds the run across hosts); none: the channel', () => {
+    const lockDir = tempDir('lock-kinds-');
+    const kinds = (state: LockedJob['state'] | { kind: 'postgres'; url: string; schema: string }) =>
+      lockTargets(lockedJob(makeJob({ state })), { lockDir }).map((target) => target.kind);
+    expect(kinds(join(lockDir, 'crm.db'))).toEqual(['channel', 'state']);
+    expect(kinds({ kind: 'postgres', url: 'postgres://sync:pw@db.internal/crm', schema: 'contact_sync' })).toEqual(['channel']);
+    expect(kinds(false)).toEqual(['channel']);
   });
 });

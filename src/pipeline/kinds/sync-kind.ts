@@ -6,6 +6,7 @@
  * (`verify`, `verify/verify-step.ts`); its exit code asks for a look when a row, a message, a
  * departed key or a verification failed, or the departed step was refused.
  */
+import { stateLocation } from '../../config/state-location.js';
 import { isStoreFailure, stateWriteFailed, type JobAbortError } from '../job-abort.js';
 import { settleDeparted, type DepartedStepOptions, type DepartedSummary } from '../departed/settle-departed.js';
 import type { DepartedStore, VerifyStore } from '../../state/state-port.js';
@@ -135,7 +136,7 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
       ...(maxSharePercent === undefined ? {} : { maxSharePercent }),
       ...(withheld === undefined ? {} : { withheld }),
     };
-    const ran = await runDepartedStep(step, job.state === false ? '' : job.state);
+    const ran = await runDepartedStep(step, stateLocation(job.state));
     departed = ran.summary;
     // The departed step's writes are needed, not waste: the run report's "least the data needed" counts them.
     if (ran.writes !== undefined) report.addDepartedWrites(ran.writes);
@@ -164,7 +165,7 @@ export function syncKind(options: SyncKindOptions): RunKind<SourceRecord, RowDon
       return wiring.policy.abort;
     } catch (error) {
       if (error instanceof ReportWriteError) return reportWriteFailed(error);
-      if (isStoreFailure(error)) return stateWriteFailed(job.state === false ? '' : job.state, 'in verification', error);
+      if (isStoreFailure(error)) return stateWriteFailed(stateLocation(job.state), 'in verification', error);
       throw error;
     }
   }
