@@ -94,7 +94,7 @@ describe('forget --platform', () => {
 
     expect(forget.exitCode).toBe(1);
     const lines = forget.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe(`job "import": no state at ${join(ws.dir, STATE_FILE)}: no state store holds the keys; their contacts are found by the platform's lookup of customerid`);
+    expect(lines[0]).toBe(`job "import": no state yet (no file at ${join(ws.dir, STATE_FILE)}): no state store holds the keys; their contacts are found by the platform's lookup of customerid`);
     expect(lines[1]).toMatch(new RegExp(`^C0002: deleted on the platform: contact ${id}; no state store; `));
     expect(lines[2]).toBe('NOPE-4242: no contact on the platform holds customerid "NOPE-4242", and no state store: nothing erased; no report file found holds it');
     expect(deletes(emulator)).toBe(1);

@@ -103,8 +103,8 @@ describe('the state in PostgreSQL, across hosts', () => {
     // The reports are whole: valid CSV, each row at most once, the summary says the run aborted.
     const lines = readReport(ws, 'import.results.csv').map((row) => row.line);
     expect(new Set(lines).size).toBe(lines.length);
-    const summary = JSON.parse(readFileSync(join(ws.dir, 'reports', 'import.summary.json'), 'utf8')) as { status: string; exitCode: number };
-    expect(summary).toMatchObject({ status: 'aborted', exitCode: 3 });
+    const summary = JSON.parse(readFileSync(join(ws.dir, 'reports', 'import.summary.json'), 'utf8')) as { status: string; aborted?: { code: string } };
+    expect(summary).toMatchObject({ status: 'aborted', aborted: { code: 'STATE_WRITE_FAILED' } });
     expect(run.output()).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
 
     await waitUntil(() => platform.contacts(TOKEN).length === platform.counters(TOKEN).byOperation.createContact.received, 'the creates in flight landed', WAIT_MS);
