@@ -4,7 +4,9 @@
  * is SIGKILLed while a create is in flight, and the same job run on "host B" (another workspace,
  * the same database, token and job) finishes it: no create sent twice, every create journalled,
  * nothing left pending. A run whose database connection is lost mid-run stops (exit 3) with its
- * reports complete, and the next run resumes with no duplicate.
+ * reports complete, and the next run resumes with no duplicate. A v2 greeting left "maybe sent" by
+ * host A's killed run is settled by host B from the contact's messages: every contact greeted
+ * exactly once.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +15,7 @@ import type { FaultOptions, RunningEmulator } from '../../src/emulator/index.js'
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type Workspace } from '../helpers/cli-harness.js';
 import { startCli, useCliChildren, waitForQuiet, waitUntil } from '../helpers/cli-process.js';
 import { useTestDatabase } from '../helpers/postgres-support.js';
+import { startRecordingProxy, type RecordingProxy } from '../helpers/recording-proxy.js';
 import { asExpected, contactsByKey, customerKey, expectedCustomer } from '../helpers/state-fixtures.js';
 
 const ROWS = 30;
@@ -113,5 +116,58 @@ describe('the state in PostgreSQL, across hosts', () => {
     const next = await ws.run(['run', 'jobs.yaml', '--report-dir', 'next']);
     expect(next.exitCode).toBe(0);
     expectPlatformAsFile(platform);
+  }, 60_000);
+
+  it('a v2 greeting left maybe sent by a run killed on host A is found by host B: every contact greeted exactly once', async () => {
+    const workspaceToken = 'workspace-token-hosts';
+    const platform = await fastEmulator({
+      workspaceTokens: [workspaceToken],
+      rateLimits: { contacts: { limit: 60_000, periodMs: 60_000 }, messages: { limit: 1000, periodMs: 1000 }, v2: { limit: 1000, periodMs: 1000 } },
+    });
+    emulator = platform;
+    const isSend = (method: string, path: string): boolean => method === 'POST' && /\/message$/.test(path.split('?')[0] ?? '');
+    let holding = true;
+    let held = 0;
+    const recording: RecordingProxy = await startRecordingProxy(platform.v2Url, {
+      holdAnswer: (method, path) => {
+        if (!holding || !isSend(method, path)) return false;
+        held += 1;
+        return true;
+      },
+    });
+    try {
+      const rows = 4;
+      const schema = 'hosts_greetings';
+      const job = `${CUSTOMERS_JOB.replace('state: false', `state: { url: "${database.url}", schema: ${schema} }`)}\nmessage: { when: created, text: "Hi {{first_name}}" }`;
+      const onHost = (): Workspace => {
+        const ws = workspace();
+        ws.write('customers.csv', customersCsv(rows));
+        ws.write('jobs.yaml', jobsYaml({ url: recording.url, token: workspaceToken, job, connectionExtra: '    api: v2\n    channelId: 1' }));
+        return ws;
+      };
+      const hostA = onHost();
+      const hostB = onHost();
+
+      const killed = children.track(startCli(COMMAND, hostA.dir));
+      await waitUntil(() => held >= 1, 'a greeting was stored by the platform and its answer held', WAIT_MS, killed);
+      killed.child.kill('SIGKILL');
+      expect(await killed.exited(WAIT_MS)).toEqual({ code: null, signal: 'SIGKILL' });
+      await waitForQuiet(() => platform.v2Counters().total.received, 50, WAIT_MS);
+      holding = false;
+      const greetedAtKill = platform.v2Messages().length;
+      const maybeSent = await database.query(`SELECT contact_id FROM ${schema}.messages WHERE job = 'import' AND status = 'unknown'`);
+      expect(maybeSent.length).toBeGreaterThanOrEqual(1);
+
+      const resumed = await hostB.run(COMMAND);
+      expect({ exitCode: resumed.exitCode, stderr: resumed.exitCode === 0 ? '' : resumed.stderr }).toEqual({ exitCode: 0, stderr: '' });
+      expect(platform.contacts(TOKEN)).toHaveLength(rows);
+      const greetings = platform.v2Messages();
+      expect(greetings).toHaveLength(rows);
+      expect(new Set(greetings.map((message) => String(message.contactId))).size).toBe(rows);
+      expect(greetedAtKill).toBeLessThanOrEqual(rows);
+      expect(await database.query(`SELECT contact_id FROM ${schema}.messages WHERE job = 'import' AND status <> 'sent'`)).toEqual([]);
+    } finally {
+      await recording.close();
+    }
   }, 60_000);
 });
