@@ -28,6 +28,8 @@ export interface RunLockHolder {
   readonly pid: number;
   /** The command line as the run journal records it (never a secret). */
   readonly command: string;
+  /** `--shard I/N`: N; the shards of one count hold the job together, a whole run alone. */
+  readonly shardCount?: number;
 }
 
 export interface OpenStateOptions {
@@ -38,8 +40,9 @@ export interface OpenStateOptions {
 }
 
 /** This process as the holder of a job's run: this host, this pid, the command line. */
-export function runLockHolder(command: string): RunLockHolder {
-  return { host: hostname(), pid: process.pid, command };
+export function runLockHolder(command: string, shardCount?: number): RunLockHolder {
+  // `--shard 1/1` is a whole run (docs/scaling.md): it holds the job alone.
+  return { host: hostname(), pid: process.pid, command, ...(shardCount === undefined || shardCount <= 1 ? {} : { shardCount }) };
 }
 
 /** The store a job with a state names; its opening failures are `StateStoreError`s (exit 2, or 75 for a held job). */

@@ -63,7 +63,7 @@ export async function runRowsJob<Run extends FileRunEnd>(scope: JobScope, option
   // A dry run reads the state when there is one and never creates or writes it; it holds no
   // run lock across hosts (it writes nothing a run could lose).
   const dryRun = options.dryRun === true;
-  const state = dryRun ? await openExistingState(job) : job.state === false ? undefined : await openStateStore(job, { runLock: runLockHolder(scope.argv) });
+  const state = dryRun ? await openExistingState(job) : job.state === false ? undefined : await openStateStore(job, { runLock: runLockHolder(scope.argv, options.shard?.count) });
   if (state !== undefined) scope.defer(() => state.close());
   // retention.journal, at the start: before any row, so a run that stops early still keeps the
   // retention, its own lines (none yet) are never concerned, and the deletion's checkpoint does

@@ -89,6 +89,11 @@ export interface KeyScan {
 
 /** The row lookahead: the known keys of a batch of rows, read ahead of them in one snapshot. */
 export interface LookaheadStore {
+  /**
+   * How many rows' keys the store would rather be asked at once: a store across a network pays a
+   * round trip per batch, one in-process none. @default the lookahead's own (64)
+   */
+  readonly aheadRows?: number;
   readAhead(keys: readonly string[], whole?: (brief: StoredContactBrief) => boolean): Map<string, StoredContactBrief>;
   pendingCreates(): string[];
   uncreatableAhead(keys: readonly string[]): Map<string, UncreatableRow>;

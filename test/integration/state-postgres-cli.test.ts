@@ -126,9 +126,10 @@ describe('a job whose state is in PostgreSQL', () => {
     }
   });
 
-  it('shards side by side, each its schema by its index (docs/scaling.md): the rerun of both makes no call', async () => {
-    const ws = workspaceWith(stateJob('{ url: "${STATE_URL}", schema: "s_shard_${SHARD_INDEX}" }'), 40);
-    const shard = (index: number, dir: string) => ws.run(['run', 'jobs.yaml', '--shard', `${index}/2`, '--report-dir', `${dir}-${index}`], { env: { STATE_URL: db.url(), SHARD_INDEX: String(index) } });
+  it('shards side by side on one database and schema hold the job together (docs/scaling.md): every row once, the rerun of both makes no call, a whole run after knows every key', async () => {
+    const ws = workspaceWith(stateJob('{ url: "${STATE_URL}", schema: "s_shards" }'), 40);
+    const env = { STATE_URL: db.url() };
+    const shard = (index: number, dir: string) => ws.run(['run', 'jobs.yaml', '--shard', `${index}/2`, '--report-dir', `${dir}-${index}`], { env });
 
     const first = await Promise.all([shard(1, 'first'), shard(2, 'first')]);
 
@@ -136,11 +137,15 @@ describe('a job whose state is in PostgreSQL', () => {
     const created = [1, 2].map((index) => ws.summary(`import.shard-${index}-of-2`, `first-${index}`).rows.created ?? 0);
     expect(created[0]! + created[1]!).toBe(40);
     expect(created.every((count) => count > 0)).toBe(true);
+    expect(emulator.contacts(TOKEN)).toHaveLength(40);
     emulator.resetCounters(TOKEN);
     for (const run of await Promise.all([shard(1, 'second'), shard(2, 'second')])) expectOk(run);
     expect(calls()).toBe(0);
-    const schemas = await database.query<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE nspname LIKE 's_shard_%' ORDER BY nspname");
-    expect(schemas.map((row) => row.nspname)).toEqual(['s_shard_1', 's_shard_2']);
+    // One state for the job: a whole run knows every key the two shards wrote.
+    expectOk(await ws.run(['run', 'jobs.yaml', '--report-dir', 'whole'], { env }));
+    expect(calls()).toBe(0);
+    const show = await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import'], { env });
+    expect(show.stdout).toMatch(/^keys: +40$/m);
   });
 
   it('a dry run before any run reads no state and leaves none of the job: state show and history still say none', async () => {

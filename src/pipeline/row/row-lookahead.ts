@@ -131,7 +131,7 @@ export class RowLookahead {
 
   constructor(options: RowLookaheadOptions) {
     this.#options = options;
-    this.#size = options.rows ?? LOOKAHEAD_ROWS;
+    this.#size = options.rows ?? options.state?.aheadRows ?? LOOKAHEAD_ROWS;
   }
 
   /** Rows `quick` settled so far. */

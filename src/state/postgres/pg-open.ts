@@ -87,30 +87,64 @@ export function bindIdentity(bridge: SyncBridge, path: string, s: string, option
   return Number(rows?.[0]?.id);
 }
 
+/** Who takes a job's run lock: this host and process, its command; a shard of N holds it with the other shards of N. */
+export interface RunLockTaker {
+  readonly host: string;
+  readonly pid: number;
+  readonly command: string;
+  /** `--shard I/N`: N. The shards of one count hold the lock shared; a whole run (none) holds it alone. */
+  readonly shardCount?: number;
+}
+
 /**
  * Takes the job's run lock: a session advisory lock (the schema's lock class, the job's id) on the
  * worker's second connection, held until that connection ends (close, or the process's death:
- * the server frees it). The holder's row names it for the run that is refused.
- * @throws LockHeldError naming the holder's host, pid and start
+ * the server frees it). A whole run holds it alone; the shards of one count hold it shared, as the
+ * shards of a state file share its lock (docs/scaling.md), and a shard of another count is refused
+ * as a whole run is. The holders' rows name them for the run that is refused.
+ * Returns the lock connection's backend pid, which keys the holder's row.
+ * @throws LockHeldError naming a holder's host, pid and start
  */
-export function takeRunLock(bridge: SyncBridge, path: string, s: string, schema: string, jobId: number, job: string, holder: { readonly host: string; readonly pid: number; readonly command: string }, now: number): void {
-  const [taken] = bridge.run([{ text: 'SELECT pg_try_advisory_lock(hashtext($1), $2::int) AS taken', values: [`contact-sync run ${schema}`, jobId] }], { client: 'lock' });
+export function takeRunLock(bridge: SyncBridge, path: string, s: string, schema: string, jobId: number, job: string, holder: RunLockTaker, now: number): number {
+  const shared = holder.shardCount !== undefined;
+  const lock = [`contact-sync run ${schema}`, jobId];
+  const [taken] = bridge.run([{ text: `SELECT ${shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock'}(hashtext($1), $2::int) AS taken, pg_backend_pid() AS lock_pid`, values: lock }], { client: 'lock' });
+  const lockPid = Number(taken?.[0]?.lock_pid);
+  // Rows of holders whose lock connection is gone (killed) name no one.
+  const live = `lock_pid IN (SELECT pid FROM pg_stat_activity)`;
   if (taken?.[0]?.taken === true) {
-    bridge.run([
-      {
-        text: `INSERT INTO ${s}.run_locks (job_id, host, pid, command, started_at) VALUES ($1, $2, $3, $4, $5)
-               ON CONFLICT (job_id) DO UPDATE SET host = excluded.host, pid = excluded.pid, command = excluded.command, started_at = excluded.started_at`,
-        values: [jobId, holder.host, holder.pid, holder.command, now],
-      },
-    ]);
-    return;
+    // One shard start at a time per job (the job's row locked): each sees the others' rows.
+    const [, , others] = bridge.run(
+      [
+        { text: `SELECT id FROM ${s}.jobs WHERE id = $1 FOR UPDATE`, values: [jobId] },
+        { text: `DELETE FROM ${s}.run_locks WHERE job_id = $1 AND NOT ${live}`, values: [jobId] },
+        { text: `SELECT host, pid, command, started_at, shard_count FROM ${s}.run_locks WHERE job_id = $1 AND shard_count IS DISTINCT FROM $2::int ORDER BY started_at LIMIT 1`, values: [jobId, holder.shardCount ?? null] },
+      ],
+      { begin: true },
+    );
+    const other = others?.[0];
+    if (shared && other !== undefined) {
+      bridge.run([{ text: 'ROLLBACK' }]);
+      bridge.run([{ text: 'SELECT pg_advisory_unlock_shared(hashtext($1), $2::int)', values: lock }], { client: 'lock' });
+      throw new LockHeldError(holderOf(other, job), `job "${job}"`, `the state database ${path}`);
+    }
+    bridge.run(
+      [
+        {
+          text: `INSERT INTO ${s}.run_locks (job_id, lock_pid, host, pid, command, started_at, shard_count) VALUES ($1, $2, $3, $4, $5, $6, $7)
+                 ON CONFLICT (job_id, lock_pid) DO UPDATE SET host = excluded.host, pid = excluded.pid, command = excluded.command, started_at = excluded.started_at, shard_count = excluded.shard_count`,
+          values: [jobId, lockPid, holder.host, holder.pid, holder.command, now, holder.shardCount ?? null],
+        },
+      ],
+      { commit: true },
+    );
+    return lockPid;
   }
-  const [rows] = bridge.run([{ text: `SELECT host, pid, command, started_at FROM ${s}.run_locks WHERE job_id = $1`, values: [jobId] }]);
-  const row = rows?.[0];
-  const held: LockHolder | undefined =
-    row === undefined
-      ? undefined
-      : { host: String(row.host), pid: Number(row.pid), command: String(row.command), startedAt: new Date(Number(row.started_at)).toISOString(), job, id: `${String(row.host)}:${String(row.pid)}` };
-  throw new LockHeldError(held, `job "${job}"`, `the state database ${path}`);
+  const [rows] = bridge.run([{ text: `SELECT host, pid, command, started_at FROM ${s}.run_locks WHERE job_id = $1 AND ${live} ORDER BY (shard_count IS NULL) DESC, started_at LIMIT 1`, values: [jobId] }]);
+  throw new LockHeldError(rows?.[0] === undefined ? undefined : holderOf(rows[0], job), `job "${job}"`, `the state database ${path}`);
+}
+
+function holderOf(row: Record<string, unknown>, job: string): LockHolder {
+  return { host: String(row.host), pid: Number(row.pid), command: String(row.command), startedAt: new Date(Number(row.started_at)).toISOString(), job, id: `${String(row.host)}:${String(row.pid)}` };
 }
 

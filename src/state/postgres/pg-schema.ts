@@ -165,14 +165,20 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         PRIMARY KEY (job_id, budget)
       );
 
-      -- Who holds the job's run lock (the advisory lock is the lock; this row names its holder for
-      -- the message of the run refused). A holder that died leaves its row: the next holder replaces it.
+      -- Who holds the job's run lock (the advisory lock is the lock; these rows name its holders
+      -- for the message of the run refused): one row for a whole run, one per shard for the shards
+      -- of one count, which hold it shared (shard_count: their N; NULL for a whole run). lock_pid is
+      -- the holder's lock connection (pg_backend_pid): a holder that died leaves its row, and a row
+      -- whose connection is gone is stale.
       CREATE TABLE ${s}.run_locks (
-        job_id     BIGINT PRIMARY KEY,
-        host       TEXT NOT NULL,
-        pid        INTEGER NOT NULL,
-        command    TEXT NOT NULL,
-        started_at BIGINT NOT NULL
+        job_id      BIGINT NOT NULL,
+        lock_pid    INTEGER NOT NULL,
+        host        TEXT NOT NULL,
+        pid         INTEGER NOT NULL,
+        command     TEXT NOT NULL,
+        started_at  BIGINT NOT NULL,
+        shard_count INTEGER,
+        PRIMARY KEY (job_id, lock_pid)
       );
 
       -- The views: stable columns, one row per job's line, with the job's name.

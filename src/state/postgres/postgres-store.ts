@@ -41,7 +41,7 @@ import type { ErasedKey, ExpiredJournal, PersonalDataStore, PrunedChanges, State
 import { StateStoreError, StoreFailure, type StoreFailureCode } from '../state-store-error.js';
 import type { UncreatableRow } from '../uncreatable-rows.js';
 import { DEFAULT_PG_SCHEMA, migratePg, PG_SCHEMA_VERSION, quoted, validSchemaName } from './pg-schema.js';
-import { bindIdentity, hidePassword, openFailure, parseEndpoint, takeRunLock } from './pg-open.js';
+import { bindIdentity, hidePassword, openFailure, parseEndpoint, takeRunLock, type RunLockTaker } from './pg-open.js';
 import { BridgeFailure, SyncBridge, type Row, type Statement } from './sync-bridge.js';
 import { STATE_TABLES } from '../state-tables.js';
 
@@ -64,9 +64,10 @@ export interface PostgresStoreOptions {
   /**
    * Take the job's run lock (an advisory lock, on a connection of its own, held until `close`),
    * naming this holder. Every command that writes the job's state (run, reconcile, undo) takes it:
-   * the holder is the job's one writer.
+   * a whole run's holder is the job's one writer; the shards of one count (`shardCount`) hold it
+   * together, each a writer.
    */
-  readonly runLock?: { readonly host: string; readonly pid: number; readonly command: string };
+  readonly runLock?: RunLockTaker;
   /** How long a request waits for the database's answer. @default 120 s */
   readonly timeoutMs?: number;
   /** How long the connection may take to open (then the database is unreachable). @default 10 s */
@@ -83,6 +84,11 @@ const CONNECT_TIMEOUT_MS = 10_000;
 type ContactScanRow = ContactRow & { departed: boolean };
 
 export class PostgresStateStore implements StatePort, StateTransfer, PersonalDataStore {
+  /**
+   * Rows read ahead per batch (`LookaheadStore.aheadRows`): each batch is a round trip to the
+   * server, so a zero-call night reads 512 rows' keys at once where SQLite, in-process, reads 64.
+   */
+  readonly aheadRows = 512;
   readonly #bridge: SyncBridge;
   readonly #now: () => number;
   readonly #s: string;
@@ -90,7 +96,8 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
   readonly #job: string;
   readonly #keyField: string;
   readonly #password: string;
-  readonly #lockHolder: { readonly host: string; readonly pid: number } | undefined;
+  /** The run lock's holder, when this store took it; `alone`: a whole run's, the job's one writer (not a shard's). */
+  readonly #lockHolder: { readonly lockPid: number; readonly alone: boolean } | undefined;
   #rowHashNotes: Array<{ key: string; draft_hash: string; row_hash: string }> = [];
   #failure: StoreFailure | undefined;
   #closed = false;
@@ -112,7 +119,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
       job: string;
       keyField: string;
       password: string;
-      lockHolder: { readonly host: string; readonly pid: number } | undefined;
+      lockHolder: { readonly lockPid: number; readonly alone: boolean } | undefined;
     },
   ) {
     this.#bridge = init.bridge;
@@ -123,8 +130,9 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
     this.#keyField = init.keyField;
     this.#password = init.password;
     this.#lockHolder = init.lockHolder;
-    // Only a holder of the run lock is the job's only writer: without it every table is asked.
-    if (this.#lockHolder === undefined) {
+    // Only a whole run's holder of the run lock is the job's only writer: without it (a reader, or
+    // a shard beside the other shards) every table is asked.
+    if (this.#lockHolder?.alone !== true) {
       this.#any = { pending: true, due: true, absent: true, uncreatable: true };
       return;
     }
@@ -159,10 +167,10 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
     try {
       migratePg(bridge, { where: path, schema, job: options.job }, now());
       const jobId = bindIdentity(bridge, path, quoted(schema), options, now());
-      let lockHolder: { host: string; pid: number } | undefined;
+      let lockHolder: { lockPid: number; alone: boolean } | undefined;
       if (options.runLock !== undefined) {
-        takeRunLock(bridge, path, quoted(schema), schema, jobId, options.job, options.runLock, now());
-        lockHolder = { host: options.runLock.host, pid: options.runLock.pid };
+        const lockPid = takeRunLock(bridge, path, quoted(schema), schema, jobId, options.job, options.runLock, now());
+        lockHolder = { lockPid, alone: options.runLock.shardCount === undefined };
       }
       return new PostgresStateStore(path, { bridge, now, schema, jobId, job: options.job, keyField: options.keyField, password: endpoint.password, lockHolder });
     } catch (error) {
@@ -181,7 +189,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
         const notes = this.#takeNotes();
         if (notes !== undefined) statements.push(notes);
         if (this.#lockHolder !== undefined) {
-          statements.push({ text: `DELETE FROM ${this.#s}.run_locks WHERE job_id = $1 AND host = $2 AND pid = $3`, values: [this.#jobId, this.#lockHolder.host, this.#lockHolder.pid] });
+          statements.push({ text: `DELETE FROM ${this.#s}.run_locks WHERE job_id = $1 AND lock_pid = $2`, values: [this.#jobId, this.#lockHolder.lockPid] });
         }
         if (statements.length > 0) this.#bridge.run(statements, { begin: true, commit: true, timeoutMs: 10_000 });
       }
@@ -204,19 +212,23 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
   readAhead(keys: readonly string[], whole: (brief: StoredContactBrief) => boolean = () => true): Map<string, StoredContactBrief> {
     const briefs = new Map<string, StoredContactBrief>();
     if (keys.length === 0) return briefs;
+    // The briefs first (no fields or tags: on a night of unchanged rows they settle every row by
+    // its row hash), then the whole rows of the keys that need them, as SQLite's readAhead does:
+    // reading and handing over every contact's fields cost more than the rest of the night.
     const rows = this.#rows({
-      text: `SELECT c.*, EXISTS (SELECT 1 FROM ${this.#s}.departed d WHERE d.job_id = c.job_id AND d.key = c.key) AS departed
-             FROM ${this.#s}.contacts c WHERE c.job_id = $1 AND c.key = ANY($2::text[])`,
+      text: `SELECT c.key, c.contact_id, c.surface, c.draft_hash, c.row_hash, (d.key IS NOT NULL) AS departed
+             FROM ${this.#s}.contacts c LEFT JOIN ${this.#s}.departed d ON d.job_id = c.job_id AND d.key = c.key
+             WHERE c.job_id = $1 AND c.key = ANY($2::text[])`,
       values: [this.#jobId, keys],
-    }) as unknown as ContactScanRow[];
+    }) as unknown as Array<Pick<ContactScanRow, 'key' | 'contact_id' | 'surface' | 'draft_hash' | 'row_hash' | 'departed'>>;
     const wholeRows = new Map<string, ContactRow>();
     for (const row of rows) {
-      const brief = storedContactBrief({ key: row.key, contactId: row.contact_id, surface: row.surface, draftHash: row.draft_hash, rowHash: row.row_hash, departed: row.departed }, wholeRows);
-      briefs.set(row.key, brief);
+      briefs.set(row.key, storedContactBrief({ key: row.key, contactId: row.contact_id, surface: row.surface, draftHash: row.draft_hash, rowHash: row.row_hash, departed: row.departed }, wholeRows));
     }
-    for (const row of rows) {
-      const brief = briefs.get(row.key);
-      if (brief !== undefined && whole(brief)) wholeRows.set(row.key, row);
+    const wanted = [...briefs.values()].filter((brief) => whole(brief)).map((brief) => brief.key);
+    if (wanted.length > 0) {
+      const full = this.#rows({ text: `SELECT * FROM ${this.#s}.contacts WHERE job_id = $1 AND key = ANY($2::text[])`, values: [this.#jobId, wanted] }) as unknown as ContactRow[];
+      for (const row of full) wholeRows.set(row.key, row);
     }
     return briefs;
   }
@@ -265,7 +277,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
                ON CONFLICT (job_id, key) DO UPDATE SET marked_at = excluded.marked_at, run_id = excluded.run_id`,
         values: [this.#jobId, key, this.#now(), this.#runId ?? null],
       },
-    ]);
+    ], true);
     this.#any.pending = true;
   }
 
@@ -387,8 +399,8 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
       const rows = this.#rows({
         text: `SELECT c.key, c.contact_id, c.fields_json, c.tags_json, c.surface,
                       EXISTS (SELECT 1 FROM ${this.#s}.departed d WHERE d.job_id = c.job_id AND d.key = c.key) AS departed
-               FROM ${this.#s}.contacts c WHERE c.job_id = $1 AND ($2::text IS NULL OR c.key > $2) ORDER BY c.key LIMIT ${PAGE_ROWS}`,
-        values: [this.#jobId, after],
+               FROM ${this.#s}.contacts c WHERE c.job_id = $1${after === null ? '' : ' AND c.key > $2'} ORDER BY c.key LIMIT ${PAGE_ROWS}`,
+        values: after === null ? [this.#jobId] : [this.#jobId, after],
       }) as unknown as ContactScanRow[];
       for (const row of rows) visit({ key: row.key, surface: row.surface, contact: contactOf(row), departed: row.departed });
       if (rows.length < PAGE_ROWS) return;
@@ -411,8 +423,8 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
     for (;;) {
       const rows = this.#rows({
         text: `SELECT c.*, ${departed} FROM ${this.#s}.contacts c
-               WHERE c.job_id = $1 AND c.verified_at IS NULL AND ($2::text IS NULL OR c.key > $2) ORDER BY c.key LIMIT ${PAGE_ROWS}`,
-        values: [this.#jobId, after],
+               WHERE c.job_id = $1 AND c.verified_at IS NULL${after === null ? '' : ' AND c.key > $2'} ORDER BY c.key LIMIT ${PAGE_ROWS}`,
+        values: after === null ? [this.#jobId] : [this.#jobId, after],
       }) as unknown as ContactScanRow[];
       if (!page(rows)) return;
       if (rows.length < PAGE_ROWS) break;
@@ -422,9 +434,9 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
     for (;;) {
       const rows = this.#rows({
         text: `SELECT c.*, ${departed} FROM ${this.#s}.contacts c
-               WHERE c.job_id = $1 AND c.verified_at IS NOT NULL AND ($2::bigint IS NULL OR (c.verified_at, c.key) > ($2::bigint, $3::text))
+               WHERE c.job_id = $1 AND c.verified_at IS NOT NULL${at === null ? '' : ' AND (c.verified_at, c.key) > ($2::bigint, $3::text)'}
                ORDER BY c.verified_at, c.key LIMIT ${PAGE_ROWS}`,
-        values: [this.#jobId, at?.[0] ?? null, at?.[1] ?? null],
+        values: at === null ? [this.#jobId] : [this.#jobId, at[0], at[1]],
       }) as unknown as ContactScanRow[];
       if (!page(rows) || rows.length < PAGE_ROWS) return;
       const last = rows[rows.length - 1];
@@ -468,7 +480,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
                ON CONFLICT (job_id, contact_id, message_hash) DO UPDATE SET status = excluded.status, recorded_at = excluded.recorded_at, message_id = excluded.message_id`,
         values: [this.#jobId, contactId, messageHash, status, this.#now(), messageId ?? null],
       },
-    ]);
+    ], true);
   }
 
   messageRecord(contactId: string, messageHash: string): MessageRecord | undefined {
@@ -485,7 +497,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
         text: `INSERT INTO ${this.#s}.messages_due (job_id, key, recorded_at) VALUES ($1, $2, $3) ON CONFLICT (job_id, key) DO UPDATE SET recorded_at = excluded.recorded_at`,
         values: [this.#jobId, key, this.#now()],
       },
-    ]);
+    ], true);
     this.#any.due = true;
   }
 
@@ -595,7 +607,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
   }
 
   recordHeader(header: readonly string[]): void {
-    this.#write([this.#putMeta('last_header', JSON.stringify(header))]);
+    this.#write([this.#putMeta('last_header', JSON.stringify(header))], true);
   }
 
   // --- the change journal ---
@@ -714,7 +726,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
         values: [this.#jobId],
       })),
     );
-    if (this.#lockHolder !== undefined) this.#any.pending = this.#any.absent = this.#any.uncreatable = false;
+    if (this.#lockHolder?.alone === true) this.#any.pending = this.#any.absent = this.#any.uncreatable = false;
     return { keys };
   }
 
@@ -752,7 +764,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
   importState(source: (visit: (page: StatePage) => void) => void): void {
     this.#q(
       STATE_TABLES.map((table) => ({ text: `DELETE FROM ${this.#s}.${table.pg} WHERE job_id = $1`, values: [this.#jobId] })),
-      { begin: true },
+      { begin: true, durable: true },
     );
     try {
       source((page) => {
@@ -785,6 +797,9 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
       ],
       { commit: true },
     );
+    // The planner's statistics of tables that just grew by a whole job (a million keys): without
+    // them the next run's batch reads are planned for an empty table until autovacuum comes by.
+    this.#q(STATE_TABLES.map((table) => ({ text: `ANALYZE ${this.#s}.${table.pg}` })));
     this.#any = { pending: true, due: true, absent: true, uncreatable: true };
   }
 
@@ -956,22 +971,22 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
   }
 
   /** Statements as one transaction, committed before this returns. */
-  #write(statements: Statement[]): Row[][] {
-    return this.#q(statements, { begin: true, commit: true });
+  #write(statements: Statement[], durable = false): Row[][] {
+    return this.#q(statements, { begin: true, commit: true, durable });
   }
 
   /**
    * One request: the held row hash notes first (a read sees them), then `statements`; their rows
    * in order. A failure ends the store: every later call throws it again.
    */
-  #q(statements: readonly Statement[], options: { readonly begin?: boolean; readonly commit?: boolean } = {}): Row[][] {
+  #q(statements: readonly Statement[], options: { readonly begin?: boolean; readonly commit?: boolean; readonly durable?: boolean } = {}): Row[][] {
     this.#live();
     const notes = this.#takeNotes();
     const all = notes === undefined ? statements : [notes, ...statements];
     // One statement is a transaction of its own (autocommit): no BEGIN and COMMIT round trips.
     const alone = options.begin === true && options.commit === true && all.length === 1;
     try {
-      const results = this.#bridge.run(all, alone ? {} : options);
+      const results = this.#bridge.run(all, alone ? { durable: options.durable === true } : options);
       return notes === undefined ? results : results.slice(1);
     } catch (error) {
       if (!(error instanceof BridgeFailure)) throw error;

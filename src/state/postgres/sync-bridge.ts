@@ -48,6 +48,14 @@ export interface RunOptions {
   readonly begin?: boolean;
   /** Commit after them (COMMIT). A failure rolls an open transaction back. @default false */
   readonly commit?: boolean;
+  /**
+   * Commit only once the WAL is on disk (`synchronous_commit = on` for this transaction): the
+   * records whose loss could duplicate a contact or a message. Other commits return once the
+   * server has them (the session's `synchronous_commit = off`): a kill of this process loses none,
+   * a crash of the server may lose the last ones, as SQLite's `synchronous = NORMAL` (state-store.ts).
+   * @default false
+   */
+  readonly durable?: boolean;
   /** The store's connection, or the advisory lock's. @default 'store' */
   readonly client?: 'store' | 'lock';
   /** How long the caller waits for the answer. @default the bridge's */
@@ -104,7 +112,7 @@ export class SyncBridge {
   run(statements: readonly Statement[], options: RunOptions = {}): Row[][] {
     if (this.#closed) throw new BridgeFailure('BRIDGE_CLOSED', 'the connection to the database was closed');
     const id = this.#nextId++;
-    this.#port.postMessage({ id, statements, begin: options.begin === true, commit: options.commit === true, client: options.client ?? 'store' });
+    this.#port.postMessage({ id, statements, begin: options.begin === true, commit: options.commit === true, durable: options.durable === true, client: options.client ?? 'store' });
     const answer = this.#await(id, options.timeoutMs ?? this.#timeoutMs) as { results?: Row[][]; error?: BridgeError } | undefined;
     if (answer === undefined) throw new BridgeFailure('ETIMEDOUT', `the database did not answer within ${Math.round((options.timeoutMs ?? this.#timeoutMs) / 1000)} s`);
     if (answer.error !== undefined) throw new BridgeFailure(answer.error.code, answer.error.message);
@@ -157,6 +165,18 @@ function pgWorker(): void {
   // BIGINT (ms timestamps, ids, counts): numbers, as SQLite answers them.
   pg.types.setTypeParser(20, (text: string) => Number(text));
   const clients: Record<string, any> = {};
+  // Prepared statement names by text, per connection: the store's statements are a few dozen texts
+  // run over and over, parsed and planned once each. Texts beyond the first 500 run unnamed.
+  const prepared: Record<string, Map<string, string>> = {};
+  const named = (client: string, text: string): { name?: string; text: string } => {
+    const names = (prepared[client] ??= new Map<string, string>());
+    let name = names.get(text);
+    if (name === undefined && names.size < 500) {
+      name = `cs${names.size}`;
+      names.set(text, name);
+    }
+    return name === undefined ? { text } : { name, text };
+  };
   const inTransaction: Record<string, boolean> = {};
   let failure: { code: string; message: string } | undefined;
   const describe = (error: any): { code: string; message: string } => ({
@@ -179,6 +199,8 @@ function pgWorker(): void {
       client.end().catch(() => undefined);
       throw error;
     }
+    // Commits return once the server has them; a durable request asks for the disk (RunOptions.durable).
+    if (name === 'store') await client.query('SET synchronous_commit = off');
     clients[name] = client;
     return client;
   };
@@ -196,12 +218,20 @@ function pgWorker(): void {
     try {
       const client = clients[name] ?? (await connect(name));
       const results: unknown[] = [];
-      if (request.begin === true) {
-        await client.query('BEGIN');
+      // A durable request that is not in a transaction is made one, to set its commit's wait.
+      const wrap = request.durable === true && request.begin !== true && inTransaction[name] !== true;
+      if (request.begin === true || wrap) {
+        await client.query(request.durable === true ? 'BEGIN; SET LOCAL synchronous_commit = on' : 'BEGIN');
         inTransaction[name] = true;
+      } else if (request.durable === true) {
+        await client.query('SET LOCAL synchronous_commit = on');
       }
-      for (const statement of request.statements) results.push((await client.query(statement.text, statement.values)).rows);
-      if (request.commit === true) {
+      // Only a statement with parameters is prepared: a text without (a migration, ANALYZE) may hold several commands.
+      for (const statement of request.statements) {
+        const query = statement.values === undefined || statement.values.length === 0 ? { text: statement.text } : { ...named(name, statement.text), values: statement.values };
+        results.push((await client.query(query)).rows);
+      }
+      if (request.commit === true || wrap) {
         inTransaction[name] = false;
         await client.query('COMMIT');
       }

@@ -68,4 +68,31 @@ describe('the run lock of the PostgreSQL store', () => {
     const rows = await database.query("SELECT p.key FROM contact_sync.pending_creates p JOIN contact_sync.jobs j ON j.id = p.job_id WHERE j.name = 'killed'");
     expect(rows).toEqual([]);
   });
+
+  test('the shards of one count hold the job together; a whole run, or a shard of another count, is refused while one holds it, and the other way round', () => {
+    const shard = (pid: number, count: number) => openPg(database, { job: 'sharded', runLock: { host: `worker-${pid}`, pid, command: `run --shard ${pid}/${count}`, shardCount: count } });
+    const one = shard(1, 2);
+    const two = shard(2, 2);
+    try {
+      // A whole run meets the shards.
+      expect(refusal(() => openPg(database, { job: 'sharded', runLock: { host: 'cron-9', pid: 9, command: 'run' } })).message).toMatch(/pid [12] on worker-[12]/);
+      // A shard of another count would take rows of keys the shards of 2 take: refused, naming one of them.
+      const other = refusal(() => shard(3, 3));
+      expect(other.code).toBe('LOCK_HELD');
+      expect(other.message).toMatch(/pid [12] on worker-[12]/);
+    } finally {
+      one.close();
+    }
+    // The other shard still holds it: a whole run is still refused.
+    expect(refusal(() => openPg(database, { job: 'sharded', runLock: { host: 'cron-9', pid: 9, command: 'run' } })).message).toContain('pid 2 on worker-2');
+    two.close();
+    // All gone: a shard of 3 and then, after it, a whole run take it.
+    shard(3, 3).close();
+    const whole = openPg(database, { job: 'sharded', runLock: { host: 'cron-9', pid: 9, command: 'run' } });
+    try {
+      expect(refusal(() => shard(1, 2)).message).toContain('pid 9 on cron-9');
+    } finally {
+      whole.close();
+    }
+  });
 });
