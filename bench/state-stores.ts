@@ -89,7 +89,7 @@ export async function runStateStoresBench(context: { workDir: string; cli: CliPa
     await client.query(`DROP DATABASE IF EXISTS ${database}`);
     await client.query(`CREATE DATABASE ${database}`);
   });
-  const server = await withAdmin('postgres', async (client) => (await client.query<{ v: string }>('SHOW server_version')).rows[0]?.v ?? '?');
+  const server = await withAdmin('postgres', async (client) => (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?');
   const url = `postgres://${encodeURIComponent(user)}@${host}:${port}/${database}`;
   const emulator = await startEmulator({ channels: [{ token: TOKEN }], rateLimits: { contacts: { limit: 600_000, periodMs: 60_000 }, messages: false } });
   try {

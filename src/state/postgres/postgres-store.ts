@@ -215,10 +215,12 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
     // The briefs first (no fields or tags: on a night of unchanged rows they settle every row by
     // its row hash), then the whole rows of the keys that need them, as SQLite's readAhead does:
     // reading and handing over every contact's fields cost more than the rest of the night.
+    // Whether a key departed as one hashed set of the batch's departed keys: a lookup of the departed
+    // table for each contact (a join, or EXISTS) doubled the batch's time.
     const rows = this.#rows({
-      text: `SELECT c.key, c.contact_id, c.surface, c.draft_hash, c.row_hash, (d.key IS NOT NULL) AS departed
-             FROM ${this.#s}.contacts c LEFT JOIN ${this.#s}.departed d ON d.job_id = c.job_id AND d.key = c.key
-             WHERE c.job_id = $1 AND c.key = ANY($2::text[])`,
+      text: `SELECT c.key, c.contact_id, c.surface, c.draft_hash, c.row_hash,
+                    c.key IN (SELECT d.key FROM ${this.#s}.departed d WHERE d.job_id = $1 AND d.key = ANY($2::text[])) AS departed
+             FROM ${this.#s}.contacts c WHERE c.job_id = $1 AND c.key = ANY($2::text[])`,
       values: [this.#jobId, keys],
     }) as unknown as Array<Pick<ContactScanRow, 'key' | 'contact_id' | 'surface' | 'draft_hash' | 'row_hash' | 'departed'>>;
     const wholeRows = new Map<string, ContactRow>();
