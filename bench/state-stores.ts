@@ -21,14 +21,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startEmulator, type RunningEmulator } from '../src/emulator/index.js';
-import { loadJobsFile } from '../src/config/index.js';
-import { mapRow } from '../src/pipeline/map/map.js';
-import { readSource } from '../src/pipeline/source/source.js';
-import { draftHash } from '../src/state/draft-hash.js';
-import { StateStore } from '../src/state/state-store.js';
 import { expectExit, runCli, type ChildRun, type CliPaths } from './cli-child.js';
 import { writeCustomerFile } from './customer-file.js';
 import { jobsYaml } from './jobs-file.js';
+import { fillKnownStore } from './unattended.js';
 
 export const STATE_STORES_SECTION = '## The state store: SQLite and PostgreSQL side by side';
 
@@ -122,22 +118,7 @@ async function zeroCallNights(context: BenchStores, rows: number, log: (line: st
   writeFileSync(sqliteJobs, jobsYaml([{ name: 'nightly', input, state: sqlitePath, concurrency: 32 }]));
   writeFileSync(pgJobs, jobsYaml([{ name: 'nightly', input, state: url, concurrency: 32 }]));
   log(`  filling a SQLite state store with ${rows} known rows`);
-  const { jobsFile: loaded } = await loadJobsFile(sqliteJobs, { env });
-  const job = loaded.jobs[0]!;
-  const store = StateStore.open(sqlitePath, { job: job.name, keyField: job.key.field });
-  try {
-    const source = await readSource(job.input);
-    let id = 1;
-    for await (const record of source.records) {
-      if (record.kind !== 'row') continue;
-      const mapped = mapRow(record, job);
-      if (!mapped.ok) continue;
-      const { draft } = mapped;
-      store.recordConfirmed(draft.key, { contactId: String(id++), surface: 'v1', fields: { [draft.keyField]: draft.key, ...draft.fields }, tagsAdded: draft.tagsToAdd, tagsRemoved: [], draftHash: draftHash(draft) });
-    }
-  } finally {
-    store.close();
-  }
+  await fillKnownStore(sqliteJobs, sqlitePath, env);
   log('  copying it to PostgreSQL (state copy)');
   const copy = await runCli(cli, ['state', 'copy', pgJobs, '--job', 'nightly', '--from', sqlitePath], { cwd: workDir, env });
   expectExit(copy, 'state copy to PostgreSQL');

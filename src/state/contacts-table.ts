@@ -98,7 +98,8 @@ export interface ContactRow {
   verified_at: number | null;
 }
 
-type ContactParams = [
+/** A contacts row's values, in the order of its columns (both adapters' upserts). */
+export type ContactParams = [
   key: string,
   contactId: string,
   fieldsJson: string,

@@ -4,7 +4,7 @@
  * printed, as the Redis tests are.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.js';
 
 const BINARY = process.env.PUSHGATEWAY_BIN ?? 'prometheus-pushgateway';
 const SKIP_REASON = `${BINARY} is not installed (apt-get install prometheus-pushgateway, or set PUSHGATEWAY_BIN; .ci/run installs it when it can)`;
@@ -32,13 +32,6 @@ export interface RunningPushgateway {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Starts a Pushgateway on 127.0.0.1 (no persistence) and waits, at most 10 s, for it to answer. */
 export async function startPushgateway(): Promise<RunningPushgateway> {

@@ -5,7 +5,7 @@
  * it never skips. A test that kills Redis starts its own `redis-server` on a free port.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.js';
 import { Redis } from 'ioredis';
 import { REDIS_ID_PREFIX, V2_REDIS_ID_PREFIX } from '../../src/api/limiter.js';
 
@@ -107,14 +107,6 @@ export interface PrivateRedis {
   kill(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** A `redis-server` of this test alone, on a free port of 127.0.0.1, nothing saved to disk. */
 export async function startPrivateRedis(): Promise<PrivateRedis> {

@@ -26,6 +26,7 @@ import {
   storedContactBrief,
   toStoredContact,
   type ConfirmedWrite,
+  type ContactParams,
   type ContactRow,
   type ObservedContact,
   type ScannedKey,
@@ -903,17 +904,7 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
     this.#q(statements, { commit: true });
   }
 
-  #upsertContact(
-    key: string,
-    contactId: string,
-    fieldsJson: string,
-    tagsJson: string,
-    draftHash: string | null,
-    updatedAt: number,
-    jobTagsJson: string | null,
-    rowHash: string | null,
-    surface: IdSurface,
-  ): Statement {
+  #upsertContact(...[key, contactId, fieldsJson, tagsJson, draftHash, updatedAt, jobTagsJson, rowHash, surface]: ContactParams): Statement {
     return {
       text: `INSERT INTO ${this.#s}.contacts (job_id, key, contact_id, fields_json, tags_json, draft_hash, updated_at, job_tags_json, row_hash, surface)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { PostgresStateStore } from '../../../src/state/postgres/postgres-store.js';
 import { pgQuery, postgresSettings, useTestDatabase } from '../../helpers/postgres-support.js';
 import { openPg } from './pg-store-fixtures.js';
+import { freePort } from '../../helpers/free-port.js';
 
 const database = useTestDatabase();
 const PASSWORD = 'Sup3r-s3cret';
@@ -21,14 +22,6 @@ function openError(open: () => unknown): Error & { code?: string } {
   throw new Error('the open did not fail');
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('opening the PostgreSQL store', () => {
   test('nothing listens on the port: a sentence naming host, port and database and the fix, no password', async () => {

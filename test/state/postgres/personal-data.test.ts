@@ -1,5 +1,6 @@
 /** Retention and erasure (PersonalDataStore, issue 45) on the PostgreSQL store, as state-port.ts says them. */
-import { useTestDatabase } from '../../helpers/postgres-support.js';
+import { spawnSync } from 'node:child_process';
+import { postgresSettings, useTestDatabase } from '../../helpers/postgres-support.js';
 import { openPg } from './pg-store-fixtures.js';
 
 const database = useTestDatabase();
@@ -56,5 +57,39 @@ test('an erased key leaves every table of the job; a key the store never held is
   } finally {
     store.close();
     other.close();
+  }
+});
+
+/** What `pg_dump` shows of a schema's data: the bytes a backup of the database would hold. */
+function dumped(schema: string): string {
+  const { host, port, user } = postgresSettings();
+  const dump = spawnSync('pg_dump', ['--data-only', '--schema', schema, '--host', host, '--port', String(port), '--username', user, database.name], { encoding: 'utf8' });
+  if (dump.status !== 0) throw new Error(`pg_dump failed (${String(dump.status)}): ${dump.stderr}`);
+  return dump.stdout;
+}
+
+test('a forgotten key and an expired run leave none of their values in what pg_dump shows', () => {
+  let clock = 1_000;
+  const store = openPg(database, { schema: 'dumped', now: () => clock });
+  try {
+    store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
+    store.recordConfirmed('ERASE-7731', { contactId: '771', surface: 'v1', fields: { email: 'erase-me-7731@example.com' }, draftHash: 'd1' });
+    store.journalChange('ERASE-7731', '771', { operation: 'create', fields: { email: [null, 'erase-me-7731@example.com'] }, beforeRead: true });
+    store.journalChange('KEEP-1', '772', { operation: 'update', fields: { firstName: ['Ottoline-old', 'Ottoline-new'] }, beforeRead: true });
+    clock = 5_000;
+    store.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
+    store.journalChange('KEEP-1', '772', { operation: 'update', fields: { firstName: ['Ottoline-new', 'Ottoline-newest'] }, beforeRead: true });
+    const before = dumped('dumped');
+    expect([before.includes('erase-me-7731'), before.includes('ERASE-7731'), before.includes('Ottoline-old')]).toEqual([true, true, true]);
+
+    store.eraseKeys(['ERASE-7731']);
+    store.expireJournal(2_000);
+
+    const after = dumped('dumped');
+    expect([after.includes('erase-me-7731'), after.includes('ERASE-7731'), after.includes('Ottoline-old')]).toEqual([false, false, false]);
+    // The later run's lines stay.
+    expect(after).toContain('Ottoline-newest');
+  } finally {
+    store.close();
   }
 });
