@@ -58,11 +58,17 @@ describe('a connection moved from API v1 to v2', () => {
     });
   }
 
+  /** The job's state file (these jobs keep one). */
+  function stateFile(job: Job): string {
+    if (typeof job.state !== 'string') throw new Error(`job "${job.name}" keeps no state file`);
+    return job.state;
+  }
+
   /** One run of `job` through an api on `surface`, with the calls the emulator received by operation. */
   async function run(job: Job, surface: PlatformSurface): Promise<{ run: SyncRun; calls: ReturnType<typeof callsByOperation>; results: Record<string, string>[] }> {
     emulator.resetCounters(TOKEN);
     const reportDir = `reports-${++runs}`;
-    const store = StateStore.open(String(job.state), { job: job.name, keyField: job.key.field });
+    const store = StateStore.open(stateFile(job), { job: job.name, keyField: job.key.field });
     try {
       const done = await runSync({ job, api: onSurface(testClient({ baseUrl: emulator.url, token: TOKEN }), surface), reportDir: join(ws.dir, reportDir), dryRun: false, productVersion: '1.0.0', state: store });
       return { run: done, calls: callsByOperation(emulator), results: ws.results(job.name, reportDir) };
@@ -72,7 +78,7 @@ describe('a connection moved from API v1 to v2', () => {
   }
 
   function storedSurfaces(job: Job): Map<string, string> {
-    const store = StateStore.open(String(job.state), { job: job.name, keyField: job.key.field });
+    const store = StateStore.open(stateFile(job), { job: job.name, keyField: job.key.field });
     try {
       return new Map(store.listKeys(Infinity).map((known) => [known.key, `${known.surface}:${known.contact.id}`]));
     } finally {
