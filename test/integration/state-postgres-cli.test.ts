@@ -167,8 +167,9 @@ describe('a job whose state is in PostgreSQL', () => {
 
   it('a run while another "host" runs the job exits 75 naming the holder; the first run is unharmed', async () => {
     await emulator.close();
-    // Each call answers after 100 ms: the first run of 20 rows, one at a time, lasts seconds.
-    emulator = await fastEmulator({ faults: { latency: { minMs: 100, maxMs: 100 } } });
+    // Each call answers after 250 ms: the first run of 20 rows, one at a time, lasts 10 s, so the
+    // second (started once the first made its second call) meets it running even on a busy machine.
+    emulator = await fastEmulator({ faults: { latency: { minMs: 250, maxMs: 250 } } });
     const env = { STATE_URL: db.url() };
     const job = inSchema('s_lock').replace(/$/, '\nconcurrency: 1');
     // Two working folders: two lock folders (the harness puts each in its folder), as two hosts have.
