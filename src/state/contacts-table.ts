@@ -186,32 +186,15 @@ export class ContactsTable {
     this.#deleteAllPending = db.prepare('DELETE FROM pending_creates');
 
     const recordConfirmed = db.transaction((key: string, write: ConfirmedWrite): void => {
-      const known = this.#getContact.get(key);
-      // Values known for another contact (the key's contact was deleted and created anew, or an
-      // id of another surface, which names nothing here) say nothing about this one.
-      const sameContact = known !== undefined && known.contact_id === write.contactId && trustedOn(known, write.surface);
-      const fields = { ...(sameContact ? parseFields(known.fields_json) : {}), ...write.fields };
-      const tags = new Set(sameContact ? parseTags(known.tags_json) : []);
-      for (const tag of write.tagsAdded ?? []) tags.add(tag);
-      for (const tag of write.tagsRemoved ?? []) tags.delete(tag);
-      const jobTags = nextJobTags(sameContact ? known.job_tags_json : null, write.tagsAdded, write.tagsRemoved);
-      this.#upsertContact.run(key, write.contactId, JSON.stringify(fields), JSON.stringify([...tags].sort()), write.draftHash, this.#now(), jobTags, rowHashOf(write), write.surface);
+      this.#upsertContact.run(...confirmedRow(key, this.#getContact.get(key), write, this.#now()));
       // A confirmed id settles a create that was pending for the key.
       this.#clearPending.run(key);
     });
     this.#recordConfirmed = (key, write) => recordConfirmed.immediate(key, write);
 
     const recordObserved = db.transaction((key: string, observed: ObservedContact): void => {
-      const tags = [...new Set(observed.tags)].sort();
-      const known = this.#getContact.get(key);
-      // The job's tags the contact no longer has (removed by hand) are no longer the job's.
-      const present = new Set(tags);
-      const earlier =
-        known !== undefined && known.contact_id === observed.contactId && trustedOn(known, observed.surface) && known.job_tags_json !== null ? parseTags(known.job_tags_json) : null;
-      const kept = earlier === null ? null : JSON.stringify(earlier.filter((tag) => present.has(tag)));
-      const jobTags = nextJobTags(kept, observed.tagsAdded, observed.tagsRemoved);
       const now = this.#now();
-      this.#upsertContact.run(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, now, jobTags, rowHashOf(observed), observed.surface);
+      this.#upsertContact.run(...observedRow(key, this.#getContact.get(key), observed, now));
       // Read from the platform just now (a search, a reconcile): as good as a verification.
       if (observed.unread !== true) this.#markVerified.run(now, key, observed.contactId);
       this.#clearPending.run(key);
@@ -422,6 +405,37 @@ export function toStoredContact(row: ContactRow): StoredContact {
 }
 
 /** A brief whose whole record is the one `rows` holds for its key, once read. */
+/**
+ * The key's contacts row after a write the platform confirmed (both adapters): fields merge over
+ * those known for the same contact, tags added join the known set (and the job's) and tags
+ * removed leave them. Values known for another contact (the key's contact was deleted and created
+ * anew, or an id of another surface, which names nothing here) say nothing about this one.
+ */
+export function confirmedRow(key: string, known: ContactRow | undefined, write: ConfirmedWrite, now: number): ContactParams {
+  const sameContact = known !== undefined && known.contact_id === write.contactId && trustedOn(known, write.surface);
+  const fields = { ...(sameContact ? parseFields(known.fields_json) : {}), ...write.fields };
+  const tags = new Set(sameContact ? parseTags(known.tags_json) : []);
+  for (const tag of write.tagsAdded ?? []) tags.add(tag);
+  for (const tag of write.tagsRemoved ?? []) tags.delete(tag);
+  const jobTags = nextJobTags(sameContact ? known.job_tags_json : null, write.tagsAdded, write.tagsRemoved);
+  return [key, write.contactId, JSON.stringify(fields), JSON.stringify([...tags].sort()), write.draftHash, now, jobTags, rowHashOf(write), write.surface];
+}
+
+/**
+ * The key's contacts row after its contact was read from the platform (both adapters): what was
+ * read replaces what was known; the job's tags the contact no longer has (removed by hand) are no
+ * longer the job's.
+ */
+export function observedRow(key: string, known: ContactRow | undefined, observed: ObservedContact, now: number): ContactParams {
+  const tags = [...new Set(observed.tags)].sort();
+  const present = new Set(tags);
+  const earlier =
+    known !== undefined && known.contact_id === observed.contactId && trustedOn(known, observed.surface) && known.job_tags_json !== null ? parseTags(known.job_tags_json) : null;
+  const kept = earlier === null ? null : JSON.stringify(earlier.filter((tag) => present.has(tag)));
+  const jobTags = nextJobTags(kept, observed.tagsAdded, observed.tagsRemoved);
+  return [key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, now, jobTags, rowHashOf(observed), observed.surface];
+}
+
 export function storedContactBrief(brief: Omit<StoredContactBrief, 'record'>, rows: ReadonlyMap<string, ContactRow>): StoredContactBrief {
   const { key } = brief;
   let record: StoredContact | undefined;

@@ -20,9 +20,10 @@
 import type { AbsentRead } from '../absent-reads.js';
 import { journalJson, toChangeLine, type ChangeEntry, type ChangeLine, type ChangeRow, type FieldChange } from '../change-journal.js';
 import {
+  confirmedRow,
   contactOf,
   nextJobTags,
-  rowHashOf,
+  observedRow,
   storedContactBrief,
   toStoredContact,
   type ConfirmedWrite,
@@ -244,27 +245,13 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
   }
 
   recordConfirmed(key: string, write: ConfirmedWrite): void {
-    this.#settle(key, write, write.fields ?? {}, (known) => {
-      const sameContact = known !== undefined && known.contact_id === write.contactId && trustedOn(known, write.surface);
-      const fields = { ...(sameContact ? parseFields(known.fields_json) : {}), ...write.fields };
-      const tags = new Set(sameContact ? parseTags(known.tags_json) : []);
-      for (const tag of write.tagsAdded ?? []) tags.add(tag);
-      for (const tag of write.tagsRemoved ?? []) tags.delete(tag);
-      const jobTags = nextJobTags(sameContact ? known.job_tags_json : null, write.tagsAdded, write.tagsRemoved);
-      return [this.#upsertContact(key, write.contactId, JSON.stringify(fields), JSON.stringify([...tags].sort()), write.draftHash, this.#now(), jobTags, rowHashOf(write), write.surface)];
-    });
+    this.#settle(key, write, write.fields ?? {}, (known) => [this.#upsertContact(...confirmedRow(key, known, write, this.#now()))]);
   }
 
   recordObserved(key: string, observed: ObservedContact): void {
     this.#settle(key, observed, observed.fields, (known) => {
-      const tags = [...new Set(observed.tags)].sort();
-      const present = new Set(tags);
-      const earlier =
-        known !== undefined && known.contact_id === observed.contactId && trustedOn(known, observed.surface) && known.job_tags_json !== null ? parseTags(known.job_tags_json) : null;
-      const kept = earlier === null ? null : JSON.stringify(earlier.filter((tag) => present.has(tag)));
-      const jobTags = nextJobTags(kept, observed.tagsAdded, observed.tagsRemoved);
       const now = this.#now();
-      const statements = [this.#upsertContact(key, observed.contactId, JSON.stringify({ ...observed.fields }), JSON.stringify(tags), observed.draftHash, now, jobTags, rowHashOf(observed), observed.surface)];
+      const statements = [this.#upsertContact(...observedRow(key, known, observed, now))];
       if (observed.unread !== true) {
         statements.push({ text: `UPDATE ${this.#s}.contacts SET verified_at = $2 WHERE job_id = $1 AND key = $3 AND contact_id = $4`, values: [this.#jobId, now, key, observed.contactId] });
       }
