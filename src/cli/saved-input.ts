@@ -52,11 +52,8 @@ export type OnceReadInput = { readonly stream: NodeJS.ReadableStream } | { reado
  */
 export async function saveInput(input: OnceReadInput, described: string, io: Pick<CliIo, 'signals'>): Promise<SavedInput> {
   const interrupt = new AbortController();
-  let opening: string | undefined;
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
-    if (interrupt.signal.aborted) return;
-    interrupt.abort(signal);
-    if (opening !== undefined) unblockOpen(opening);
+    if (!interrupt.signal.aborted) interrupt.abort(signal);
   };
   const onSigint = onSignal('SIGINT');
   const onSigterm = onSignal('SIGTERM');
@@ -75,9 +72,7 @@ export async function saveInput(input: OnceReadInput, described: string, io: Pic
     if ('stream' in input) {
       source = input.stream;
     } else {
-      opening = input.fifo;
       source = await openFifo(input.fifo, interrupt.signal);
-      opening = undefined;
     }
     await pipeline(source, refuseLeadingNuls(described), createWriteStream(path, { flags: 'wx', mode: 0o600 }), { signal: interrupt.signal });
     return { path, release };
@@ -93,14 +88,32 @@ export async function saveInput(input: OnceReadInput, described: string, io: Pic
   }
 }
 
+/** How often an aborted open of a named pipe is poked until it has ended. */
+const UNBLOCK_EVERY_MS = 20;
+
 /**
  * Opens a named pipe for reading, as a socket of the event loop: a read that waits for the writer
  * then holds no worker thread, so a signal can end the command (a file stream's pending read
  * would keep the process alive). The open itself waits for a writer in a worker: a signal in
- * between opens the pipe for writing for a moment, which ends that wait (`unblockOpen`).
+ * between opens the pipe for writing for a moment, which ends that wait (`unblockOpen`). That
+ * poke finds no reader (ENXIO) while the worker has not yet reached its open (a busy pool, a
+ * loaded machine), so it is repeated until the open has ended.
  */
 async function openFifo(path: string, signal: AbortSignal): Promise<Readable> {
-  const fd = await promisify(open)(path, constants.O_RDONLY);
+  let poking: NodeJS.Timeout | undefined;
+  const onAbort = (): void => {
+    unblockOpen(path);
+    poking = setInterval(() => unblockOpen(path), UNBLOCK_EVERY_MS);
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  let fd: number;
+  try {
+    fd = await promisify(open)(path, constants.O_RDONLY);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    clearInterval(poking);
+  }
   if (signal.aborted) {
     closeSync(fd);
     throw signal.reason;
@@ -108,11 +121,12 @@ async function openFifo(path: string, signal: AbortSignal): Promise<Readable> {
   return new Socket({ fd, readable: true, writable: false });
 }
 
+/** Opens the pipe for writing and closes it at once, which ends a reader's wait for a writer. */
 function unblockOpen(path: string): void {
   try {
     closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
   } catch {
-    // The writer came, or went, in between: the open has ended, or ends with the writer.
+    // No reader has reached its open yet (ENXIO: poked again), or the writer came or went.
   }
 }
 
