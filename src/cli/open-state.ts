@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Job } from '../config/job-types.js';
-import { stateLocation, type PostgresState } from '../config/state-location.js';
+import { stateLocation } from '../config/state-location.js';
 import { platformIdentity } from '../lock/lock-target.js';
 import type { PostgresStoreOptions } from '../state/postgres/postgres-store.js';
 import type { StatePort } from '../state/state-port.js';
@@ -49,28 +49,38 @@ export function runLockHolder(command: string, shardCount?: number): RunLockHold
 export async function openStateStore(job: Job, options: OpenStateOptions = {}): Promise<OpenedState> {
   const { state } = job;
   if (state === false) throw new Error(`internal: job "${job.name}" has state: false; its callers check before opening`);
-  const identity = { job: job.name, keyField: job.key.field, ...(options.now === undefined ? {} : { now: options.now }) };
-  if (typeof state === 'string') return StateStore.open(state, identity);
-  return openPostgres(state, { ...identity, platform: platformIdentity(job.connection), ...(options.runLock === undefined ? {} : { runLock: options.runLock }) });
+  if (typeof state === 'string') return StateStore.open(state, { job: job.name, keyField: job.key.field, ...(options.now === undefined ? {} : { now: options.now }) });
+  const { PostgresStateStore } = await loadPostgres();
+  return PostgresStateStore.open({ url: state.url, schema: state.schema }, postgresOptions(job, options));
 }
 
-/** Loaded here, only for a job whose state is in PostgreSQL: a SQLite run never loads the client or its worker. */
-async function openPostgres(state: PostgresState, options: PostgresStoreOptions): Promise<OpenedState> {
-  const { PostgresStateStore } = await import('../state/postgres/postgres-store.js');
-  return PostgresStateStore.open({ url: state.url, schema: state.schema }, options);
+/** Loaded only for a job whose state is in PostgreSQL: a SQLite run never loads the client or its worker. */
+const loadPostgres = () => import('../state/postgres/postgres-store.js');
+
+/** The job's identity in a database (name, key field, platform identity), and the run lock's holder when given. */
+function postgresOptions(job: Job, options: OpenStateOptions): PostgresStoreOptions {
+  return {
+    job: job.name,
+    keyField: job.key.field,
+    platform: platformIdentity(job.connection),
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.runLock === undefined ? {} : { runLock: options.runLock }),
+  };
 }
 
 /**
  * The job's store when it already holds state, else undefined: what reads that must leave no
- * state behind open (a dry run, `history`, `state show`, undo's check). A SQLite file is not
- * created (its existence is asked, as before); a PostgreSQL database is asked whether it holds the
- * job (opening it creates the product's empty tables on a first use and records the job's
- * identity, never a run, a key or a journal line: docs/state.md).
+ * state behind open (a dry run, `history`, `state show`, undo's check). Nothing is created: a
+ * SQLite file's existence is asked, as before; a PostgreSQL database is asked whether it has the
+ * product's schema, the job's identity and state in it, and nothing is written there when not.
  */
 export async function openExistingState(job: Job, options: OpenStateOptions = {}): Promise<OpenedState | undefined> {
-  if (job.state === false) return undefined;
-  if (typeof job.state === 'string') return existsSync(job.state) ? openStateStore(job, options) : undefined;
-  const store = await openStateStore(job, options);
+  const { state } = job;
+  if (state === false) return undefined;
+  if (typeof state === 'string') return existsSync(state) ? openStateStore(job, options) : undefined;
+  const { PostgresStateStore } = await loadPostgres();
+  const store = PostgresStateStore.openExisting({ url: state.url, schema: state.schema }, postgresOptions(job, options));
+  if (store === undefined) return undefined;
   try {
     if (store.holdsState()) return store;
   } catch (error) {

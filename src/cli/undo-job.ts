@@ -9,7 +9,7 @@ import type { Job } from '../config/job-types.js';
 import { runUndo } from '../pipeline/undo/run-undo.js';
 import { undoSurfaceRefusal } from '../pipeline/undo/undo-plan.js';
 import type { UndoSummary } from '../pipeline/report/undo-report.js';
-import { noStateYet, openStateStore, runLockHolder } from './open-state.js';
+import { noStateYet, openExistingState, runLockHolder } from './open-state.js';
 import type { StateAdmin, StateTransfer, UndoStore } from '../state/state-port.js';
 import type { JobScope } from './run-session.js';
 import { UsageError } from './usage-error.js';
@@ -47,9 +47,10 @@ function noStateToUndo(job: Job, jobsFile: string): UsageError {
 export async function undoJob(run: JobScope, args: UndoArgs): Promise<number> {
   const { job } = run;
   if (job.state === false) throw noStateToUndo(job, args.jobsFile);
-  const state: StateAdmin & UndoStore & StateTransfer = await openStateStore(job, { runLock: runLockHolder(run.argv) });
+  // A database that does not hold the job is left as it was found (no schema, no identity made).
+  const state: (StateAdmin & UndoStore & StateTransfer) | undefined = await openExistingState(job, { runLock: runLockHolder(run.argv) });
+  if (state === undefined) throw noStateToUndo(job, args.jobsFile);
   run.defer(() => state.close());
-  if (typeof job.state !== 'string' && !state.holdsState()) throw noStateToUndo(job, args.jobsFile);
   const undone = state.run(args.runId);
   if (undone === undefined) {
     throw new UsageError(`${args.jobsFile}: job "${job.name}" has no run ${args.runId} in its state store; \`contact-sync state show ${args.jobsFile} --job ${job.name}\` lists its runs; nothing was done`);

@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { CUSTOMERS_JOB, TOKEN, customersCsv, fastEmulator, jobsYaml, workspace, type CliRun, type Workspace } from '../helpers/cli-harness.js';
-import { postgresSettings, useTestDatabase } from '../helpers/postgres-support.js';
+import { pgQuery, postgresSettings, useTestDatabase } from '../helpers/postgres-support.js';
 import { customerKey } from '../helpers/state-fixtures.js';
 
 const database = useTestDatabase();
@@ -148,7 +148,7 @@ describe('a job whose state is in PostgreSQL', () => {
     expect(show.stdout).toMatch(/^keys: +40$/m);
   });
 
-  it('a dry run before any run reads no state and leaves none of the job: state show and history still say none', async () => {
+  it('a dry run before any run reads no state and writes nothing to the database: state show, history and undo say none, no schema is made', async () => {
     const env = { STATE_URL: db.url() };
     const ws = workspaceWith(inSchema('s_dry'));
 
@@ -163,6 +163,46 @@ describe('a job whose state is in PostgreSQL', () => {
     const undo = await ws.run(['undo', 'jobs.yaml', '--job', 'import', '--run', '1'], { env });
     expect(undo.exitCode).toBe(2);
     expect(undo.stderr).toMatch(/job "import" has no state store yet \(nothing of it in postgres:\/\/.*\); undo puts back what a journalled run changed; nothing was done/);
+    // Read-only commands leave the database as they found it.
+    expect(await pgQuery(database.name, `SELECT nspname FROM pg_namespace WHERE nspname = 's_dry'`)).toEqual([]);
+  });
+
+  it('a role that may only connect (no right to create a schema) runs the dry run, state show and history of a job not there yet', async () => {
+    const reader = `cs_reader_${process.pid}_${Date.now() % 100_000}`;
+    await pgQuery('postgres', `CREATE ROLE ${reader} LOGIN`);
+    try {
+      const { host, port } = postgresSettings();
+      const env = { STATE_URL: `postgres://${reader}@${host}:${port}/${database.name}` };
+      const ws = workspaceWith(inSchema('s_reader'));
+      expectOk(await ws.run(['run', 'jobs.yaml', '--dry-run', '--report-dir', 'dry'], { env }));
+      const show = await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import'], { env });
+      expectOk(show);
+      expect(show.stdout).toMatch(/no state yet/);
+      expectOk(await ws.run(['history', 'jobs.yaml', '--job', 'import', '--run', '1'], { env }));
+      // The run that writes needs the right to create the schema: refused before any call, with the fix.
+      const before = calls();
+      const run = await ws.run(['run', 'jobs.yaml', '--report-dir', 'real'], { env });
+      expect({ exitCode: run.exitCode, calls: calls() - before }).toEqual({ exitCode: 2, calls: 0 });
+      expect(run.stderr).toContain(`refused user "${reader}" the right to create the state schema (42501): grant it (GRANT CREATE ON DATABASE ${database.name} TO ${reader})`);
+    } finally {
+      await pgQuery('postgres', `DROP ROLE IF EXISTS ${reader}`);
+    }
+  });
+
+  it('a dry run of a job the schema does not hold yet records no identity for it; the run that writes does', async () => {
+    const env = { STATE_URL: db.url() };
+    const ws = workspaceWith(inSchema('s_dry_other'));
+    ws.write('other.yaml', jobsYaml({ url: emulator.url, job: inSchema('s_dry_other'), name: 'other' }));
+    expectOk(await ws.run(['run', 'other.yaml'], { env }));
+    const jobs = async (): Promise<string[]> => (await pgQuery<{ name: string }>(database.name, 'SELECT name FROM s_dry_other.jobs ORDER BY name')).map((row) => row.name);
+    expect(await jobs()).toEqual(['other']);
+
+    expectOk(await ws.run(['run', 'jobs.yaml', '--dry-run', '--report-dir', 'dry'], { env }));
+    expectOk(await ws.run(['state', 'show', 'jobs.yaml', '--job', 'import'], { env }));
+    expect(await jobs()).toEqual(['other']);
+
+    expectOk(await ws.run(['run', 'jobs.yaml', '--report-dir', 'real'], { env }));
+    expect(await jobs()).toEqual(['import', 'other']);
   });
 
   it('a run while another "host" runs the job exits 75 naming the holder; the first run is unharmed', async () => {

@@ -63,28 +63,50 @@ export function openFailure(error: BridgeFailure, endpoint: Endpoint, path: stri
 }
 
 /** Finds or records the job's identity (name, key field, platform); refuses another key field for the same name and platform. */
-export function bindIdentity(bridge: SyncBridge, path: string, s: string, options: { readonly job: string; readonly keyField: string; readonly platform: string }, now: number): number {
-  const [others] = bridge.run([
-    { text: `SELECT key_field FROM ${s}.jobs WHERE name = $1 AND platform = $2 AND key_field <> $3 ORDER BY id LIMIT 1`, values: [options.job, options.platform, options.keyField] },
-  ]);
-  const recorded = others?.[0]?.key_field;
-  if (recorded !== undefined) {
-    throw new StateStoreError(
-      'STATE_KEY_FIELD_MISMATCH',
-      path,
-      `${path}: the state of job "${options.job}" holds keys of the field "${recorded as string}", but the job now uses the key field ` +
-        `"${options.keyField}"; its keys would name other contacts. Start the job's state afresh with \`${resetCommand(options.job)}\` ` +
-        `(the next run searches each key once), or give the job another name.`,
-    );
-  }
-  const [, rows] = bridge.run([
+export function bindIdentity(bridge: SyncBridge, path: string, s: string, options: IdentityOptions, now: number): number {
+  refuseOtherKeyField(bridge, path, s, options);
+  bridge.run([
     {
       text: `INSERT INTO ${s}.jobs (name, key_field, platform, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name, key_field, platform) DO NOTHING`,
       values: [options.job, options.keyField, options.platform, now],
     },
-    { text: `SELECT id FROM ${s}.jobs WHERE name = $1 AND key_field = $2 AND platform = $3`, values: [options.job, options.keyField, options.platform] },
   ]);
-  return Number(rows?.[0]?.id);
+  const id = findIdentity(bridge, s, options);
+  if (id === undefined) throw new Error(`internal: job "${options.job}" has no row in ${path} after it was recorded`);
+  return id;
+}
+
+/** The job's recorded identity, undefined when none is there (nothing written); refuses another key field as `bindIdentity` does. */
+export function existingIdentity(bridge: SyncBridge, path: string, s: string, options: IdentityOptions): number | undefined {
+  refuseOtherKeyField(bridge, path, s, options);
+  return findIdentity(bridge, s, options);
+}
+
+interface IdentityOptions {
+  readonly job: string;
+  readonly keyField: string;
+  readonly platform: string;
+}
+
+function findIdentity(bridge: SyncBridge, s: string, options: IdentityOptions): number | undefined {
+  const [rows] = bridge.run([{ text: `SELECT id FROM ${s}.jobs WHERE name = $1 AND key_field = $2 AND platform = $3`, values: [options.job, options.keyField, options.platform] }]);
+  const id = rows?.[0]?.id;
+  return id === undefined ? undefined : Number(id);
+}
+
+function refuseOtherKeyField(bridge: SyncBridge, path: string, s: string, options: IdentityOptions): void {
+  const [others] = bridge.run([
+    { text: `SELECT key_field FROM ${s}.jobs WHERE name = $1 AND platform = $2 AND key_field <> $3 ORDER BY id LIMIT 1`, values: [options.job, options.platform, options.keyField] },
+  ]);
+  const recorded = others?.[0]?.key_field;
+  if (recorded === undefined) return;
+  throw new StateStoreError(
+    'STATE_KEY_FIELD_MISMATCH',
+    path,
+    `${path}: the state of job "${options.job}" holds keys of the field "${recorded as string}", but the job now uses the key field ` +
+      `"${options.keyField}"; its keys would name other contacts. Start the job's state afresh with \`${resetCommand(options.job)}\` ` +
+      `(the next run searches each key once), or give the job another name.`,
+  );
 }
 
 /** Who takes a job's run lock: this host and process, its command; a shard of N holds it with the other shards of N. */

@@ -266,8 +266,8 @@ export function migratePg(bridge: SyncBridge, target: MigrationTarget, now: numb
   }
 }
 
-/** The schema's version, 0 when it (or its version table) does not exist yet. */
-function currentVersion(bridge: SyncBridge, schema: string): number {
+/** The schema's version, 0 when it (or its version table) does not exist yet (only read). */
+export function currentVersion(bridge: SyncBridge, schema: string): number {
   const [rows] = bridge.run([{ text: 'SELECT to_regclass($1) IS NOT NULL AS present', values: [`${quoted(schema)}.schema_version`] }]);
   if (rows?.[0]?.present !== true) return 0;
   const [versions] = bridge.run([{ text: `SELECT coalesce(max(version), 0) AS version FROM ${quoted(schema)}.schema_version` }]);

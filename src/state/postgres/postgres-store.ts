@@ -42,8 +42,8 @@ import { toRunRecord, type RunFinish, type RunRecord, type RunRow, type RunStart
 import type { ErasedKey, ExpiredJournal, PersonalDataStore, PrunedChanges, StatePage, StatePort, StateSummary, StateTransfer } from '../state-port.js';
 import { StateStoreError, StoreFailure, type StoreFailureCode } from '../state-store-error.js';
 import type { UncreatableRow } from '../uncreatable-rows.js';
-import { DEFAULT_PG_SCHEMA, migratePg, PG_SCHEMA_VERSION, quoted, validSchemaName } from './pg-schema.js';
-import { bindIdentity, hidePassword, openFailure, parseEndpoint, takeRunLock, type RunLockTaker } from './pg-open.js';
+import { currentVersion, DEFAULT_PG_SCHEMA, migratePg, PG_SCHEMA_VERSION, quoted, validSchemaName } from './pg-schema.js';
+import { bindIdentity, existingIdentity, hidePassword, openFailure, parseEndpoint, takeRunLock, type RunLockTaker } from './pg-open.js';
 import { BridgeFailure, SyncBridge, type Row, type Statement } from './sync-bridge.js';
 import { STATE_TABLES } from '../state-tables.js';
 
@@ -155,6 +155,24 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
    * @throws LockHeldError when another run of the job holds its lock (exit 75)
    */
   static open(target: PostgresTarget, options: PostgresStoreOptions): PostgresStateStore {
+    const store = PostgresStateStore.#open(target, options, 'create');
+    if (store === undefined) throw new Error('internal: an opening that creates found nothing');
+    return store;
+  }
+
+  /**
+   * The job's store when the database already holds the job's identity, else undefined, having
+   * written nothing: no schema is created and no identity recorded (a dry run, `history`, `state
+   * show` on a database the job never ran against, also with a role that may only read). A schema
+   * of an older version is migrated, as `open` does; with `runLock`, the job is held as `open` holds it.
+   * @throws StateStoreError as `open`
+   * @throws LockHeldError as `open`
+   */
+  static openExisting(target: PostgresTarget, options: PostgresStoreOptions): PostgresStateStore | undefined {
+    return PostgresStateStore.#open(target, options, 'existing');
+  }
+
+  static #open(target: PostgresTarget, options: PostgresStoreOptions, mode: 'create' | 'existing'): PostgresStateStore | undefined {
     const schema = target.schema === '' ? DEFAULT_PG_SCHEMA : target.schema;
     const endpoint = parseEndpoint(target.url);
     const path = `postgres://${endpoint.user === '' ? '' : `${endpoint.user}@`}${endpoint.host}:${endpoint.port}/${endpoint.database}#${schema}`;
@@ -167,8 +185,16 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
       options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
     );
     try {
+      if (mode === 'existing' && currentVersion(bridge, schema) === 0) {
+        bridge.close();
+        return undefined;
+      }
       migratePg(bridge, { where: path, schema, job: options.job }, now());
-      const jobId = bindIdentity(bridge, path, quoted(schema), options, now());
+      const jobId = mode === 'create' ? bindIdentity(bridge, path, quoted(schema), options, now()) : existingIdentity(bridge, path, quoted(schema), options);
+      if (jobId === undefined) {
+        bridge.close();
+        return undefined;
+      }
       let lockHolder: { lockPid: number; alone: boolean } | undefined;
       if (options.runLock !== undefined) {
         const lockPid = takeRunLock(bridge, path, quoted(schema), schema, jobId, options.job, options.runLock, now());
