@@ -79,17 +79,24 @@ export class PrefetchStep {
   /**
    * Pages when the choice says so; the index, if any, and the summary.json entry. A listing that
    * cannot finish (a list that grew past its cap, a refused token) is the job's abort, returned,
-   * so the run takes no row and still writes every report saying why.
+   * so the run takes no row and still writes every report saying why. A listing `signal`
+   * interrupts (SIGINT, SIGTERM) asks for no further page and gives no index: the run it belongs
+   * to is interrupted too, and takes no row.
    */
   async run(
     api: ContactsApi,
     choice: PrefetchChoice,
     job: Job,
+    signal?: AbortSignal,
   ): Promise<{ index?: ContactIndex; abort?: JobAbortError; summarize: () => NonNullable<JobSummary['prefetch']> }> {
     if (!choice.use) return { summarize: () => ({ used: false, reason: choice.reason, contacts: 0, calls: 0, searchesSaved: 0 }) };
     const counted = new CountedApi(api);
     try {
-      const index = await prefetchContacts(counted, this.marker, this.keyField);
+      const index = await prefetchContacts(counted, this.marker, this.keyField, signal);
+      if (index === undefined) {
+        const reason = `${choice.reason}; the listing was interrupted (${String(signal?.reason)}) after ${counted.calls} call${counted.calls === 1 ? '' : 's'}`;
+        return { summarize: () => ({ used: false, reason, contacts: 0, calls: counted.calls, searchesSaved: 0 }) };
+      }
       return { index, summarize: () => ({ used: true, reason: choice.reason, contacts: index.size, calls: index.calls, searchesSaved: index.hits }) };
     } catch (error) {
       const abort = listingAbort(error, job);

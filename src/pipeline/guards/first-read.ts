@@ -27,19 +27,22 @@ export interface PlannedRow {
  * key whose search failed is not judged (its row searches again and meets the failure as its
  * own); a failure that stops the job (an invalid token, a platform that stopped answering: the
  * row's `abortReason`) ends the reading and is returned, for the run to stop on before its first
- * row, with every report written.
+ * row, with every report written. An aborted `signal` (SIGINT, SIGTERM) ends it too: the keys in
+ * flight finish, no other is read.
  */
 export async function readFirstKeys(
   rows: readonly ContactDraft[],
   context: RowSyncContext,
   concurrency: number,
+  signal?: AbortSignal,
 ): Promise<{ facts: NonNullable<GuardFacts['firstRead']> | undefined; reads: FirstReads; abort?: JobAbortError }> {
   const searched = new Map<string, FirstRead>();
   const planned: PlannedRow[] = [];
   let next = 0;
   let abort: JobAbortError | undefined;
   const worker = async (): Promise<void> => {
-    while (abort === undefined && next < rows.length) {
+    // Interrupted (SIGINT, SIGTERM): no further key is read; the run takes no row.
+    while (abort === undefined && signal?.aborted !== true && next < rows.length) {
       const draft = rows[next++]!;
       try {
         const { plan, searched: read } = await planBeforeWrites(draft, context);

@@ -31,6 +31,8 @@ export interface GuardCheck {
    * of the keys the state does not know; without it they are not read.
    */
   readonly rows?: { readonly context: RowSyncContext; readonly concurrency: number };
+  /** SIGINT, SIGTERM: the first read stops, and nothing is judged (the run is interrupted before its first row). */
+  readonly signal?: AbortSignal;
 }
 
 /** What the guards leave the run: the refusals it was let past, and the searches made for its rows. */
@@ -53,7 +55,9 @@ export async function checkGuards(job: Job, check: GuardCheck): Promise<GuardPas
     ...(check.takesRow === undefined ? {} : { takesRow: check.takesRow }),
     ...(check.partOfExport === true ? { partOfExport: true } : {}),
   });
-  const read = check.rows === undefined || scan.unknownRows.length === 0 ? undefined : await readFirstKeys(scan.unknownRows, check.rows.context, check.rows.concurrency);
+  const read = check.rows === undefined || scan.unknownRows.length === 0 ? undefined : await readFirstKeys(scan.unknownRows, check.rows.context, check.rows.concurrency, check.signal);
+  // Interrupted while reading: a part of the facts is not judged; the run takes no row and says it was interrupted.
+  if (check.signal?.aborted === true) return { allowed: [] };
   const facts = read?.facts === undefined ? scan.facts : { ...scan.facts, firstRead: read.facts };
   // privacy.mask: a refusal's examples (keys, values before and after) are shown masked; the counts decide.
   const verdict = guardVerdict(guards, shownFacts(facts, jobMasker(job)), job.input.label ?? job.input.path);

@@ -139,7 +139,7 @@ export async function openFileRun<Report>(options: RunJobOptions, shape: FileRun
   const runPrefetch = async (): Promise<Prefetched | undefined> => {
     const choice = shape.pagesWhenMarked !== undefined && prefetch !== undefined ? shape.pagesWhenMarked : prefetch?.choice();
     if (choice !== undefined) options.onPrefetch?.(choice);
-    return prefetch === undefined || choice === undefined ? undefined : await prefetch.run(api, choice, job);
+    return prefetch === undefined || choice === undefined ? undefined : await prefetch.run(api, choice, job, options.signal);
   };
   const { duplicates, source } = await openFileInput(job, prefetch?.see, options.state?.lastHeader());
   // A dry run counts the writes and sends it withholds: with its own reads, the real run's calls.
@@ -180,6 +180,7 @@ export async function openFileRun<Report>(options: RunJobOptions, shape: FileRun
         // A read made ahead is one the row makes: its key alone on its row, the row within --limit.
         takesRow: (key, dataRow) => duplicates.alone(key) && (options.limit === undefined || dataRow <= options.limit),
         partOfExport: options.partial === true || isFedBackFile(source.header),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
         // A listing that could not finish takes no row: nothing to read ahead for.
         ...(readsBeforeGuards && prefetched?.abort === undefined ? { rows: { context: rowContext(prefetched?.index, undefined), concurrency: job.concurrency } } : {}),
       });

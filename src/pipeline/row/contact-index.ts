@@ -22,12 +22,17 @@ export interface ContactIndex {
   readonly hits: number;
 }
 
-export async function prefetchContacts(api: ContactsApi, marker: { field: string; value: string }, keyField: string): Promise<ContactIndex> {
+export async function prefetchContacts(api: ContactsApi, marker: { field: string; value: string }, keyField: string, signal?: AbortSignal): Promise<ContactIndex | undefined> {
   const byKey = new Map<string, KnownContact[]>();
   let size = 0;
   let calls = 0;
+  const interrupted = (): boolean => signal?.aborted === true;
+  if (interrupted()) return undefined;
   // A listing, not a key's search: bounded by the pages the first announces, not `maxPages`.
   for await (const page of api.listContacts(marker.field, marker.value)) {
+    // Interrupted (SIGINT, SIGTERM): no further page. A part of the listing is no index (a key it
+    // lacks would be created), so there is none: the run takes no row.
+    if (interrupted()) return undefined;
     calls++;
     for (const contact of page) {
       size++;
