@@ -67,7 +67,7 @@ describe('a signal before the first write', () => {
     const summary = ws.summary('import', 'reports');
     expect(summary.rows).toMatchObject({ created: 0, updated: 0, unchanged: 0, failed: 0, notReached: CONTACTS });
     expect(summary.prefetch).toMatchObject({ used: false, contacts: 0, calls: searches() });
-    expect(String(summary.prefetch?.reason)).toContain('the listing was interrupted (SIGINT)');
+    expect((summary.prefetch as { reason?: string } | undefined)?.reason).toContain('the listing was interrupted (SIGINT)');
     // No row was taken: results.csv has none (a row not reached is counted, not listed).
     expect(ws.results('import', 'reports')).toEqual([]);
   });

@@ -92,6 +92,11 @@ export class StopPolicy {
     return this.#abort === undefined && this.#stopped === undefined;
   }
 
+  /** A signal (SIGINT, SIGTERM) came: a unit still waiting in the queue, with no call made, is not sent. */
+  get interrupted(): boolean {
+    return this.options.signal?.aborted === true;
+  }
+
   /**
    * Whether the run took every unit and was not interrupted: a step that needs the whole input
    * (what it lacks) may run.
@@ -117,6 +122,22 @@ export class StopPolicy {
     else if (limit !== undefined && this.#taken >= limit) this.#stop('limit', inFlight);
     else if (deadline !== undefined && pastTakingTime(now().getTime(), deadline, this.#estimate(inFlight, 1, nextCallsAtMost))) this.#stop('deadline', inFlight);
     return this.taking;
+  }
+
+  /**
+   * Asked again of a unit taken, once its wait for room in the queue is over (the units ahead of
+   * it wait for the API: that wait can outlast a signal or the deadline): whether it still goes.
+   * A signal or the deadline that came meanwhile leaves it not reached. The limit is not asked
+   * again (the unit was counted against it), nor an abort (a unit queued then is not sent, and its
+   * kind reports it so).
+   */
+  stillTakes(inFlight: number, callsAtMost: number): boolean {
+    if (this.#abort !== undefined) return true;
+    if (this.#stopped !== undefined) return false;
+    const { signal, deadline, now } = this.options;
+    if (signal?.aborted === true) this.#stop('signal', inFlight);
+    else if (deadline !== undefined && pastTakingTime(now().getTime(), deadline, this.#estimate(inFlight, 1, callsAtMost))) this.#stop('deadline', inFlight);
+    return this.#stopped === undefined;
   }
 
   /** A unit of this run was taken (it counts against `--limit`). */

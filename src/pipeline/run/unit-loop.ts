@@ -6,7 +6,8 @@
  * backpressure, the draining); each finished unit goes to the kind's reports and tally, and its
  * abort to the policy. A unit the run did not take is counted as not reached; a unit queued when
  * the run aborted is not sent (after a 401 every call would be refused too): the kind reports it
- * so, or counts it not reached. A unit's work that throws (a bug: row work returns its failures)
+ * so, or counts it not reached. A unit still waiting in the queue when a signal came has made no
+ * call: it is not reached either, so a signal ends the run after the units whose calls began. A unit's work that throws (a bug: row work returns its failures)
  * stops the loop; the units in flight finish and the exception leaves once they have.
  */
 import type { JobAbortError } from '../job-abort.js';
@@ -66,12 +67,19 @@ export async function runUnits<Unit, Done extends UnitDone>(
     }
     // Backpressure: stop reading while enough units wait for the API.
     await dispatcher.room();
+    // A signal or the deadline that came during that wait: this unit is not reached either.
+    if (!policy.stillTakes(dispatcher.inFlight, intake.callsAtMost)) {
+      notReached++;
+      continue;
+    }
     const taken = policy.dispatched(intake.callsAtMost);
     dispatcher.dispatch(
       intake.key,
       async () => {
         const { abort } = policy;
         if (abort !== undefined) return intake.notSent(abort);
+        // A signal came while it waited in the queue: it has made no call, and is not reached.
+        if (policy.interrupted) return undefined;
         try {
           const done = await intake.run();
           // Taken as the unit ends, not in `done`: the queue starts the next unit first.

@@ -130,6 +130,30 @@ describe('what stops a run taking units, and how it ended', () => {
   });
 });
 
+describe('a unit taken, asked again after its wait for room in the queue (stillTakes)', () => {
+  const signalled = (): { controller: AbortController; signal: AbortSignal } => {
+    const controller = new AbortController();
+    return { controller, signal: controller.signal };
+  };
+
+  it.each<{ name: string; meanwhile: (policy: StopPolicy, clock: { ms: number }, controller: AbortController) => void; goes: boolean; stopped: string | undefined; status: string }>([
+    { name: 'nothing came: it goes', meanwhile: () => undefined, goes: true, stopped: undefined, status: 'completed' },
+    { name: 'a signal came: not reached, the run interrupted', meanwhile: (_policy, _clock, controller) => controller.abort('SIGINT'), goes: false, stopped: 'signal', status: 'interrupted' },
+    { name: 'the deadline came: not reached, the run stopped at it', meanwhile: (_policy, clock) => (clock.ms = 9_900), goes: false, stopped: 'deadline', status: 'deadline' },
+    // It was counted against --limit when it was taken: the limit is not asked again.
+    { name: 'the limit is reached by this very unit: it goes', meanwhile: (policy) => policy.counted(), goes: true, stopped: undefined, status: 'completed' },
+    // A unit queued when the run aborted is the kind's to report as not sent.
+    { name: 'an abort came: it goes to the queue, which does not send it', meanwhile: (policy) => policy.abortWith(new JobAbortError('INVALID_TOKEN', '401')), goes: true, stopped: undefined, status: 'aborted' },
+  ])('$name', ({ meanwhile, goes, stopped, status }) => {
+    const { controller, signal } = signalled();
+    const { policy, clock } = policyAt({ signal, limit: 1, deadline: 10_000 });
+    expect(policy.takesNext(0, 2)).toBe(true);
+    meanwhile(policy, clock, controller);
+    expect(policy.stillTakes(1, 2)).toBe(goes);
+    expect([policy.stopped, policy.status(), policy.interrupted]).toEqual([stopped, status, stopped === 'signal']);
+  });
+});
+
 describe('--max-duration: one reckoning for every kind', () => {
   // Deadline 10 s after the start, 600 ms a call.
   const deadline = 10_000;
