@@ -2,6 +2,7 @@
  * Jobs for tests: a complete, valid `Job` with plain defaults, overridden where a test cares.
  * Fields are built with the small helpers below so a test reads like the jobs.yaml it stands for.
  */
+import { join } from 'node:path';
 import type { FieldSpec, Job, Transform } from '../../src/config/job-types.js';
 import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE } from '../../src/limits.js';
 
@@ -35,6 +36,22 @@ export function makeJob(overrides: Partial<Job> = {}): Job {
 }
 
 /** `name: column` (with `trim` first, as the config adds it). */
+/**
+ * The customers job (`customersCsv`'s `customers.csv` in `dir`, first names mapped, one row at a
+ * time) on the v1 platform at `baseUrl` with `token`, its state in `dir`/state.db: what the engine
+ * tests run against the emulator.
+ */
+export function emulatorJob(baseUrl: string, token: string, dir: string): Job {
+  return makeJob({
+    name: 'import',
+    connection: { ...makeJob().connection, baseUrl, token },
+    input: { path: join(dir, 'customers.csv'), delimiter: 'auto', encoding: 'utf-8' },
+    fields: [columnField('firstName', 'first_name')],
+    state: join(dir, 'state.db'),
+    concurrency: 1,
+  });
+}
+
 export function columnField(name: string, column: string, transforms: Transform[] = [{ kind: 'trim' }], fieldDefault?: string): FieldSpec {
   return withDefault({ name, source: { kind: 'column', column }, transforms }, fieldDefault);
 }

@@ -13,7 +13,7 @@ import { runSync } from '../../../src/pipeline/run-job.js';
 import { StateStore } from '../../../src/state/state-store.js';
 import { testClient } from '../../api/support/test-client.js';
 import { customersCsv, fastEmulator, TOKEN, workspace, type Workspace } from '../../helpers/cli-harness.js';
-import { columnField, makeJob } from '../../helpers/job-factory.js';
+import { emulatorJob } from '../../helpers/job-factory.js';
 import type { Job } from '../../../src/config/job-types.js';
 
 const KEYS = ['C0001', 'C0002', 'C0003'];
@@ -27,14 +27,7 @@ describe('erasePlatformContacts under the stop rules', () => {
   beforeEach(async () => {
     emulator = await fastEmulator();
     ws = workspace();
-    job = makeJob({
-      name: 'import',
-      connection: { ...makeJob().connection, baseUrl: emulator.url, token: TOKEN },
-      input: { path: join(ws.dir, 'customers.csv'), delimiter: 'auto', encoding: 'utf-8' },
-      fields: [columnField('firstName', 'first_name')],
-      state: join(ws.dir, 'state.db'),
-      concurrency: 1,
-    });
+    job = emulatorJob(emulator.url, TOKEN, ws.dir);
     state = StateStore.open(job.state as string, { job: job.name, keyField: job.key.field });
     ws.write('customers.csv', customersCsv(KEYS.length));
     const first = await runSync({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'first'), dryRun: false, state });

@@ -13,7 +13,7 @@ import { UNDONE_TAG } from '../../../src/pipeline/undo/undo-plan.js';
 import { StateStore } from '../../../src/state/state-store.js';
 import { testClient } from '../../api/support/test-client.js';
 import { customersCsv, fastEmulator, TOKEN, workspace, type Workspace } from '../../helpers/cli-harness.js';
-import { columnField, makeJob } from '../../helpers/job-factory.js';
+import { emulatorJob } from '../../helpers/job-factory.js';
 import type { Job } from '../../../src/config/job-types.js';
 
 describe('runUndo', () => {
@@ -33,14 +33,7 @@ describe('runUndo', () => {
 
   /** The job, its store, and the id of the run to undo (it changed the three contacts' first names). */
   async function twoRuns(beforeSecond?: (job: Job) => Promise<void>) {
-    const job = makeJob({
-      name: 'import',
-      connection: { ...makeJob().connection, baseUrl: emulator.url, token: TOKEN },
-      input: { path: join(ws.dir, 'customers.csv'), delimiter: 'auto', encoding: 'utf-8' },
-      fields: [columnField('firstName', 'first_name')],
-      state: join(ws.dir, 'state.db'),
-      concurrency: 1,
-    });
+    const job = emulatorJob(emulator.url, TOKEN, ws.dir);
     state = StateStore.open(job.state as string, { job: job.name, keyField: job.key.field });
     ws.write('customers.csv', customersCsv(3));
     const first = await runSync({ job, api: testClient({ baseUrl: emulator.url, token: TOKEN }), reportDir: join(ws.dir, 'first'), dryRun: false, state });
