@@ -269,14 +269,16 @@ async function copy(job: Job, options: { from: string; fromSchema: string | unde
   const target = stateOf(job, options.jobsFile);
   if (sameStore(source, target)) throw new UsageError(`state copy: --from names the store the job's state: already names (${stateLocation(target)}); name another store to copy from; nothing was done`);
   if (typeof source === 'string' && !existsSync(source)) throw new UsageError(`state copy --from: no file at ${source}; name the SQLite file (relative to this folder) or the postgres:// URL the job's state is in; nothing was done`);
-  const from = await openStateStore({ ...job, state: source });
+  // Read only: a source that does not hold the job is left as it was found (no schema, no identity made there).
+  const from = await openExistingState({ ...job, state: source });
+  if (from === undefined || !from.holdsState()) {
+    from?.close();
+    throw new UsageError(
+      `state copy: ${stateLocation(source)} holds nothing of job "${job.name}" (key field ${job.key.field || '(none)'}, on its connection's channel); ` +
+        'a database keeps each job under its name, key field and token: check --from and the job; nothing was done',
+    );
+  }
   try {
-    if (!from.holdsState()) {
-      throw new UsageError(
-        `state copy: ${from.path} holds nothing of job "${job.name}" (key field ${job.key.field || '(none)'}, on its connection's channel); ` +
-          'a database keeps each job under its name, key field and token: check --from and the job; nothing was done',
-      );
-    }
     const into = await openStateStore(job, { runLock });
     try {
       if (into.holdsState() && !options.replace) {

@@ -345,6 +345,8 @@ describe('state copy', () => {
     const empty = await ws.run(['state', 'copy', 'file.yaml', '--job', 'import', '--from', db.url(), '--from-schema', 's_nothing_here', '--replace']);
     expect(empty.exitCode).toBe(2);
     expect(empty.stderr).toMatch(/holds nothing of job "import"/);
+    // The source is only read: a schema that was not there is not made by asking it.
+    expect(await pgQuery(database.name, `SELECT nspname FROM pg_namespace WHERE nspname = 's_nothing_here'`)).toEqual([]);
     const missing = await ws.run(['state', 'copy', 'file.yaml', '--job', 'import', '--from', 'no-such.db']);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/state copy --from: no file at .*no-such\.db/);
