@@ -15,7 +15,7 @@
  * cannot delete (v1), listed to delete by hand (exit 1). `--dry-run` changes nothing.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Job } from '../config/job-types.js';
 import { EXIT } from '../exit-codes.js';
@@ -70,8 +70,10 @@ export async function forgetCommand(args: ForgetArgs, io: CliIo, logger: Logger)
   // A job that never ran has no store: nothing of the keys is in it, and none is created for them.
   const store = await openExistingState(job, { runLock: runLockHolder(`forget ${args.jobsFile} --keys ${keys.length}`) });
   if (store === undefined) io.stdout.write(`job "${job.name}": no state yet (${noStateYet(job)}); it holds no key\n`);
+  // Where the job's runs wrote their reports, read before `erase` closes the store.
+  const recorded = store?.reportFolders() ?? [];
   const erased = store !== undefined ? erase(store, job, args.jobsFile, keys, dryRun) : keys.map((key): ErasedKey => ({ key, known: false, removed: {}, runIds: [] }));
-  const holders = keyHolders(job, args, keys, io.cwd);
+  const holders = keyHolders(job, args, keys, io.cwd, recorded);
   for (const entry of erased) io.stdout.write(`${formatErased(entry, job, holders(entry.key), dryRun)}\n`);
   const unknown = erased.filter((entry) => !entry.known).length;
   if (!dryRun && job.mode === 'create' && unknown < erased.length) io.stdout.write(`${createModeNote(job)}\n`);
@@ -89,7 +91,7 @@ async function forgetOnPlatform(args: ForgetArgs, keys: readonly string[], io: C
   const dryRun = args.dryRun === true;
   // The lock's holder and the journal: flags and a count, never a key.
   const argv = `forget ${args.jobsFile} --platform --keys ${keys.length}${dryRun ? ' --dry-run' : ''}${args.maxDuration === undefined ? '' : ` --max-duration ${formatDuration(args.maxDuration)}`}`;
-  let ended: { readonly job: Job; readonly erasure: PlatformErasure; readonly store: string | undefined; readonly surface: string } | undefined;
+  let ended: { readonly job: Job; readonly erasure: PlatformErasure; readonly store: string | undefined; readonly surface: string; readonly recorded: readonly string[] } | undefined;
   const session = { jobsFile: args.jobsFile, job: [args.job], argv, readsInput: false, ...(args.maxDuration === undefined ? {} : { maxDuration: args.maxDuration }) };
   const exitCode = await runSession(session, io, logger, async (scope) => {
     const { job } = scope;
@@ -98,7 +100,13 @@ async function forgetOnPlatform(args: ForgetArgs, keys: readonly string[], io: C
     if (store !== undefined) scope.defer(() => store.close());
     const state: ErasureStore | undefined = store;
     const erasure = await erasePlatformContacts({ job, api: scope.api, state, keys, dryRun, signal: scope.signal, deadline: scope.deadline, argv });
-    ended = { job, erasure, store: state === undefined ? (job.state === false ? 'state: false' : `no state yet (${noStateYet(job)})`) : undefined, surface: scope.api.surface.name };
+    ended = {
+      job,
+      erasure,
+      store: state === undefined ? (job.state === false ? 'state: false' : `no state yet (${noStateYet(job)})`) : undefined,
+      surface: scope.api.surface.name,
+      recorded: store?.reportFolders() ?? [],
+    };
     const count = (outcome: string): number => erasure.keys.filter((key) => key.outcome === outcome).length;
     if (erasure.abort !== undefined) scope.logger.error({ job: job.name, code: erasure.abort.code }, `forget stopped: ${erasure.abort.message}`);
     scope.logger.info(
@@ -110,7 +118,7 @@ async function forgetOnPlatform(args: ForgetArgs, keys: readonly string[], io: C
   if (ended === undefined) return exitCode;
   const { job, erasure } = ended;
   if (ended.store !== undefined) io.stdout.write(`job "${job.name}": ${ended.store}: no state store holds the keys; their contacts are found by the platform's lookup of ${job.key.field}\n`);
-  const holders = keyHolders(job, args, keys, io.cwd);
+  const holders = keyHolders(job, args, keys, io.cwd, ended.recorded);
   for (const result of erasure.keys) io.stdout.write(`${formatPlatformErased(result, { job, surface: ended.surface, dryRun, store: ended.store === undefined }, holders(result.key))}\n`);
   if (erasure.abort !== undefined) io.stdout.write(`forget stopped (${erasure.abort.code}): ${erasure.abort.message}; a key not erased is still known to the store: run forget again to finish\n`);
   if (!dryRun && job.mode === 'create' && erasure.keys.some((result) => result.store?.known === true)) io.stdout.write(`${createModeNote(job)}\n`);
@@ -121,11 +129,19 @@ async function forgetOnPlatform(args: ForgetArgs, keys: readonly string[], io: C
   return exitCode;
 }
 
-/** For each key, the job's report files under `reports/` and each `--report-dir` that hold it, relative to the working folder. */
-function keyHolders(job: Job, args: ForgetArgs, keys: readonly string[], cwd: string): (key: string) => string[] {
-  const reports = reportFiles(job, [resolve(cwd, DEFAULT_REPORTS), ...(args.reportDirs ?? []).map((dir) => resolve(cwd, dir))]);
+/**
+ * For each key, the job's report files that hold it: under `reports/`, each `--report-dir` given,
+ * and each folder the state store's runs recorded writing to (those on this host), named relative
+ * to the working folder when they are under it, else in full.
+ */
+function keyHolders(job: Job, args: ForgetArgs, keys: readonly string[], cwd: string, recorded: readonly string[]): (key: string) => string[] {
+  const reports = reportFiles(job, [resolve(cwd, DEFAULT_REPORTS), ...(args.reportDirs ?? []).map((dir) => resolve(cwd, dir)), ...recorded]);
   const holders = filesHolding(reports, keys);
-  return (key) => (holders.get(key) ?? []).map((file) => relative(cwd, file) || file);
+  const shown = (file: string): string => {
+    const under = relative(cwd, file);
+    return under === '' || under.startsWith('..') || isAbsolute(under) ? file : under;
+  };
+  return (key) => (holders.get(key) ?? []).map(shown);
 }
 
 function createModeNote(job: Job): string {

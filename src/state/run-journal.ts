@@ -20,6 +20,8 @@ export interface RunStart {
   readonly full: boolean;
   /** The surface of the run's api (`api.surface.name`): the ids its change lines name are valid there only. */
   readonly surface: IdSurface;
+  /** The folder its reports go to (absolute), for `forget` to search; none for a run that writes no report. */
+  readonly reportDir?: string;
 }
 
 /** How a run ended, as summary.json's `status` says it. */
@@ -53,6 +55,8 @@ export interface RunRecord {
   readonly prunedAt: number | null;
   /** When `retention.journal` expired its change journal (ms since the Unix epoch); null while it is kept. */
   readonly journalExpiredAt: number | null;
+  /** The folder it wrote its reports to; null for a run that wrote none, or journalled before schema version 17. */
+  readonly reportDir: string | null;
 }
 
 /** A `runs` row as stored (both adapters). */
@@ -69,11 +73,13 @@ export interface RunRow {
   pruned_at: number | null;
   journal_expired_at: number | null;
   surface: IdSurface;
+  report_dir: string | null;
 }
 
 export class RunJournal {
   readonly #now: () => number;
-  readonly #insert: Database.Statement<[string, number, string, number, IdSurface]>;
+  readonly #insert: Database.Statement<[string, number, string, number, IdSurface, string | null]>;
+  readonly #reportFolders: Database.Statement<[], { report_dir: string }>;
   readonly #finish: Database.Statement<[number, string, number, string, number]>;
   readonly #byId: Database.Statement<[number], RunRow>;
   readonly #last: Database.Statement<[number], RunRow>;
@@ -86,7 +92,8 @@ export class RunJournal {
 
   constructor(db: Database.Database, now: () => number) {
     this.#now = now;
-    this.#insert = db.prepare('INSERT INTO runs (job, started_at, argv, full, surface) VALUES (?, ?, ?, ?, ?)');
+    this.#insert = db.prepare('INSERT INTO runs (job, started_at, argv, full, surface, report_dir) VALUES (?, ?, ?, ?, ?, ?)');
+    this.#reportFolders = db.prepare('SELECT DISTINCT report_dir FROM runs WHERE report_dir IS NOT NULL ORDER BY report_dir');
     this.#finish = db.prepare('UPDATE runs SET finished_at = ?, rows_json = ?, exit_code = ?, status = ? WHERE id = ?');
     this.#byId = db.prepare('SELECT * FROM runs WHERE id = ?');
     this.#last = db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT ?');
@@ -110,7 +117,7 @@ export class RunJournal {
 
   /** Journals the start of a run; returns its id. */
   start(start: RunStart): number {
-    const result = this.#insert.run(start.job, start.startedAt ?? this.#now(), start.argv, start.full ? 1 : 0, start.surface);
+    const result = this.#insert.run(start.job, start.startedAt ?? this.#now(), start.argv, start.full ? 1 : 0, start.surface, start.reportDir ?? null);
     return Number(result.lastInsertRowid);
   }
 
@@ -145,6 +152,11 @@ export class RunJournal {
     return this.#idFromNewest.get(places)?.id;
   }
 
+  /** Every folder the job's runs wrote their reports to, each once, in name order. */
+  reportFolders(): string[] {
+    return this.#reportFolders.all().map((row) => row.report_dir);
+  }
+
   /** Forgets every run (`state reset --keep-messages`, in the store's transaction). */
   deleteAll(): void {
     this.#deleteAll.run();
@@ -168,5 +180,6 @@ export function toRunRecord(row: RunRow): RunRecord {
     status: RUN_STATUSES.has(row.status ?? '') ? (row.status as RunStatus) : null,
     prunedAt: row.pruned_at ?? null,
     journalExpiredAt: row.journal_expired_at ?? null,
+    reportDir: row.report_dir ?? null,
   };
 }

@@ -290,6 +290,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX changes_by_key ON changes (key, id);
     `,
   },
+  {
+    version: 17,
+    description: 'report folders of runs',
+    sql: `
+      -- The folder a run wrote its reports to (absolute; NULL for runs journalled before this
+      -- column, and for a forget): \`forget\` searches each for the keys it erases, since those
+      -- files hold people's values too (docs/personal-data.md).
+      ALTER TABLE runs ADD COLUMN report_dir TEXT;
+    `,
+  },
 ];
 
 /**

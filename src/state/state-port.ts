@@ -217,6 +217,8 @@ export interface PersonalDataStore {
    * `dryRun` (`forget --dry-run`): the same entries, counted in a transaction rolled back: nothing leaves.
    */
   eraseKeys(keys: readonly string[], options?: { readonly dryRun?: boolean }): ErasedKey[];
+  /** Every folder the job's runs wrote their reports to (as each run named it, absolute), each once: where `forget` looks for the keys' copies. */
+  reportFolders(): string[];
 }
 
 // --- state copy (issue 44) ---

@@ -622,6 +622,10 @@ export class StateStore implements StatePort {
 
   // --- personal data (personal-data.ts; docs/personal-data.md) ---
 
+  reportFolders(): string[] {
+    return this.#runs.reportFolders();
+  }
+
   /**
    * Deletes the change lines (values before and after) of every run started before `before` (ms
    * since the epoch), in one transaction, and marks those runs' journal expired now

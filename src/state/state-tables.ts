@@ -100,6 +100,7 @@ export const STATE_TABLES: readonly StateTable[] = [
       ['pruned_at', 'bigint'],
       ['surface', 'text'],
       ['journal_expired_at', 'bigint'],
+      ['report_dir', 'text'],
     ],
     key: ['id'],
   },

@@ -195,6 +195,24 @@ describe('contact-sync forget', () => {
     expect(runsOf(ws)[0]).toMatchObject({ argv: 'forget jobs.yaml --keys 2', rows: { total: 2, erased: 1, unknown: 1 }, exitCode: 1 });
   });
 
+  it('finds the key in the report folders the job\'s runs recorded, wherever they were (a folder outside reports/, one outside the working folder), with no --report-dir', async () => {
+    const ws = workspace();
+    const outside = workspace();
+    ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: STATE_JOB }));
+    ws.write('customers.csv', customersCsv(2));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', 'nightly/2026-11-27'])).exitCode).toBe(0);
+    ws.write('customers.csv', customersCsv(2, (i, cells) => (i === 1 ? [cells[0] ?? '', 'Renamed', ...cells.slice(2)] : cells)));
+    expect((await ws.run(['run', 'jobs.yaml', '--report-dir', join(outside.dir, 'night-2')])).exitCode).toBe(0);
+
+    const forget = await ws.run(['forget', 'jobs.yaml', '--job', 'import', '--key', 'C0001']);
+
+    expect(forget.exitCode).toBe(0);
+    const [line] = forget.stdout.trimEnd().split('\n');
+    // Both runs' results name the key; the second's changes too. Under the working folder relative, outside it in full.
+    for (const file of [join('nightly', '2026-11-27', 'import.results.csv'), join(outside.dir, 'night-2', 'import.results.csv'), join(outside.dir, 'night-2', 'import.changes.csv')]) expect(line).toContain(file);
+    expect(line).not.toContain('..');
+  });
+
   it('in mode: create, which creates a key its state never saw without a search, says to run once with --full', async () => {
     const ws = workspace();
     ws.write('jobs.yaml', jobsYaml({ url: emulator().url, job: `${STATE_JOB}\nmode: create` }));

@@ -116,6 +116,7 @@ describe('the change journal', () => {
       status: 'completed',
       prunedAt: null,
       journalExpiredAt: null,
+      reportDir: null,
     });
     expect(store.run(going)).toMatchObject({ id: going, startedAt: 3000, full: true, finished: false, status: null });
     expect(store.run(going + 1)).toBeUndefined();

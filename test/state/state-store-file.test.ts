@@ -132,7 +132,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 4 left: no row_hash column, no change journal, no absent reads, no migration 5 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE contacts DROP COLUMN row_hash; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 5;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -148,7 +148,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 5 left: no changes table, no absent reads, no migration 6 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE changes; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 6;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -165,7 +165,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 6 left: pending creates with no run, no migration 7 or later.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE pending_creates DROP COLUMN run_id; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 7;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -184,7 +184,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 7 left: no before_read, no pruned_at, no migration 8.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 8;');
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; ALTER TABLE changes DROP COLUMN before_read; ALTER TABLE runs DROP COLUMN pruned_at; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 8;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -203,7 +203,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 8 left: no absent_reads table, no migration 9.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 9;');
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DROP TABLE absent_reads; DELETE FROM schema_version WHERE version >= 9;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -222,7 +222,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 9 left: no surface anywhere, no migration 10.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DELETE FROM schema_version WHERE version >= 10;');
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; ALTER TABLE contacts DROP COLUMN surface; ALTER TABLE runs DROP COLUMN surface; ALTER TABLE departed DROP COLUMN surface; DELETE FROM schema_version WHERE version >= 10;');
     expect(raw.prepare('SELECT max(version) AS version FROM schema_version').get()).toEqual({ version: 9 });
     raw.close();
 
@@ -248,7 +248,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 10 left: no verified_at column, no migration 11.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; DELETE FROM schema_version WHERE version >= 11;');
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DROP INDEX contacts_by_verified; ALTER TABLE contacts DROP COLUMN verified_at; DELETE FROM schema_version WHERE version >= 11;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -270,7 +270,7 @@ describe('a state file of an earlier version', () => {
     store.close();
     // What version 11 left: no message_id column, no migration 12.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DELETE FROM schema_version WHERE version >= 12;');
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; ALTER TABLE messages DROP COLUMN message_id; DELETE FROM schema_version WHERE version >= 12;');
     expect(raw.prepare('SELECT max(version) AS version FROM schema_version').get()).toEqual({ version: 11 });
     raw.close();
 
@@ -288,7 +288,7 @@ describe('a state file of an earlier version', () => {
     const path = temp.statePath();
     StateStore.open(path, { job: 'crm', keyField: 'customerid' }).close();
     const raw = new Database(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; DELETE FROM schema_version WHERE version >= 13;');
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DROP TABLE uncreatable_rows; DELETE FROM schema_version WHERE version >= 13;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -309,7 +309,7 @@ describe('a state file of an earlier version', () => {
     const path = temp.statePath();
     StateStore.open(path, { job: 'crm', keyField: 'customerid' }).close();
     const raw = new Database(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DELETE FROM schema_version WHERE version >= 14;');
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; ALTER TABLE runs DROP COLUMN journal_expired_at; DROP TABLE learnt_limits; DELETE FROM schema_version WHERE version >= 14;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
@@ -336,7 +336,7 @@ describe('a state file of an earlier version', () => {
     before.journalChange('C1', '7', { operation: 'create', fields: { plan: [null, 'pro'] }, beforeRead: true });
     before.close();
     const raw = new Database(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN journal_expired_at; DELETE FROM schema_version WHERE version >= 15;');
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; ALTER TABLE runs DROP COLUMN journal_expired_at; DELETE FROM schema_version WHERE version >= 15;');
     raw.close();
 
     const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid', now: () => 5000 });
@@ -344,6 +344,23 @@ describe('a state file of an earlier version', () => {
     expect(migrated.run(runId)).toMatchObject({ journalExpiredAt: null, prunedAt: null });
     expect(migrated.expireJournal(2000)).toEqual({ runs: 1, lines: 1 });
     expect(migrated.run(runId)?.journalExpiredAt).toBe(5000);
+    migrated.close();
+  });
+
+  test('of version 16 gains the report folder of runs: its runs name none, a new run names its own', () => {
+    const path = temp.statePath();
+    const before = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    const old = before.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1' });
+    before.close();
+    const raw = new Database(path);
+    raw.exec('ALTER TABLE runs DROP COLUMN report_dir; DELETE FROM schema_version WHERE version >= 17;');
+    raw.close();
+
+    const migrated = StateStore.open(path, { job: 'crm', keyField: 'customerid' });
+    expect(migrated.summary().schemaVersion).toBe(SCHEMA_VERSION);
+    expect([migrated.run(old)?.reportDir, migrated.reportFolders()]).toEqual([null, []]);
+    migrated.startRun({ job: 'crm', argv: 'run', full: false, surface: 'v1', reportDir: '/srv/reports/night' });
+    expect(migrated.reportFolders()).toEqual(['/srv/reports/night']);
     migrated.close();
   });
 });

@@ -28,6 +28,7 @@ describe('the runs journal', () => {
       status: 'completed',
       prunedAt: null,
       journalExpiredAt: null,
+      reportDir: null,
     });
     store.close();
   });

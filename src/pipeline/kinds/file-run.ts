@@ -9,6 +9,7 @@
  * What a kind is before its rows it says itself (`FileRunShape`); its reports, its step after the
  * rows and its summary are its `RunKind`.
  */
+import { resolve } from 'node:path';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job } from '../../config/job-types.js';
 import type { MaxErrors } from '../../config/max-errors.js';
@@ -207,7 +208,7 @@ export async function openFileRun<Report>(options: RunJobOptions, shape: FileRun
   });
   // A dry run journals nothing. A reconcile reads every key, but is no `--full` run: `state show` names it by its command.
   const state = options.dryRun ? undefined : options.state;
-  const started = state === undefined ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? '', full: options.full === true, surface: api.surface.name }, job, shape.writes ? source.header : undefined);
+  const started = state === undefined ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? '', full: options.full === true, surface: api.surface.name, reportDir: resolve(options.reportDir) }, job, shape.writes ? source.header : undefined);
   const runId = started?.runId;
   // Nothing done yet: no row is taken, the reports say why.
   policy.abortWith(started?.abort);

@@ -13,6 +13,7 @@
  * changed since the run (a conflict, kept); the deletion is journalled with its values, so undoing
  * this undo creates the contact again (`recreateDeleted`) and the store knows the new id.
  */
+import { resolve } from 'node:path';
 import { NoSuchContactError, type ApiError } from '../../api/errors.js';
 import type { ContactsApi } from '../../api/contacts-api.js';
 import type { Job } from '../../config/job-types.js';
@@ -93,7 +94,7 @@ export async function runUndo(options: RunUndoOptions): Promise<UndoRun> {
   // The port's pace (v2: the limits learnt so far, or the first guess), not v1's rates.
   const policy = new StopPolicy({ signal: options.signal, deadline: options.deadline, now, spacingMs: contactSpacingMs(options.api.pace()) });
   // The undo is a run of its own: its writes are journalled under its id, so it can be undone.
-  const started = dryRun ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false, surface: options.api.surface.name }, job);
+  const started = dryRun ? undefined : startJournal(state, { job: job.name, argv: options.argv ?? `undo --run ${options.runId}`, full: false, surface: options.api.surface.name, reportDir: resolve(options.reportDir) }, job);
   const undoRunId = started?.runId;
   policy.abortWith(started?.abort);
   let summaryWritten = true;

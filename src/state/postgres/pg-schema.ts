@@ -205,6 +205,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         FROM ${s}.state_messages m JOIN ${s}.jobs j ON j.id = m.job_id;
     `,
   },
+  {
+    version: 2,
+    description: 'report folders of runs (the SQLite store\'s version 17)',
+    sql: (s) => `
+      -- The folder a run wrote its reports to, as the host that ran it names it (NULL for runs
+      -- journalled before this column, and for a forget): \`forget\` searches each it finds.
+      ALTER TABLE ${s}.state_runs ADD COLUMN report_dir TEXT;
+    `,
+  },
 ];
 
 /** The version a schema has once `migratePg` ran. */

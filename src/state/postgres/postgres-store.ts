@@ -572,8 +572,8 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
     const row = this.#write([
       {
         text: `WITH n AS (UPDATE ${this.#s}.jobs SET next_run_id = next_run_id + 1 WHERE id = $1 RETURNING next_run_id - 1 AS id)
-               INSERT INTO ${this.#s}.state_runs (job_id, id, job, started_at, argv, "full", surface) SELECT $1, n.id, $2, $3, $4, $5, $6 FROM n RETURNING id`,
-        values: [this.#jobId, start.job, start.startedAt ?? this.#now(), start.argv, start.full ? 1 : 0, start.surface],
+               INSERT INTO ${this.#s}.state_runs (job_id, id, job, started_at, argv, "full", surface, report_dir) SELECT $1, n.id, $2, $3, $4, $5, $6, $7 FROM n RETURNING id`,
+        values: [this.#jobId, start.job, start.startedAt ?? this.#now(), start.argv, start.full ? 1 : 0, start.surface, start.reportDir ?? null],
       },
     ])[0]?.[0];
     this.#runId = Number(row?.id);
@@ -820,6 +820,10 @@ export class PostgresStateStore implements StatePort, StateTransfer, PersonalDat
   }
 
   // --- personal data (PersonalDataStore) ---
+
+  reportFolders(): string[] {
+    return this.#rows({ text: `SELECT DISTINCT report_dir FROM ${this.#s}.state_runs WHERE job_id = $1 AND report_dir IS NOT NULL ORDER BY report_dir`, values: [this.#jobId] }).map((row) => String(row.report_dir));
+  }
 
   /** Deletes the change lines of every run started before `before`; those runs stay, marked expired now. One transaction. */
   expireJournal(before: number): ExpiredJournal {

@@ -395,6 +395,7 @@ export function storeContract(name: string, open: OpenStore): void {
           status: 'completed',
           prunedAt: null,
           journalExpiredAt: null,
+          reportDir: null,
         });
         expect(store.lastRuns(5).map((record) => record.id)).toEqual([two, one]);
         expect([store.lastRun()?.id, store.lastRun()?.finished, store.lastFinishedRun()?.id]).toEqual([two, false, one]);
@@ -402,6 +403,16 @@ export function storeContract(name: string, open: OpenStore): void {
         expect(store.lastHeader()).toEqual(['id', 'email']);
         store.keepLearntLimits([{ name: 'contacts', rate: { limit: 50, periodMs: 10_000 } }]);
         expect(store.learntLimits()).toEqual([{ name: 'contacts', rate: { limit: 50, periodMs: 10_000 } }]);
+      });
+
+      test('the folders runs wrote their reports to are kept, each once, for forget; a run with none adds none', () => {
+        expect(store.reportFolders()).toEqual([]);
+        const nightly = store.startRun({ job: 'crm', argv: 'run', full: false, surface: V2, reportDir: '/var/reports/2026-11-28' });
+        store.startRun({ job: 'crm', argv: 'forget', full: false, surface: V2 });
+        store.startRun({ job: 'crm', argv: 'run', full: false, surface: V2, reportDir: '/srv/crm reports/a' });
+        store.startRun({ job: 'crm', argv: 'run', full: false, surface: V2, reportDir: '/var/reports/2026-11-28' });
+        expect(store.run(nightly)?.reportDir).toBe('/var/reports/2026-11-28');
+        expect(store.reportFolders()).toEqual(['/srv/crm reports/a', '/var/reports/2026-11-28']);
       });
 
       test('the summary names the job and key field of the store', () => {
