@@ -33,6 +33,8 @@ export const boundaries = [
   // The two adapters are siblings over the shared layer: neither imports the other.
   room(['src/api/v1/**/*.ts'], [API_KNOWS_NO_JOB, ['(^|/)v2/', `API v1's adapter stands beside v2's, not above it: what both use lives in src/api/${SEE}`]]),
   room(['src/api/v2/**/*.ts'], [API_KNOWS_NO_JOB, ['(^|/)v1/', `API v2's adapter stands beside v1's, not above it: what both use lives in src/api/${SEE}`]]),
+  // The shared layer stands under both: it knows neither (each adapter states its surface and builds its own budgets over it).
+  room(['src/api/*.ts'], [API_KNOWS_NO_JOB, ['^\\./(v1|v2)/', `the shared HTTP layer stands under both adapters and imports neither: an adapter's surface and budgets live in its own folder${SEE}`]]),
   room(
     ['src/config/**/*.ts'],
     [

@@ -18,15 +18,13 @@ import { attachSlots, LimiterSlots, paceFor } from './limiter-slots.js';
 
 export { PACE_FRACTION, paceFor } from './limiter-slots.js';
 import { stripUrlAuth } from './strip-url-auth.js';
-import { LocalPauses, RedisPauses } from './v2/endpoint-pauses.js';
-import { LearntLimits, type LearntLimitsOptions, type SlotSet, type SlotSource } from './v2/learnt-limits.js';
+import { LocalPauses, RedisPauses } from './endpoint-pauses.js';
+import type { SlotSet, SlotSource } from './slot-source.js';
 
 /** Idle time after which Redis forgets a shared limiter's keys, in milliseconds. */
 export const REDIS_KEY_IDLE_MS = 10 * 60_000;
 /** The Bottleneck id (and Redis key) prefix of shared limiters. */
 export const REDIS_ID_PREFIX = 'contact-sync';
-/** The prefix of v2's shared learnt limits: `contact-sync-v2|<host>|<organisation>|...`. */
-export const V2_REDIS_ID_PREFIX = 'contact-sync-v2';
 /** Bound of one TCP connect to Redis, in milliseconds. */
 const REDIS_CONNECT_TIMEOUT_MS = 5_000;
 /** Bound of stopping one shared limiter whose Redis does not answer, in milliseconds. */
@@ -56,8 +54,15 @@ export interface LimiterRegistryOptions {
   readonly now?: () => number;
 }
 
-/** How v2's learnt limits of one organisation are kept: `LimiterRegistry.getV2`. */
-export interface V2LimitsOptions extends LimiterOptions, LearntLimitsOptions {}
+/** A family of budgets an adapter keeps through the registry (`sharedBudgets`): v2's learnt limits of one organisation. */
+export interface SharedBudgetsOptions extends LimiterOptions {
+  /** The family's stem of Redis keys and Bottleneck ids: `<prefix>|<name>` for each set. */
+  readonly prefix: string;
+  /** The family as messages name it, like `the v2 limits of organisation Acme at api.example.com`. */
+  readonly described: string;
+  /** Who must name one Redis for it, like `every connection of one organisation`. */
+  readonly sharers: string;
+}
 
 function checkRate(rate: Rate, group: ApiGroup): void {
   const { limit, periodMs } = rate;
@@ -218,9 +223,9 @@ interface Entry {
   learnt?: boolean;
 }
 
-interface V2Entry {
-  limits: LearntLimits;
-  link: RedisLink | undefined;
+interface SharedEntry {
+  readonly budgets: unknown;
+  readonly link: RedisLink | undefined;
 }
 
 export class LimiterRegistry {
@@ -229,7 +234,7 @@ export class LimiterRegistry {
   readonly #readyTimeoutMs: number;
   readonly #reconnectAttempts: number;
   readonly #now: () => number;
-  readonly #v2 = new Map<string, V2Entry>();
+  readonly #shared = new Map<string, SharedEntry>();
 
   constructor(options: LimiterRegistryOptions = {}) {
     this.#readyTimeoutMs = options.readyTimeoutMs ?? 10_000;
@@ -308,27 +313,24 @@ export class LimiterRegistry {
   }
 
   /**
-   * The learnt limits of v2 for one base URL host and organisation, created on first use: every
-   * connection and job of the organisation in this process shares them, and with `options.redis`
-   * every process (call `ready()` before using them). The Redis keys hold the host and the
-   * organisation's name, never a token. The window, ceiling and request bound are the first
-   * caller's.
+   * An adapter's family of budgets under `key` (v2's learnt limits of one host and organisation:
+   * `v2/learnt-limits.ts` `organisationLimits`), made by `create` on first use from a source of
+   * slot sets, pauses and the clock: every connection and job that asks for the same key in this
+   * process shares it, and with `options.redis` every process (call `ready()` before using it).
+   * The registry keeps the sets and the Redis link and knows nothing of what the adapter does with
+   * them; the first caller's family is every later caller's.
    */
-  getV2(baseUrl: string, organisation: string, options: V2LimitsOptions = {}): LearntLimits {
-    const key = LimiterRegistry.v2Key(baseUrl, organisation);
-    const existing = this.#v2.get(key);
+  sharedBudgets<T>(key: string, options: SharedBudgetsOptions, create: (source: SlotSource) => T): T {
+    const existing = this.#shared.get(key);
     if (existing !== undefined) {
       if (existing.link?.url !== options.redis) {
         const was = existing.link === undefined ? 'paced by this process alone' : `shared through Redis at ${existing.link.shown}`;
-        throw new Error(
-          `${options.redisWhere === undefined ? '' : `${options.redisWhere}: `}the v2 limits of organisation ${organisation} at ${new URL(baseUrl).host} are already ${was}; ` +
-            'give every connection of one organisation the same rateLimits.redis',
-        );
+        throw new Error(`${options.redisWhere === undefined ? '' : `${options.redisWhere}: `}${options.described} are already ${was}; give ${options.sharers} the same rateLimits.redis`);
       }
-      return existing.limits;
+      return existing.budgets as T;
     }
     const link = options.redis === undefined ? undefined : this.#link(options.redis, options.redisWhere);
-    const prefix = `${V2_REDIS_ID_PREFIX}|${key}`;
+    const { prefix } = options;
     const source: SlotSource = {
       now: this.#now,
       pauses:
@@ -345,14 +347,9 @@ export class LimiterRegistry {
         return entry;
       },
     };
-    const limits = new LearntLimits(source, options);
-    this.#v2.set(key, { limits, link });
-    return limits;
-  }
-
-  /** The key of v2's limits: the base URL's host and the organisation, which holds no token. */
-  static v2Key(baseUrl: string, organisation: string): string {
-    return `${new URL(baseUrl).host}|${encodeURIComponent(organisation)}`;
+    const budgets = create(source);
+    this.#shared.set(key, { budgets, link });
+    return budgets;
   }
 
   /**
@@ -391,7 +388,7 @@ export class LimiterRegistry {
     const entries = [...this.#entries.values()];
     const links = [...this.#links.values()];
     this.#entries.clear();
-    this.#v2.clear();
+    this.#shared.clear();
     this.#links.clear();
     for (const link of links) link.stopping = true;
     const dropWaitingJobs = options.dropWaitingJobs ?? false;

@@ -1,11 +1,10 @@
 /**
  * What the pipeline plans against, whichever surface of the platform answers (v1 or v2): what one
  * call finds and what an operation costs. The planner reads these numbers and capabilities; it never
- * asks which surface it has. Each adapter (`ApiClient` for v1, the v2 client) states its own.
+ * asks which surface it has. Each adapter states its own, in its folder (`v1/surface.ts`,
+ * `v2/surface.ts`): the shared layer knows neither.
  */
-import { SEARCH_PAGE_SIZE, V2_MAX_PAGE_SIZE } from '../limits.js';
 import type { ApiError } from './errors.js';
-import { v2CreateBy } from './v2/v2-contact-shape.js';
 
 export type SurfaceName = 'v1' | 'v2';
 
@@ -47,45 +46,6 @@ export interface PlatformSurface {
    */
   createRefusal(fields: Readonly<Record<string, string>>): ApiError | undefined;
 }
-
-/** The Contacts and Messaging API v1: search 10 a page, tags 10 a call, no direct read by key, sends at most once. */
-export const V1_SURFACE: PlatformSurface = {
-  name: 'v1',
-  listPageSize: SEARCH_PAGE_SIZE,
-  searchPageSize: SEARCH_PAGE_SIZE,
-  tagsPerCall: 10,
-  directLookup: () => false,
-  upsertBy: () => false,
-  sendsReadable: false,
-  deletes: false,
-  merges: false,
-  createLandsOn: () => undefined,
-  createRefusal: () => undefined,
-};
-
-/** v2's identifiers: a contact is named by `email:` or `phone:` in the path. */
-const V2_IDENTIFIER_FIELDS = new Set(['email', 'phone']);
-
-/** The Developer API v2: lists 100 a page, a key in email or phone read and upserted directly, sends readable. */
-export const V2_SURFACE: PlatformSurface = {
-  name: 'v2',
-  listPageSize: V2_MAX_PAGE_SIZE,
-  searchPageSize: V2_MAX_PAGE_SIZE,
-  tagsPerCall: 10,
-  directLookup: (keyField) => V2_IDENTIFIER_FIELDS.has(keyField),
-  upsertBy: (keyField) => V2_IDENTIFIER_FIELDS.has(keyField),
-  sendsReadable: true,
-  deletes: true,
-  merges: true,
-  createLandsOn: (fields) => {
-    const creatable = v2CreateBy(fields);
-    return creatable.ok ? creatable.by : undefined;
-  },
-  createRefusal: (fields) => {
-    const creatable = v2CreateBy(fields);
-    return creatable.ok ? undefined : creatable.error;
-  },
-};
 
 /** The pages `contacts` listed contacts take on `surface`, and one call to learn there are none. */
 export function listPagesFor(surface: Pick<PlatformSurface, 'listPageSize'>, contacts: number): number {

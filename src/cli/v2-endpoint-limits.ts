@@ -7,6 +7,7 @@
  */
 import type { LimiterRegistry } from '../api/limiter.js';
 import type { EndpointLimits } from '../api/v2/endpoint-limits.js';
+import { organisationLimits } from '../api/v2/learnt-limits.js';
 import type { Connection } from '../config/job-types.js';
 import type { Rate } from '../limits.js';
 
@@ -27,7 +28,7 @@ export function learntLimitsFactory(limiters: LimiterRegistry): EndpointLimitsFa
   return (organisation, connection) => {
     const { redis } = connection.rateLimits;
     const ceilings = connection.ceilings ?? {};
-    return limiters.getV2(connection.baseUrl, organisation, {
+    return organisationLimits(limiters, connection.baseUrl, organisation, {
       ...(redis === undefined ? {} : { redis, redisWhere: `connections.${connection.name}.rateLimits.redis` }),
       requestTimeoutMs: connection.timeouts.requestMs,
       ceiling: (endpoint): Rate | undefined => (isMessageEndpoint(endpoint) ? ceilings.messages : ceilings.contacts),

@@ -20,7 +20,7 @@ import { ProblemsFile } from './problems-file.js';
 import { tagCaseLine } from './summary-table.js';
 import { counted } from '../pipeline/report/counted.js';
 import { rowWarnings } from '../pipeline/report/report.js';
-import { V2_SURFACE } from '../api/platform-surface.js';
+import { V2_SURFACE } from '../api/v2/surface.js';
 import { v2CreateBy } from '../api/v2/v2-contact-shape.js';
 import { planCreate } from '../pipeline/row/plan.js';
 import type { ContactDraft } from '../pipeline/map/contact-draft.js';

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { LimiterRegistry } from '../../src/api/limiter.js';
 import { parseRetryAfter } from '../../src/api/retry-after.js';
 import type { EndpointAnswer } from '../../src/api/v2/endpoint-limits.js';
-import type { LearntLimits } from '../../src/api/v2/learnt-limits.js';
+import { organisationLimits, type LearntLimits } from '../../src/api/v2/learnt-limits.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import type { Rate } from '../../src/limits.js';
 import { deleteV2LimitKeys, describeWithRedis } from '../helpers/redis-support.js';
@@ -70,7 +70,7 @@ describe('learnt limits against the emulator', () => {
   });
 
   it('60 requests: after the first answer no 429, never more than the limit in a window, and at least 0.9 of the learnt limit used', async () => {
-    const limits = registry.getV2(emulator.v2Url, 'acme');
+    const limits = organisationLimits(registry, emulator.v2Url, 'acme');
     const sent = new Sent();
     const statuses = await Promise.all(Array.from({ length: 60 }, () => sent.through(limits, emulator)));
     const counters = emulator.v2Counters();
@@ -84,7 +84,7 @@ describe('learnt limits against the emulator', () => {
     const before = new Sent();
     // Another process, just before: 8 requests of the window's 10.
     await Promise.all(Array.from({ length: 8 }, () => before.get(emulator)));
-    const limits = registry.getV2(emulator.v2Url, 'acme');
+    const limits = organisationLimits(registry, emulator.v2Url, 'acme');
     const sent = new Sent();
     await Promise.all(Array.from({ length: 30 }, () => sent.through(limits, emulator)));
     const counters = emulator.v2Counters();
@@ -95,7 +95,7 @@ describe('learnt limits against the emulator', () => {
   it("obeys a 429's Retry-After: only the first request (before any answer) meets one", async () => {
     const before = new Sent();
     await Promise.all(Array.from({ length: 10 }, () => before.get(emulator)));
-    const limits = registry.getV2(emulator.v2Url, 'acme');
+    const limits = organisationLimits(registry, emulator.v2Url, 'acme');
     const sent = new Sent();
     await Promise.all(Array.from({ length: 15 }, () => sent.through(limits, emulator)));
     expect(sent.statuses[0]).toBe(429);
@@ -105,7 +105,7 @@ describe('learnt limits against the emulator', () => {
 
   it('never exceeds a configured ceiling below the learnt limit', async () => {
     const ceiling: Rate = { limit: 4, periodMs: 1_000 };
-    const limits = registry.getV2(emulator.v2Url, 'acme', { ceiling: () => ceiling });
+    const limits = organisationLimits(registry, emulator.v2Url, 'acme', { ceiling: () => ceiling });
     const sent = new Sent();
     await Promise.all(Array.from({ length: 14 }, () => sent.through(limits, emulator)));
     const counters = emulator.v2Counters();
@@ -130,7 +130,7 @@ describeWithRedis('learnt limits shared through Redis against the emulator', (re
   it('two registries (as two processes) of one organisation: 60 requests, no 429, never more than the limit in a window, at least 0.9 of it used', async () => {
     const limits = [new LimiterRegistry(), new LimiterRegistry()].map((registry) => {
       registries.push(registry);
-      return registry.getV2(emulator.v2Url, 'acme', { redis: redisUrl });
+      return organisationLimits(registry, emulator.v2Url, 'acme', { redis: redisUrl });
     });
     await Promise.all(registries.map((registry) => registry.ready()));
     const sent = new Sent();

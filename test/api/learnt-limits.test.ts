@@ -5,11 +5,11 @@
  * organisation, and through Redis across registries (processes).
  */
 import { Redis } from 'ioredis';
-import { LimiterRegistry, V2_REDIS_ID_PREFIX } from '../../src/api/limiter.js';
+import { LimiterRegistry } from '../../src/api/limiter.js';
 import { slotsOf } from '../../src/api/limiter-slots.js';
 import { RateLimiterUnavailableError } from '../../src/api/rate-limiter-unavailable-error.js';
 import type { EndpointAnswer } from '../../src/api/v2/endpoint-limits.js';
-import { MAX_V2_LEARNT_LIMIT, MAX_V2_WINDOW_MS, learntWindow, type LearntLimits } from '../../src/api/v2/learnt-limits.js';
+import { MAX_V2_LEARNT_LIMIT, MAX_V2_WINDOW_MS, V2_REDIS_ID_PREFIX, learntWindow, organisationLimits, v2LimitsKey, type LearntLimits } from '../../src/api/v2/learnt-limits.js';
 import { deleteV2LimitKeys, describeWithRedis, startPrivateRedis } from '../helpers/redis-support.js';
 
 /** Slots held ten minutes: only the test frees them (`releaseAll`, or the registry's stop). */
@@ -60,7 +60,7 @@ describe('learnt limits of v2', () => {
   afterEach(() => registry.stop({ dropWaitingJobs: true }));
 
   const limits = (options: { organisation?: string } = {}): LearntLimits =>
-    registry.getV2('http://api.test/v2', options.organisation ?? 'acme', {
+    organisationLimits(registry, 'http://api.test/v2', options.organisation ?? 'acme', {
       windowMs: WINDOW,
       sleep: (ms) => {
         slept.push(ms);
@@ -232,19 +232,19 @@ describe('learnt limits of v2', () => {
   it('shares one learnt limiter per base URL host and organisation, keyed without a token', () => {
     expect(limits()).toBe(limits());
     expect(limits({ organisation: 'other' })).not.toBe(limits());
-    expect(registry.getV2('http://API.test/v2/', 'acme')).toBe(limits());
-    expect(LimiterRegistry.v2Key('https://api.respond.io/v2', 'Acme Ltd')).toBe('api.respond.io|Acme%20Ltd');
+    expect(organisationLimits(registry, 'http://API.test/v2/', 'acme')).toBe(limits());
+    expect(v2LimitsKey('https://api.respond.io/v2', 'Acme Ltd')).toBe('api.respond.io|Acme%20Ltd');
   });
 
   it('refuses to share through Redis the limits of an organisation this process already paces alone, naming the fix', () => {
     limits();
-    expect(() => registry.getV2('http://api.test/v2', 'acme', { redis: 'redis://127.0.0.1:1', redisWhere: 'connections.b.rateLimits.redis' })).toThrow(
+    expect(() => organisationLimits(registry, 'http://api.test/v2', 'acme', { redis: 'redis://127.0.0.1:1', redisWhere: 'connections.b.rateLimits.redis' })).toThrow(
       /connections\.b\.rateLimits\.redis: the v2 limits of organisation acme at api\.test are already paced by this process alone; give every connection of one organisation the same rateLimits\.redis/,
     );
   });
 
   it('refuses a ceiling that is not a rate, naming the endpoint', async () => {
-    const v2 = registry.getV2('http://api.test/v2', 'acme', { ceiling: () => ({ limit: 0, periodMs: 1_000 }) });
+    const v2 = organisationLimits(registry, 'http://api.test/v2', 'acme', { ceiling: () => ({ limit: 0, periodMs: 1_000 }) });
     await expect(v2.schedule(GET, () => Promise.resolve({ value: 1, answer: { status: 200 } }))).rejects.toThrow(/Ceiling of GET \/contact\/\{identifier\}: give a whole number/);
   });
 });
@@ -252,7 +252,7 @@ describe('learnt limits of v2', () => {
 describe('learnt limits of v2 with an unreachable Redis', () => {
   it('fail as on v1: ready() and a request both say RateLimiterUnavailableError, without the password', async () => {
     const registry = new LimiterRegistry({ reconnectAttempts: 1 });
-    const v2 = registry.getV2('http://api.test/v2', 'acme', { redis: 'redis://user:s3cret@127.0.0.1:1/0', redisWhere: 'connections.main.rateLimits.redis' });
+    const v2 = organisationLimits(registry, 'http://api.test/v2', 'acme', { redis: 'redis://user:s3cret@127.0.0.1:1/0', redisWhere: 'connections.main.rateLimits.redis' });
     try {
       let sent = 0;
       const request = v2.schedule(GET, () => {
@@ -299,7 +299,7 @@ describeWithRedis('learnt limits of v2 shared through Redis', (redisUrl) => {
   const sharedLimits = (): LearntLimits => {
     const registry = new LimiterRegistry();
     registries.push(registry);
-    return registry.getV2(`http://${host}/v2`, 'acme', { redis: redisUrl, windowMs: WINDOW });
+    return organisationLimits(registry, `http://${host}/v2`, 'acme', { redis: redisUrl, windowMs: WINDOW });
   };
 
   it('two registries (as two processes) share the learnt limit and its slots; the keys name the host, organisation and endpoint (no token)', async () => {
@@ -344,7 +344,7 @@ describe('learnt limits of v2 whose Redis goes away', () => {
     const redis = await startPrivateRedis();
     const registry = new LimiterRegistry({ reconnectAttempts: 1 });
     try {
-      const v2 = registry.getV2('http://lost.test/v2', 'acme', { redis: redis.url, windowMs: 50 });
+      const v2 = organisationLimits(registry, 'http://lost.test/v2', 'acme', { redis: redis.url, windowMs: 50 });
       await registry.ready();
       let sent = 0;
       const attempt = (): Promise<{ value: number; answer: EndpointAnswer }> => {

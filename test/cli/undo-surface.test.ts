@@ -4,7 +4,9 @@
  * through this one (docs/reliability.md, "Moving a connection from v1 to v2").
  */
 import type { ContactsApi } from '../../src/api/contacts-api.js';
-import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../src/api/platform-surface.js';
+import { type PlatformSurface } from '../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../src/api/v2/surface.js';
 import type { JobScope } from '../../src/cli/run-session.js';
 import { undoJob } from '../../src/cli/undo-job.js';
 import { UsageError } from '../../src/cli/usage-error.js';

@@ -7,7 +7,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { freePort } from './free-port.js';
 import { Redis } from 'ioredis';
-import { REDIS_ID_PREFIX, V2_REDIS_ID_PREFIX } from '../../src/api/limiter.js';
+import { REDIS_ID_PREFIX } from '../../src/api/limiter.js';
+import { V2_REDIS_ID_PREFIX } from '../../src/api/v2/learnt-limits.js';
 
 /** The shared server the Redis tests use. */
 export function sharedRedisUrl(): string {

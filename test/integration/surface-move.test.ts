@@ -10,7 +10,9 @@
  */
 import { join } from 'node:path';
 import type { ContactsApi } from '../../src/api/contacts-api.js';
-import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../src/api/platform-surface.js';
+import { type PlatformSurface } from '../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../src/api/v2/surface.js';
 import type { Job } from '../../src/config/job-types.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { runSync, type SyncRun } from '../../src/pipeline/run-job.js';

@@ -1,5 +1,7 @@
 /** `--max-duration`: when to stop taking rows so those in flight finish by the deadline. */
-import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../src/api/platform-surface.js';
+import { type PlatformSurface } from '../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../src/api/v2/surface.js';
 import { pastTakingTime, timeToFinishMs, type FinishEstimate } from '../../src/pipeline/run/deadline.js';
 import { rowCallsAtMost, unreadRowCallsAtLeast } from '../../src/pipeline/row/row-calls.js';
 import type { ContactDraft } from '../../src/pipeline/map/contact-draft.js';

@@ -4,7 +4,8 @@
  * record of its key (`keyStateOf`), which contact the departed step acts on (`departedContact`),
  * and whether undo may write to a run's ids (`undoSurfaceRefusal`); and what `check` prints.
  */
-import { V1_SURFACE, type SurfaceName } from '../../src/api/platform-surface.js';
+import { type SurfaceName } from '../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../src/api/v1/surface.js';
 import { formatCheck, learntLimitsOf, type ConnectionCheck } from '../../src/cli/check-command.js';
 import { departedContact } from '../../src/pipeline/departed/departure-plan.js';
 import { decideRow, type KeyState } from '../../src/pipeline/row/decide.js';

@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { V1_SURFACE } from '../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../src/api/v1/surface.js';
 import type { ContactsApi } from '../../src/api/contacts-api.js';
 import { DuplicateRowsStage } from '../../src/pipeline/kinds/duplicate-rows-stage.js';
 import { KeySighting } from '../../src/pipeline/kinds/key-sighting.js';

@@ -10,7 +10,7 @@ import { DEFAULT_CONTACTS_RATE, DEFAULT_MESSAGES_RATE, type AttachmentType, type
 import type { ApiCallStats } from '../call-stats.js';
 import { connectionParts, optionError, type ConnectionOptions, type ConnectionParts } from '../connection-options.js';
 import type { CallBudget, ContactsApi, ContactsPage, CreateOptions, SendOptions } from '../contacts-api.js';
-import { V1_SURFACE } from '../platform-surface.js';
+import { V1_SURFACE } from './surface.js';
 import { parseJsonBody } from '../json-body.js';
 import {
   readContactEnvelope,

@@ -33,7 +33,7 @@ import {
   RequestInvalidError,
   type ApiErrorContext,
 } from '../errors.js';
-import { V2_SURFACE } from '../platform-surface.js';
+import { V2_SURFACE } from './surface.js';
 import { checkAttachment, checkContactId, checkFields, checkQuickReplies, checkSearch, checkTags, checkTemplate, checkText } from '../request-checks.js';
 import { runAttempts } from '../call-attempts.js';
 import { type ApiOperation, type Contact, type MessageElement, type WhatsappTemplate, whatsappTemplateElement } from '../wire-types.js';

@@ -1,6 +1,7 @@
 /**
  * The learnt limiter of the v2 surface (issue 36): one per base URL host and organisation, shared
- * by every client and job of the organisation in the process (`LimiterRegistry.getV2`) and, with
+ * by every client and job of the organisation in the process (`organisationLimits`, through the
+ * registry's `sharedBudgets`) and, with
  * a Redis URL, by every process (Bottleneck's clustering, as `rateLimits.redis` on v1).
  *
  * Each endpoint (method and path template) has its own slots, the v1 mechanism of
@@ -26,9 +27,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type Bottleneck from 'bottleneck';
 import type { Rate } from '../../limits.js';
-import { paceFor, runInSlot, type LimiterSlots } from '../limiter-slots.js';
+import { paceFor, runInSlot } from '../limiter-slots.js';
+import type { LimiterOptions, LimiterRegistry } from '../limiter.js';
+import type { SlotSet, SlotSource } from '../slot-source.js';
 import type { EndpointAnswer, EndpointLimits, LearntLimit } from './endpoint-limits.js';
-import type { EndpointPauses } from './endpoint-pauses.js';
 
 /** The window a learnt limit counts over until an answer says otherwise (api-v2-notes.md). */
 export const DEFAULT_V2_WINDOW_MS = 1_000;
@@ -65,27 +67,37 @@ export interface LearntLimitsOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-/** One set of slots: a Bottleneck whose `maxConcurrent` is the slots, and their holds. */
-export interface SlotSet {
-  readonly limiter: Bottleneck;
-  readonly slots: LimiterSlots;
+/** The prefix of v2's shared learnt limits: `contact-sync-v2|<host>|<organisation>|...`. */
+export const V2_REDIS_ID_PREFIX = 'contact-sync-v2';
+
+/** How v2's learnt limits of one organisation are kept: `organisationLimits`. */
+export interface V2LimitsOptions extends LimiterOptions, LearntLimitsOptions {}
+
+/** The key of v2's limits: the base URL's host and the organisation, which holds no token. */
+export function v2LimitsKey(baseUrl: string, organisation: string): string {
+  return `${new URL(baseUrl).host}|${encodeURIComponent(organisation)}`;
 }
 
-/** What the registry gives a learnt limiter: its slot sets, pauses and clock. */
-export interface SlotSource {
-  /**
-   * The slot set `name` (`learnt|<endpoint>` or `ceiling|<endpoint>`), `maxConcurrent` slots held
-   * `holdMs` each; a set shared through Redis keeps what Redis already holds for it.
-   * @throws RateLimiterUnavailableError when its Redis went away
-   */
-  slotSet(name: string, maxConcurrent: number, holdMs: number, kind: 'learnt' | 'ceiling'): SlotSet;
-  readonly pauses: EndpointPauses;
-  /** What a failure of the set itself (the request never left) means: see `limiterFailure`. */
-  failure(set: SlotSet, error: unknown): unknown;
-  /** The monotonic clock of the slots, in milliseconds. */
-  readonly now: () => number;
-  /** Shared: rejects when Redis is gone for good (a request waiting for a slot is then refused). */
-  readonly unavailable?: Promise<never>;
+/**
+ * The learnt limits of v2 for one base URL host and organisation, kept by `registry`: every
+ * connection and job of the organisation in this process shares them, and with `options.redis`
+ * every process (call the registry's `ready()` before using them). The Redis keys hold the host
+ * and the organisation's name, never a token. The window, ceiling and request bound are the first
+ * caller's.
+ */
+export function organisationLimits(registry: LimiterRegistry, baseUrl: string, organisation: string, options: V2LimitsOptions = {}): LearntLimits {
+  const key = v2LimitsKey(baseUrl, organisation);
+  return registry.sharedBudgets(
+    key,
+    {
+      prefix: `${V2_REDIS_ID_PREFIX}|${key}`,
+      described: `the v2 limits of organisation ${organisation} at ${new URL(baseUrl).host}`,
+      sharers: 'every connection of one organisation',
+      ...(options.redis === undefined ? {} : { redis: options.redis }),
+      ...(options.redisWhere === undefined ? {} : { redisWhere: options.redisWhere }),
+    },
+    (source) => new LearntLimits(source, options),
+  );
 }
 
 interface Endpoint {

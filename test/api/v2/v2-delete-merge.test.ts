@@ -5,7 +5,8 @@
  */
 import { V2Client, type V2ClientOptions } from '../../../src/api/v2/client.js';
 import { MalformedResponseError, NoSuchContactError, OutcomeUnknownError } from '../../../src/api/errors.js';
-import { V1_SURFACE, V2_SURFACE } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../../src/api/v2/surface.js';
 import { recordingServer, type RecordedAnswer, type RecordingServer } from '../../helpers/recording-server.js';
 import { RecordingLimits } from '../../helpers/v2-limits.js';
 

@@ -5,7 +5,7 @@
  */
 import { LimiterRegistry } from '../../../src/api/limiter.js';
 import { V2Client, type V2ClientOptions } from '../../../src/api/v2/client.js';
-import { MAX_V2_LEARNT_LIMIT } from '../../../src/api/v2/learnt-limits.js';
+import { MAX_V2_LEARNT_LIMIT, organisationLimits } from '../../../src/api/v2/learnt-limits.js';
 import { MAX_ANSWER_BYTES } from '../../../src/limits.js';
 import { recordingServer, type RecordedAnswer, type RecordedRequest, type RecordingServer } from '../../helpers/recording-server.js';
 
@@ -28,7 +28,7 @@ afterEach(async () => {
 
 function client(options: Partial<V2ClientOptions> = {}): V2Client {
   // A short window, so a window the headers fill passes quickly; nothing asserted depends on time.
-  const limits = registry.getV2(server.url, 'hostile', { windowMs: 20 });
+  const limits = organisationLimits(registry, server.url, 'hostile', { windowMs: 20 });
   return new V2Client({ baseUrl: server.url, token: TOKEN, limits, timeoutMs: 5_000, retry: { limit: 2, baseDelayMs: 1, maxDelayMs: 5 }, ...options });
 }
 

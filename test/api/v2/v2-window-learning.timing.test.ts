@@ -6,6 +6,7 @@
  */
 import { LimiterRegistry } from '../../../src/api/limiter.js';
 import { V2Client } from '../../../src/api/v2/client.js';
+import { organisationLimits } from '../../../src/api/v2/learnt-limits.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 
 const TOKEN = 'ws-token-window-learning';
@@ -24,7 +25,7 @@ describe('the v2 window learnt from a 429', () => {
   });
 
   it('10 requests a second against an assumed 200 ms window: one 429 teaches it (two when a request was on the wire), and the window learnt is at least the server\'s', async () => {
-    const limits = registry.getV2(emulator.v2Url, 'acme', { windowMs: 200 });
+    const limits = organisationLimits(registry, emulator.v2Url, 'acme', { windowMs: 200 });
     const v2 = new V2Client({ baseUrl: emulator.v2Url, token: TOKEN, limits, timeoutMs: 10_000 });
     const reads = await Promise.all(Array.from({ length: 40 }, (_, index) => v2.searchContactsPage('email', `nobody-${index}@example.com`)));
     expect(reads.every((page) => page.items.length === 0)).toBe(true);

@@ -1,5 +1,7 @@
 /** The departed step's decisions, pure: the guard, and the fewest calls for each action. */
-import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../../src/api/v2/surface.js';
 import type { OnMissingSpec } from '../../../src/config/job-types.js';
 import { missingShare, planDeparture, refusalReason } from '../../../src/pipeline/departed/departure-plan.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { V1_SURFACE } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
 import type { ContactsApi } from '../../../src/api/contacts-api.js';
 import type { OnMissingSpec } from '../../../src/config/job-types.js';
 import { settleDeparted } from '../../../src/pipeline/departed/settle-departed.js';

@@ -6,7 +6,9 @@
  */
 import type { ContactsApi, SentMessage } from '../../../src/api/contacts-api.js';
 import { OutcomeUnknownError, TimeoutError } from '../../../src/api/errors.js';
-import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../../src/api/v2/surface.js';
 import type { MessageElement } from '../../../src/api/wire-types.js';
 import type { MessageSpec } from '../../../src/config/job-types.js';
 import { sendRowMessage } from '../../../src/pipeline/message/send-message.js';

@@ -2,7 +2,7 @@
  * report.html of a run that stopped before the end of its input says so at the top (issue 34):
  * why it stopped, the rows not reached and what to do; a complete run has no such banner.
  */
-import { V1_SURFACE } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
 import { parse } from 'node-html-parser';
 import { renderHtmlReport } from '../../../src/pipeline/report/html-report.js';
 import { reportPaths, type JobSummary } from '../../../src/pipeline/report/job-summary.js';

@@ -3,7 +3,7 @@
  * encoding, BOM, delimiter, Excel `sep=` line and line ends, with the input's own columns once,
  * it reads back to the same values, generation after generation.
  */
-import { V1_SURFACE } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';

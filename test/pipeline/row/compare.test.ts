@@ -6,7 +6,9 @@
  * (`decideReconcile`): the contact its reports name and what the store records of the read, on
  * each surface.
  */
-import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../../src/api/v2/surface.js';
 import { compareKey, decideReconcile, type KeyComparison, type ReconcileRecord } from '../../../src/pipeline/row/compare.js';
 import { decideRow, type KeyState, type RowFacts } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';

@@ -4,7 +4,7 @@
  * owed, what a vanished contact means, and when a row settles in the row loop with no call. A
  * table: the facts, then the four answers.
  */
-import { V1_SURFACE } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/map/contact-draft.js';

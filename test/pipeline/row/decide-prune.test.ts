@@ -2,7 +2,7 @@
  * The row decision with `tags.prune` and with a departed key that is back: which tags go, and what
  * it costs. Pure: no server.
  */
-import { V1_SURFACE } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
 import { decideRow, droppedTags, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
 import type { ContactDraft } from '../../../src/pipeline/map/contact-draft.js';

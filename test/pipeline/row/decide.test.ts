@@ -4,7 +4,8 @@
  * out literally; then every combination again as a dry run, which must decide the same and write
  * nothing.
  */
-import { V1_SURFACE, V2_SURFACE } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../../src/api/v2/surface.js';
 import type { JobMode } from '../../../src/config/job-types.js';
 import { decideRow, type KeyState, type RowFacts, type RowPlan } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';

@@ -3,7 +3,7 @@
  * merges and the fields past 30, the tags the survivor lacks after them, and a marker set's
  * contact tagged. No server.
  */
-import { V2_SURFACE } from '../../../src/api/platform-surface.js';
+import { V2_SURFACE } from '../../../src/api/v2/surface.js';
 import { planMerge, planMergedTags, planTagExtra } from '../../../src/pipeline/row/finish-plan.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
 

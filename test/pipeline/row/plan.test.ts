@@ -1,4 +1,6 @@
-import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../../src/api/v2/surface.js';
 import { decideMatch } from '../../../src/pipeline/row/decide.js';
 import { applyPlan, chunk, planCreate, planUpdate, tagOperations } from '../../../src/pipeline/row/plan.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';

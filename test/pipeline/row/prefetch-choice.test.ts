@@ -4,7 +4,9 @@
  * the state store knows does not. The pages are the surface's (10 contacts a page on v1, 100 on
  * v2): the same code, other numbers.
  */
-import { listPagesFor, V1_SURFACE, V2_SURFACE } from '../../../src/api/platform-surface.js';
+import { listPagesFor } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../../src/api/v2/surface.js';
 import { choosePrefetch, type PrefetchCounts } from '../../../src/pipeline/row/prefetch-choice.js';
 
 const nightly: PrefetchCounts = { searchesEveryKey: false, full: false, knownKeys: 300, unknownKeys: 0 };

@@ -4,7 +4,7 @@
  * and the fields written. `fill-empty` over a value the state store knows as empty reads first; a
  * value it knows is there is kept without a read; `on-create` is written only by a create.
  */
-import { V1_SURFACE } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
 import type { WriteRule } from '../../../src/config/job-types.js';
 import { decideRow, type KeyState, type RowFacts } from '../../../src/pipeline/row/decide.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';

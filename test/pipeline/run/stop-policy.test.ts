@@ -3,7 +3,8 @@
  * what stops it taking units, in which order, how the run then ended, and the one --max-duration
  * reckoning (issue 35).
  */
-import { V1_SURFACE, V2_SURFACE } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../../src/api/v2/surface.js';
 import { unreadRowCallsAtLeast } from '../../../src/pipeline/row/row-calls.js';
 import { JobAbortError } from '../../../src/pipeline/job-abort.js';
 import { StopPolicy, type StopPolicyOptions, type TakenUnit } from '../../../src/pipeline/run/stop-policy.js';

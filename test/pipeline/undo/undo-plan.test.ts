@@ -2,7 +2,9 @@
  * The undo decision's rules (docs/undo.md) as a table: what one run did to a contact, what the
  * contact holds now, and the calls and report lines that follow. No server.
  */
-import { V1_SURFACE, V2_SURFACE, type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { type PlatformSurface } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
+import { V2_SURFACE } from '../../../src/api/v2/surface.js';
 import { DELETED_ALREADY_LINE, foldRunChanges, planDeleteCreated, planRecreate, planTagForDeletion, planUndo, planUntagUndone, undoCallsAtMost, UNDONE_TAG, untagsOnly, type RunChange } from '../../../src/pipeline/undo/undo-plan.js';
 import type { KnownContact } from '../../../src/state/known-contact.js';
 

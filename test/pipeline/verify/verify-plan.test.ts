@@ -1,6 +1,6 @@
 /** Verification's decisions, pure (issue 38): the budget, pages or GETs, the round robin, and what a drifted contact needs. */
 import type { FieldSpec } from '../../../src/config/job-types.js';
-import { V1_SURFACE } from '../../../src/api/platform-surface.js';
+import { V1_SURFACE } from '../../../src/api/v1/surface.js';
 import { chooseVerifyReads, nextPageAfter, roundRobin, verifyBudget, verifyContact, type VerifyFacts } from '../../../src/pipeline/verify/verify-plan.js';
 import type { KnownContact, StoredContact } from '../../../src/state/known-contact.js';
 import { columnField, makeJob } from '../../helpers/job-factory.js';
