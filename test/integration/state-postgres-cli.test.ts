@@ -5,6 +5,7 @@
  * bad URLs and an unreachable server refused before any call, a password never printed, and
  * `state copy` both ways between a SQLite file and the database.
  */
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { hostname } from 'node:os';
@@ -168,7 +169,7 @@ describe('a job whose state is in PostgreSQL', () => {
   });
 
   it('a role that may only connect (no right to create a schema) runs the dry run, state show and history of a job not there yet', async () => {
-    const reader = `cs_reader_${process.pid}_${Date.now() % 100_000}`;
+    const reader = `cs_reader_${process.pid}_${randomBytes(3).toString('hex')}`;
     await pgQuery('postgres', `CREATE ROLE ${reader} LOGIN`);
     try {
       const { host, port } = postgresSettings();
