@@ -354,7 +354,7 @@ export function storeContract(name: string, open: OpenStore): void {
     describe('state copy', () => {
       test("a store's exported state imported into another is the same state, ids kept; the import replaces what was there", async () => {
         expect(store.holdsState()).toBe(false);
-        const one = run();
+        const one = store.startRun({ job: 'crm', argv: 'run', full: false, surface: V1, reportDir: '/srv/reports/night-1' });
         store.recordConfirmed('C-1', { contactId: '100', surface: V1, fields: { plan: 'pro' }, tagsAdded: ['a'], draftHash: 'd1', rowHash: 'r1' });
         store.journalChange('C-1', '100', { operation: 'create', fields: { plan: [null, 'pro'] }, beforeRead: true });
         store.markCreatePending('C-2');
@@ -367,6 +367,8 @@ export function storeContract(name: string, open: OpenStore): void {
           target.importState((visit) => store.exportState(visit));
           expect([target.get('OLD'), target.get('C-1'), target.isCreatePending('C-2'), target.messageRecord('100', 'm1')?.messageId]).toEqual([undefined, store.get('C-1'), true, 'msg-1']);
           expect([target.run(one), target.changesOfRun(one)]).toEqual([store.run(one), store.changesOfRun(one)]);
+          // The report folder goes with its run: forget on the target searches it too.
+          expect(target.reportFolders()).toEqual(['/srv/reports/night-1']);
           expect(target.startRun({ job: 'crm', argv: 'run', full: false, surface: V1 })).toBeGreaterThan(one);
           expect(target.summary()).toMatchObject({ job: 'crm', keyField: 'customerid', keys: 1, pendingCreates: 1, messages: 1, changes: 1 });
         } finally {
