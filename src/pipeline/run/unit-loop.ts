@@ -7,8 +7,9 @@
  * abort to the policy. A unit the run did not take is counted as not reached; a unit queued when
  * the run aborted is not sent (after a 401 every call would be refused too): the kind reports it
  * so, or counts it not reached. A unit still waiting in the queue when a signal came has made no
- * call: it is not reached either, so a signal ends the run after the units whose calls began. A unit's work that throws (a bug: row work returns its failures)
- * stops the loop; the units in flight finish and the exception leaves once they have.
+ * call: it is not reached either, so a signal ends the run after the units whose calls began. A
+ * unit's work that throws (a bug: row work returns its failures) stops the loop; the units in
+ * flight finish and the exception leaves once they have.
  */
 import type { JobAbortError } from '../job-abort.js';
 import type { RowDispatcher } from './row-dispatcher.js';

@@ -5,7 +5,7 @@
  */
 import { LockHeldError, type LockHolder } from '../../lock/job-lock.js';
 import { StateStoreError, resetCommand } from '../state-store-error.js';
-import type { BridgeFailure, SyncBridge } from './sync-bridge.js';
+import type { BridgeFailure, Row, Statement, SyncBridge } from './sync-bridge.js';
 
 /** The connection as messages name it: never the password. */
 export interface Endpoint {
@@ -65,13 +65,15 @@ export function openFailure(error: BridgeFailure, endpoint: Endpoint, path: stri
 /** Finds or records the job's identity (name, key field, platform); refuses another key field for the same name and platform. */
 export function bindIdentity(bridge: SyncBridge, path: string, s: string, options: IdentityOptions, now: number): number {
   refuseOtherKeyField(bridge, path, s, options);
-  bridge.run([
+  // The row and its id in one round trip.
+  const [, rows] = bridge.run([
     {
       text: `INSERT INTO ${s}.jobs (name, key_field, platform, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name, key_field, platform) DO NOTHING`,
       values: [options.job, options.keyField, options.platform, now],
     },
+    identityQuery(s, options),
   ]);
-  const id = findIdentity(bridge, s, options);
+  const id = idOf(rows);
   if (id === undefined) throw new Error(`internal: job "${options.job}" has no row in ${path} after it was recorded`);
   return id;
 }
@@ -89,7 +91,14 @@ interface IdentityOptions {
 }
 
 function findIdentity(bridge: SyncBridge, s: string, options: IdentityOptions): number | undefined {
-  const [rows] = bridge.run([{ text: `SELECT id FROM ${s}.jobs WHERE name = $1 AND key_field = $2 AND platform = $3`, values: [options.job, options.keyField, options.platform] }]);
+  return idOf(bridge.run([identityQuery(s, options)])[0]);
+}
+
+function identityQuery(s: string, options: IdentityOptions): Statement {
+  return { text: `SELECT id FROM ${s}.jobs WHERE name = $1 AND key_field = $2 AND platform = $3`, values: [options.job, options.keyField, options.platform] };
+}
+
+function idOf(rows: readonly Row[] | undefined): number | undefined {
   const id = rows?.[0]?.id;
   return id === undefined ? undefined : Number(id);
 }
